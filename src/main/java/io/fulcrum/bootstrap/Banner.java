@@ -1,0 +1,58 @@
+package io.fulcrum.bootstrap;
+
+import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.Listener;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.Node;
+import io.fulcrum.model.TargetGroup;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The start-up banner: every URL a user can reach, and something to paste. */
+final class Banner {
+
+  private Banner() {
+  }
+
+  static String render(FulcrumConfig config, int controlPort, int instances, String configFile) {
+    StringBuilder b = new StringBuilder();
+    b.append("\nFulcrum is ready (").append(instances).append(" listener instance").append(instances == 1 ? "" : "s")
+        .append(", config ").append(configFile).append(")\n");
+    List<String> firstUrls = new ArrayList<>();
+    for (LoadBalancer lb : config.resources().loadBalancers()) {
+      b.append("\n  load balancer ").append(lb.name()).append("  ").append(lb.dnsName()).append('\n');
+      for (Listener l : lb.listeners()) {
+        b.append("    ").append(l.protocol().wire()).append(' ').append(l.port()).append(':');
+        for (Node n : config.environment().nodes()) {
+          if (lb.zones().contains(n.zone())) {
+            String url = l.protocol().wire().toLowerCase() + "://" + host(n.address()) + ":" + l.port() + "/";
+            b.append("  ").append(url).append(" (").append(n.zone()).append(')');
+            firstUrls.add(url);
+          }
+        }
+        b.append('\n');
+      }
+    }
+    if (!config.resources().targetGroups().isEmpty()) {
+      b.append("\n  target groups\n");
+      for (TargetGroup g : config.resources().targetGroups()) {
+        b.append("    ").append(String.format("%-16s", g.name())).append(' ').append(g.targets().size())
+            .append(g.targets().size() == 1 ? " target   " : " targets  ").append(g.arn()).append('\n');
+      }
+    }
+    String control = "http://" + host(config.control().address()) + ":" + controlPort;
+    b.append("\n  control plane  ").append(control).append("/health/ready\n");
+    if (!config.demoTargets().isEmpty()) {
+      b.append("  demo targets   ").append(config.demoTargets().size()).append(" embedded backends\n");
+    }
+    if (!firstUrls.isEmpty()) {
+      b.append("\nTry:\n  curl -s ").append(firstUrls.get(0)).append('\n');
+    }
+    return b.toString();
+  }
+
+
+  private static String host(String address) {
+    return address.indexOf(':') >= 0 ? "[" + address + "]" : address;
+  }
+}

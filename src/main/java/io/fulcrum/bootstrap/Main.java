@@ -1,0 +1,119 @@
+package io.fulcrum.bootstrap;
+
+import io.fulcrum.config.ConfigLoader;
+import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Problem;
+import io.vertx.core.Vertx;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code java -jar fulcrum.jar [--config PATH] [--instances N]}: loads and validates the config
+ * (exit code 2 with every problem listed when it is bad; nothing starts), deploys Fulcrum, prints
+ * the banner, watches the file for changes, and shuts down gracefully on SIGTERM (exit code 0).
+ */
+public final class Main {
+
+  /** A bad command line or configuration. */
+  public static final int EXIT_CONFIG = 2;
+  /** Start-up failed for another reason (a port in use, ...). */
+  public static final int EXIT_START = 1;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
+
+  private Main() {
+  }
+
+  public static void main(String[] argv) {
+    PrintStream err = System.err;
+    Args args;
+    try {
+      args = Args.parse(argv);
+    } catch (IllegalArgumentException e) {
+      err.println("fulcrum: " + e.getMessage());
+      err.println(Args.USAGE);
+      System.exit(EXIT_CONFIG);
+      return;
+    }
+    if (args.help()) {
+      System.out.println(Args.USAGE);
+      return;
+    }
+
+    Vertx vertx = Vertx.vertx();
+    ConfigLoader loader = new ConfigLoader(vertx, args.config(), System.getenv());
+    FulcrumConfig config;
+    try {
+      config = loader.load().toCompletionStage().toCompletableFuture().get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof InvalidModelException ime) {
+        report(err, args.config().toString(), ime.problems());
+      } else {
+        err.println("fulcrum: cannot load " + args.config() + ": " + e.getCause());
+      }
+      vertx.close();
+      System.exit(EXIT_CONFIG);
+      return;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+
+    Fulcrum fulcrum;
+    try {
+      Files.createDirectories(config.dataDir());
+      fulcrum = Fulcrum.start(vertx, config, args.instances(), Clock.systemUTC())
+          .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      err.println("fulcrum: start-up failed: " + cause.getMessage());
+      vertx.close();
+      System.exit(EXIT_START);
+      return;
+    }
+
+    System.out.println(Banner.render(config, fulcrum.controlPort(), args.instances(), args.config().toString()));
+    System.out.flush();
+
+    if (config.reload().enabled()) {
+      loader.watch(config.reload().scanPeriodMillis(),
+          next -> fulcrum.reload(next),
+          problems -> {
+            LOG.error("{} changed but is invalid; the running configuration stays. {} problem{}:", args.config(),
+                problems.size(), problems.size() == 1 ? "" : "s");
+            problems.forEach(p -> LOG.error("  {}", p));
+          });
+    }
+
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("shutting down: no new connections; in-flight requests have {} s to finish",
+          fulcrum.config().shutdownTimeoutSeconds());
+      loader.stopWatching();
+      try {
+        fulcrum.shutdown().toCompletionStage().toCompletableFuture()
+            .get(fulcrum.config().shutdownTimeoutSeconds() + 10L, TimeUnit.SECONDS);
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        LOG.info("stopped");
+      } catch (Exception e) {
+        LOG.warn("shutdown did not complete cleanly: {}", e.toString());
+      }
+      // A signal-initiated exit would report 143; a graceful stop is a success.
+      Runtime.getRuntime().halt(0);
+    }, "fulcrum-shutdown"));
+  }
+
+  static void report(PrintStream err, String file, List<Problem> problems) {
+    err.println("fulcrum: " + file + " has " + problems.size() + " problem" + (problems.size() == 1 ? "" : "s")
+        + "; nothing was started:");
+    for (Problem p : problems) {
+      err.println("  " + p);
+    }
+  }
+}

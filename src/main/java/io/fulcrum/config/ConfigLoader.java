@@ -1,0 +1,224 @@
+package io.fulcrum.config;
+
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Problem;
+import io.fulcrum.model.Problems;
+import io.vertx.config.ConfigRetriever;
+import io.vertx.config.ConfigRetrieverOptions;
+import io.vertx.config.ConfigStoreOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Loads the config file through vertx-config (a YAML file store and an environment store), applies
+ * {@code FULCRUM_*} overrides, and validates. Also watches the file for hot reload.
+ *
+ * <p>Environment overrides: {@code FULCRUM_} followed by the key path in upper case, with
+ * {@code __} between levels, {@code _} for {@code -}, and list indexes as numbers:
+ * {@code FULCRUM_CONTROL__PORT=9191} sets {@code control.port},
+ * {@code FULCRUM_NODES__0__ADDRESS=10.0.0.5} sets {@code nodes[0].address},
+ * {@code FULCRUM_DATA_DIR=/var/lib/fulcrum} sets {@code data-dir}. A value for a list of scalars
+ * is split on commas. Variables whose first segment is not a top-level key are ignored.
+ */
+public final class ConfigLoader {
+
+  public static final String ENV_PREFIX = "FULCRUM_";
+
+  /** The top-level keys of the config file, which environment overrides may set. */
+  public static final Set<String> TOP_LEVEL_KEYS = Set.of("region", "account", "nodes", "vpc-cidrs", "instances",
+      "control", "resources", "data-dir", "reload", "shutdown", "random-seed", "demo", "target-groups",
+      "load-balancers");
+
+  private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
+
+  private final Vertx vertx;
+  private final Path file;
+  private final Map<String, String> env;
+  private final Path defaultDataDir;
+  private ConfigRetriever watcher;
+
+  /**
+   * @param file the YAML file
+   * @param env  the process environment (injected so tests can set overrides)
+   */
+  public ConfigLoader(Vertx vertx, Path file, Map<String, String> env) {
+    this.vertx = vertx;
+    this.file = file;
+    this.env = Map.copyOf(env);
+    this.defaultDataDir = Path.of("data");
+  }
+
+  /** Reads and validates the file once; fails with {@link InvalidModelException} listing every problem. */
+  public Future<FulcrumConfig> load() {
+    ConfigRetriever retriever = retriever(0);
+    return retriever.getConfig()
+        .transform(ar -> {
+          retriever.close();
+          if (ar.failed()) {
+            return Future.failedFuture(unreadable(ar.cause()));
+          }
+          return validate(ar.result());
+        });
+  }
+
+  /**
+   * Re-reads the file every {@code periodMillis}; each changed, valid version goes to
+   * {@code onChange}, each invalid one to {@code onInvalid} (and the running configuration stays).
+   */
+  public void watch(long periodMillis, Consumer<FulcrumConfig> onChange, Consumer<List<Problem>> onInvalid) {
+    stopWatching();
+    watcher = retriever(periodMillis);
+    // Prime the retriever so that only later edits count as changes.
+    watcher.getConfig().onComplete(primed -> watcher.listen(change -> validate(change.getNewConfiguration())
+        .onSuccess(onChange::accept)
+        .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
+            : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())))))));
+    watcher.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
+  }
+
+  public void stopWatching() {
+    if (watcher != null) {
+      watcher.close();
+      watcher = null;
+    }
+  }
+
+  public Path file() {
+    return file;
+  }
+
+  private Future<FulcrumConfig> validate(JsonObject json) {
+    Problems problems = new Problems();
+    FulcrumConfig config = ConfigParser.parse(json, problems, defaultDataDir);
+    if (!problems.isEmpty()) {
+      return Future.failedFuture(new InvalidModelException(problems.list()));
+    }
+    return Future.succeededFuture(config);
+  }
+
+  private InvalidModelException unreadable(Throwable cause) {
+    String reason = cause.getMessage();
+    Throwable c = cause;
+    while (c.getCause() != null) {
+      c = c.getCause();
+      reason = c.getMessage() != null ? c.getMessage() : reason;
+    }
+    if (c instanceof java.nio.file.NoSuchFileException || c instanceof java.io.FileNotFoundException) {
+      reason = "the file does not exist";
+    }
+    return new InvalidModelException(List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR,
+        "cannot read the configuration: " + reason)));
+  }
+
+  private ConfigRetriever retriever(long scanPeriod) {
+    List<String> keys = env.keySet().stream().filter(k -> k.startsWith(ENV_PREFIX)).sorted().toList();
+    ConfigRetrieverOptions options = new ConfigRetrieverOptions()
+        .setIncludeDefaultStores(false)
+        .setScanPeriod(scanPeriod)
+        .addStore(new ConfigStoreOptions().setType("file").setFormat("yaml")
+            .setConfig(new JsonObject().put("path", file.toString())))
+        .addStore(new ConfigStoreOptions().setType("json")
+            .setConfig(new JsonObject().put(ENV_STORE_KEY, envJson(keys))));
+    ConfigRetriever r = ConfigRetriever.create(vertx, options);
+    r.setConfigurationProcessor(ConfigLoader::applyEnvironment);
+    return r;
+  }
+
+  /** The key under which the environment overrides ride through the retriever's merge. */
+  private static final String ENV_STORE_KEY = "$fulcrum-env";
+
+  private JsonObject envJson(List<String> keys) {
+    JsonObject o = new JsonObject();
+    keys.forEach(k -> o.put(k, env.get(k)));
+    return o;
+  }
+
+  /** Applies the {@code FULCRUM_*} overrides carried under {@link #ENV_STORE_KEY} to the file's content. */
+  static JsonObject applyEnvironment(JsonObject merged) {
+    JsonObject overrides = (JsonObject) merged.remove(ENV_STORE_KEY);
+    if (overrides == null) {
+      return merged;
+    }
+    for (String name : overrides.fieldNames()) {
+      List<String> path = envPath(name);
+      if (path.isEmpty() || !TOP_LEVEL_KEYS.contains(path.get(0))) {
+        LOG.debug("ignoring environment variable {}: not a config key", name);
+        continue;
+      }
+      set(merged, path, overrides.getString(name));
+    }
+    return merged;
+  }
+
+  /** {@code FULCRUM_NODES__0__ADDRESS} → {@code [nodes, 0, address]}. */
+  static List<String> envPath(String name) {
+    String rest = name.substring(ENV_PREFIX.length());
+    List<String> out = new ArrayList<>();
+    for (String seg : rest.split("__", -1)) {
+      if (seg.isEmpty()) {
+        return List.of();
+      }
+      out.add(seg.toLowerCase(Locale.ROOT).replace('_', '-'));
+    }
+    return out;
+  }
+
+  private static void set(JsonObject root, List<String> path, String value) {
+    Object container = root;
+    for (int i = 0; i < path.size(); i++) {
+      String seg = path.get(i);
+      boolean last = i == path.size() - 1;
+      if (container instanceof JsonObject o) {
+        if (last) {
+          Object existing = o.getValue(seg);
+          o.put(seg, existing instanceof JsonArray ? splitList(value) : value);
+          return;
+        }
+        Object next = o.getValue(seg);
+        if (next == null) {
+          next = isIndex(path.get(i + 1)) ? new JsonArray() : new JsonObject();
+          o.put(seg, next);
+        }
+        container = next;
+      } else if (container instanceof JsonArray a && isIndex(seg)) {
+        int idx = Integer.parseInt(seg);
+        while (a.size() <= idx) {
+          a.add(new JsonObject());
+        }
+        if (last) {
+          a.set(idx, value);
+          return;
+        }
+        container = a.getValue(idx);
+      } else {
+        LOG.warn("ignoring environment override of {}: the config has no such structure", String.join(".", path));
+        return;
+      }
+    }
+  }
+
+  private static JsonArray splitList(String value) {
+    JsonArray a = new JsonArray();
+    for (String s : value.split(",")) {
+      if (!s.isBlank()) {
+        a.add(s.trim());
+      }
+    }
+    return a;
+  }
+
+  private static boolean isIndex(String seg) {
+    return !seg.isEmpty() && seg.chars().allMatch(Character::isDigit);
+  }
+}

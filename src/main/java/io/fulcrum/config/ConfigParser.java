@@ -1,0 +1,674 @@
+package io.fulcrum.config;
+
+import io.fulcrum.config.FulcrumConfig.Control;
+import io.fulcrum.config.FulcrumConfig.DemoTarget;
+import io.fulcrum.config.FulcrumConfig.Reload;
+import io.fulcrum.config.FulcrumConfig.ResourceSource;
+import io.fulcrum.model.Action;
+import io.fulcrum.model.Arns;
+import io.fulcrum.model.Cidr;
+import io.fulcrum.model.Environment;
+import io.fulcrum.model.HealthCheck;
+import io.fulcrum.model.Instance;
+import io.fulcrum.model.IpAddressType;
+import io.fulcrum.model.IpAddresses;
+import io.fulcrum.model.Listener;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.LoadBalancerAttributes;
+import io.fulcrum.model.LoadBalancerType;
+import io.fulcrum.model.Node;
+import io.fulcrum.model.Problems;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.ProtocolVersion;
+import io.fulcrum.model.ResourceRules;
+import io.fulcrum.model.Resources;
+import io.fulcrum.model.Rule;
+import io.fulcrum.model.RuleCondition;
+import io.fulcrum.model.Target;
+import io.fulcrum.model.TargetDescription;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetGroupAttributes;
+import io.fulcrum.model.TargetType;
+import io.fulcrum.model.Targets;
+import io.fulcrum.model.WireEnum;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the config file (as JSON, after environment overrides) into a {@link FulcrumConfig}.
+ * Every problem is collected with its key path; the result is used only when there are none.
+ */
+public final class ConfigParser {
+
+  private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
+  private static final Pattern ACCOUNT = Pattern.compile("\\d{12}");
+  private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
+  private static final Pattern LB_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
+  private static final Pattern FIXED_STATUS = Pattern.compile("[245]\\d\\d");
+
+  private ConfigParser() {
+  }
+
+  /**
+   * Parses and validates a whole configuration.
+   *
+   * @param json       the merged config document
+   * @param problems   where every problem goes
+   * @param defaultDataDir the data dir when the file sets none
+   * @return the configuration; meaningful only when {@code problems} is empty
+   */
+  public static FulcrumConfig parse(JsonObject json, Problems problems, Path defaultDataDir) {
+    ConfigNode root = new ConfigNode(json, problems);
+
+    String region = root.string("region", Environment.DEFAULT_REGION);
+    if (!REGION.matcher(region).matches()) {
+      root.at("region").add("'" + region + "' is not a region name (expected e.g. us-east-1)");
+    }
+    String account = root.string("account", Environment.DEFAULT_ACCOUNT);
+    if (account.matches("\\d{1,11}")) {
+      // An unquoted account id in YAML loses its leading zeros.
+      account = String.format("%012d", Long.parseLong(account));
+    }
+    if (!ACCOUNT.matcher(account).matches()) {
+      root.at("account").add("'" + account + "' is not an account id (expected 12 digits)");
+    }
+
+    List<Node> nodes = parseNodes(root);
+    List<Cidr> vpcCidrs = parseCidrs(root, "vpc-cidrs", List.of("127.0.0.0/8", "::1/128"));
+    Map<String, Instance> instances = parseInstances(root, nodes);
+    Environment env = new Environment(region, account, nodes, vpcCidrs, instances);
+
+    ConfigNode controlNode = root.object("control");
+    String controlAddress = controlNode.string("address", "127.0.0.1");
+    if (!IpAddresses.isLiteral(controlAddress)) {
+      controlNode.at("address").add("'" + controlAddress + "' is not an IP address");
+    }
+    int controlPort = controlNode.integer("port", FulcrumConfig.DEFAULT_CONTROL_PORT);
+    controlNode.at("port").checkRange(controlPort, 0, 65535);
+    controlNode.finish();
+
+    ConfigNode resourcesNode = root.object("resources");
+    String sourceText = resourcesNode.string("source", "config");
+    ResourceSource source = ResourceSource.CONFIG;
+    if (sourceText.equals("api")) {
+      resourcesNode.at("source").add("'api' is not available yet (expected: config)");
+    } else if (!sourceText.equals("config")) {
+      resourcesNode.at("source").add("'" + sourceText + "' is not one of: config, api");
+    }
+    resourcesNode.finish();
+
+    String dataDir = root.string("data-dir", defaultDataDir.toString());
+
+    ConfigNode reloadNode = root.object("reload");
+    boolean reloadEnabled = reloadNode.bool("enabled", true);
+    long scan = reloadNode.longValue("scan-period-ms", FulcrumConfig.DEFAULT_SCAN_PERIOD_MS);
+    reloadNode.at("scan-period-ms").checkRange(scan, FulcrumConfig.MIN_SCAN_PERIOD_MS, 3_600_000);
+    reloadNode.finish();
+
+    ConfigNode shutdownNode = root.object("shutdown");
+    int shutdownTimeout = shutdownNode.integer("timeout-seconds", FulcrumConfig.DEFAULT_SHUTDOWN_TIMEOUT);
+    shutdownNode.at("timeout-seconds").checkRange(shutdownTimeout, 0, 3600);
+    shutdownNode.finish();
+
+    Long seed = root.longValue("random-seed", null);
+
+    List<DemoTarget> demo = parseDemo(root, env);
+
+    Map<String, String> tgArns = new LinkedHashMap<>();
+    List<TargetGroup> groups = parseTargetGroups(root, env, tgArns);
+    List<LoadBalancer> lbs = parseLoadBalancers(root, env, tgArns);
+    Resources resources = new Resources(lbs, groups);
+    if (problems.isEmpty()) {
+      ResourceRules.check(env, resources, problems);
+    }
+    root.finish();
+    return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort),
+        Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
+        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
+  }
+
+  private static List<Node> parseNodes(ConfigNode root) {
+    List<Node> nodes = new ArrayList<>();
+    if (!root.has("nodes")) {
+      nodes.add(new Node("zone-a", "127.0.0.1"));
+      root.objects("nodes");
+      return nodes;
+    }
+    List<ConfigNode> list = root.objects("nodes");
+    if (list.isEmpty()) {
+      root.at("nodes").add("at least one node is required (expected e.g. [{zone: zone-a, address: 127.0.0.1}])");
+    }
+    Set<String> addresses = new HashSet<>();
+    for (ConfigNode n : list) {
+      String zone = n.string("zone", null);
+      String address = n.string("address", null);
+      if (zone == null) {
+        n.at("zone").add("a zone is required (e.g. zone-a)");
+      } else if (!ZONE.matcher(zone).matches() || zone.equals(Target.ALL_ZONES)) {
+        n.at("zone").add("'" + zone + "' is not a zone name (expected lower-case letters, digits and hyphens, not 'all')");
+      }
+      if (address == null) {
+        n.at("address").add("an address is required (e.g. 127.0.0.1)");
+      } else if (!IpAddresses.isLiteral(address)) {
+        n.at("address").add("'" + address + "' is not an IP address");
+      } else if (!addresses.add(IpAddresses.canonical(IpAddresses.parse(address)))) {
+        n.at("address").add("'" + address + "' is used by another node");
+      }
+      n.finish();
+      if (zone != null && address != null) {
+        nodes.add(new Node(zone, address));
+      }
+    }
+    return nodes;
+  }
+
+  private static List<Cidr> parseCidrs(ConfigNode node, String key, List<String> defaults) {
+    List<String> values = node.strings(key);
+    List<Cidr> out = new ArrayList<>();
+    List<String> texts = values == null ? defaults : values;
+    for (int i = 0; i < texts.size(); i++) {
+      try {
+        out.add(Cidr.parse(texts.get(i)));
+      } catch (IllegalArgumentException e) {
+        node.at(key).at(i).add(e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, Instance> parseInstances(ConfigNode root, List<Node> nodes) {
+    Map<String, Instance> out = new LinkedHashMap<>();
+    Set<String> zones = new HashSet<>();
+    nodes.forEach(n -> zones.add(n.zone()));
+    for (Map.Entry<String, ConfigNode> e : root.objectMap("instances").entrySet()) {
+      ConfigNode n = e.getValue();
+      String id = e.getKey();
+      if (!id.matches("i-[0-9a-f]{8}([0-9a-f]{9})?")) {
+        n.problems().add("'" + id + "' is not an instance id (expected i- and 8 or 17 hex digits)");
+      }
+      String address = n.string("address", null);
+      if (address == null || !IpAddresses.isLiteral(address)) {
+        n.at("address").add("an IP address is required");
+      }
+      String zone = n.string("zone", null);
+      if (zone == null || !zones.contains(zone)) {
+        n.at("zone").add("expected one of the nodes' zones: " + String.join(", ", zones));
+      }
+      String state = n.string("state", Instance.RUNNING);
+      if (!List.of("running", "stopped", "terminated").contains(state)) {
+        n.at("state").add("'" + state + "' is not one of: running, stopped, terminated");
+      }
+      n.finish();
+      out.put(id, new Instance(id, address, zone, state));
+    }
+    return out;
+  }
+
+  private static List<DemoTarget> parseDemo(ConfigNode root, Environment env) {
+    ConfigNode demo = root.object("demo");
+    List<DemoTarget> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (ConfigNode n : demo.objects("targets")) {
+      String id = n.string("id", null);
+      String address = n.string("address", "127.0.0.1");
+      Integer port = n.integer("port", null);
+      String zone = n.string("zone", env.zones().isEmpty() ? "zone-a" : env.zones().get(0));
+      if (id == null || id.isBlank()) {
+        n.at("id").add("an id is required (the demo target answers with it)");
+      }
+      if (!IpAddresses.isLiteral(address)) {
+        n.at("address").add("'" + address + "' is not an IP address");
+      }
+      if (port == null) {
+        n.at("port").add("a port is required");
+      } else if (n.at("port").checkRange(port, 1, 65535) && !seen.add(address + ":" + port)) {
+        n.at("port").add(address + ":" + port + " is used by another demo target");
+      }
+      n.finish();
+      if (id != null && port != null) {
+        out.add(new DemoTarget(id, address, port, zone));
+      }
+    }
+    demo.finish();
+    return out;
+  }
+
+  // ---- target groups ----
+
+  private static List<TargetGroup> parseTargetGroups(ConfigNode root, Environment env, Map<String, String> arns) {
+    List<TargetGroup> out = new ArrayList<>();
+    Arns arnBuilder = env.arns();
+    for (ConfigNode n : root.objects("target-groups")) {
+      String name = n.string("name", null);
+      boolean nameOk = TargetGroup.checkName(name, n.at("name"));
+      if (nameOk && arns.containsKey(name)) {
+        n.at("name").add("a target group named '" + name + "' is already defined");
+        nameOk = false;
+      }
+      String arn = nameOk ? arnBuilder.targetGroup(name, arnBuilder.stableId("targetgroup", name)) : null;
+      if (nameOk) {
+        arns.put(name, arn);
+      }
+      TargetGroup tg = parseTargetGroup(n, env, arn, name);
+      n.finish();
+      if (tg != null && nameOk) {
+        out.add(tg);
+      }
+    }
+    return out;
+  }
+
+  private static TargetGroup parseTargetGroup(ConfigNode n, Environment env, String arn, String name) {
+    int before = n.problems().size();
+    TargetType type = enumValue(n, "target-type", TargetType.class, TargetType.INSTANCE);
+    String protocolText = n.string("protocol", null);
+    Integer port = n.integer("port", null);
+    String versionText = n.string("protocol-version", null);
+    String ipTypeText = n.string("ip-address-type", null);
+
+    Protocol protocol = null;
+    ProtocolVersion version = null;
+    IpAddressType ipType = IpAddressType.IPV4;
+    if (type == TargetType.LAMBDA) {
+      n.at("target-type").add("lambda target groups are not available yet (expected: instance or ip)");
+    } else if (type == TargetType.ALB) {
+      n.at("target-type").add("alb target groups belong to Network Load Balancers, which are not available yet"
+          + " (expected: instance or ip)");
+    } else if (type != null) {
+      if (protocolText == null) {
+        n.at("protocol").add("A protocol must be specified");
+      } else {
+        protocol = WireEnum.parse(Protocol.class, protocolText, n.at("protocol"));
+        if (protocol != null && !protocol.isHttpFamily()) {
+          n.at("protocol").add("'" + protocolText + "' target groups are not available yet (expected: HTTP or HTTPS)");
+          protocol = null;
+        }
+      }
+      if (port == null) {
+        n.at("port").add("A port must be specified");
+      } else {
+        n.at("port").checkRange(port, 1, 65535);
+      }
+      version = ProtocolVersion.HTTP1;
+      if (versionText != null) {
+        version = WireEnum.parse(ProtocolVersion.class, versionText, n.at("protocol-version"));
+        if (version != null && version != ProtocolVersion.HTTP1) {
+          n.at("protocol-version").add("'" + versionText + "' is not available yet (expected: HTTP1)");
+          version = null;
+        }
+      }
+      if (ipTypeText != null) {
+        ipType = WireEnum.parse(IpAddressType.class, ipTypeText, n.at("ip-address-type"));
+        if (ipType == IpAddressType.IPV6 && type != TargetType.IP) {
+          n.at("ip-address-type").add("ipv6 target groups only support targets of type ip");
+        }
+      }
+    }
+
+    HealthCheck hc = null;
+    ConfigNode h = n.object("health-check");
+    ConfigNode m = h.object("matcher");
+    HealthCheck.Input in = new HealthCheck.Input(
+        h.bool("enabled", null), h.string("protocol", null), h.string("port", null), h.string("path", null),
+        h.integer("interval-seconds", null), h.integer("timeout-seconds", null),
+        h.integer("healthy-threshold-count", null), h.integer("unhealthy-threshold-count", null),
+        m.string("http-code", null), m.string("grpc-code", null));
+    m.finish();
+    h.finish();
+    if (type != null && (protocol != null || type == TargetType.LAMBDA) && h.problems().size() == before) {
+      hc = HealthCheck.resolve(in, type, protocol, version, h.problems());
+    }
+
+    Map<String, String> given = n.stringMap("attributes");
+    TargetGroupAttributes attrs = null;
+    if (type != null && protocol != null) {
+      attrs = TargetGroupAttributes.resolve(type, protocol, null, given, n.at("attributes"));
+    }
+
+    List<Target> targets = new ArrayList<>();
+    Set<String> keys = new HashSet<>();
+    List<ConfigNode> targetNodes = n.objects("targets");
+    if (targetNodes.size() > TargetGroupAttributes.MAX_TARGETS) {
+      n.at("targets").add("TooManyTargets", targetNodes.size() + " targets is above the maximum "
+          + TargetGroupAttributes.MAX_TARGETS + " per target group");
+    }
+    for (ConfigNode t : targetNodes) {
+      TargetDescription d = new TargetDescription(t.string("id", null), t.integer("port", null), t.string("zone", null));
+      t.finish();
+      if (type == null || protocol == null || port == null) {
+        continue;
+      }
+      Target target = Targets.resolve(d, type, port, ipType, env, t.problems());
+      if (target != null && keys.add(target.key())) {
+        targets.add(target);
+      }
+    }
+    if (n.problems().size() > before || hc == null || attrs == null) {
+      return null;
+    }
+    return new TargetGroup(arn, name, type, protocol, port, version, ipType, hc, attrs, targets);
+  }
+
+  // ---- load balancers ----
+
+  private static List<LoadBalancer> parseLoadBalancers(ConfigNode root, Environment env, Map<String, String> tgArns) {
+    List<LoadBalancer> out = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    Arns arns = env.arns();
+    for (ConfigNode n : root.objects("load-balancers")) {
+      int before = n.problems().size();
+      String name = n.string("name", null);
+      if (name == null || !LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
+        n.at("name").add("'" + name + "' is not a load balancer name (expected 1-32 letters, digits and hyphens,"
+            + " not beginning or ending with a hyphen, not beginning with 'internal-')");
+      } else if (!names.add(name)) {
+        n.at("name").add("a load balancer named '" + name + "' is already defined");
+      }
+      LoadBalancerType type = enumValue(n, "type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
+      if (type == LoadBalancerType.NETWORK) {
+        n.at("type").add("network load balancers are not available yet (expected: application)");
+      }
+      List<String> zones = n.strings("zones");
+      if (zones == null) {
+        zones = env.zones();
+      } else {
+        for (int i = 0; i < zones.size(); i++) {
+          if (!env.zones().contains(zones.get(i))) {
+            n.at("zones").at(i).add("'" + zones.get(i) + "' has no node (expected one of: " + String.join(", ", env.zones()) + ")");
+          }
+        }
+        if (zones.isEmpty()) {
+          n.at("zones").add("at least one zone is required");
+        }
+      }
+      LoadBalancerAttributes attrs = type == null ? null
+          : LoadBalancerAttributes.resolve(type, null, n.stringMap("attributes"), n.at("attributes"));
+      String lbId = name == null ? "0000000000000000" : arns.stableId("loadbalancer", name);
+      String lbArn = type == null || name == null ? null : arns.loadBalancer(type, name, lbId);
+
+      List<Listener> listeners = new ArrayList<>();
+      Set<Integer> ports = new HashSet<>();
+      for (ConfigNode l : n.objects("listeners")) {
+        Listener listener = parseListener(l, type, name, lbId, arns, tgArns);
+        l.finish();
+        if (listener != null) {
+          if (!ports.add(listener.port())) {
+            l.at("port").add("another listener of this load balancer uses port " + listener.port());
+          }
+          listeners.add(listener);
+        }
+      }
+      n.finish();
+      if (n.problems().size() == before && type != null) {
+        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, lbId), zones, attrs, listeners));
+      }
+    }
+    return out;
+  }
+
+  private static Listener parseListener(ConfigNode l, LoadBalancerType lbType, String lbName, String lbId, Arns arns,
+      Map<String, String> tgArns) {
+    int before = l.problems().size();
+    Protocol protocol = enumValue(l, "protocol", Protocol.class, null);
+    if (protocol == null && !l.has("protocol")) {
+      l.at("protocol").add("a protocol is required (expected: HTTP)");
+    } else if (protocol != null && protocol != Protocol.HTTP) {
+      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: HTTP)");
+    }
+    Integer port = l.integer("port", null);
+    if (port == null) {
+      l.at("port").add("a port is required");
+    } else {
+      l.at("port").checkRange(port, 1, 65535);
+    }
+    String listenerId = arns.stableId("listener", lbName == null ? "" : lbName, String.valueOf(port));
+    String listenerArn = lbType == null || lbName == null ? null : arns.listener(lbType, lbName, lbId, listenerId);
+
+    List<Action> defaults = parseActions(l, "default-actions", tgArns);
+    if (defaults.isEmpty() && l.problems().size() == before) {
+      l.at("default-actions").add("a listener needs a default action (e.g. [{type: forward, target-group: web}])");
+    }
+    List<Rule> rules = new ArrayList<>();
+    Set<Integer> priorities = new HashSet<>();
+    for (ConfigNode r : l.objects("rules")) {
+      Integer priority = r.integer("priority", null);
+      if (priority == null) {
+        r.at("priority").add("a priority is required (" + Rule.MIN_PRIORITY + "-" + Rule.MAX_PRIORITY + ")");
+      } else if (r.at("priority").checkRange(priority, Rule.MIN_PRIORITY, Rule.MAX_PRIORITY) && !priorities.add(priority)) {
+        r.at("priority").add("PriorityInUse", "another rule of this listener has priority " + priority);
+      }
+      List<RuleCondition> conditions = parseConditions(r);
+      List<Action> actions = parseActions(r, "actions", tgArns);
+      r.finish();
+      if (priority != null) {
+        String ruleArn = listenerArn == null ? null
+            : arns.rule(lbType, lbName, lbId, listenerId, arns.stableId("rule", lbName, String.valueOf(port), priority.toString()));
+        rules.add(new Rule(ruleArn, priority, conditions, actions));
+      }
+    }
+    if (l.problems().size() > before) {
+      return null;
+    }
+    return new Listener(listenerArn, protocol, port, defaults, rules);
+  }
+
+  private static List<RuleCondition> parseConditions(ConfigNode r) {
+    List<RuleCondition> out = new ArrayList<>();
+    List<ConfigNode> nodes = r.objects("conditions");
+    if (nodes.isEmpty()) {
+      r.at("conditions").add("a rule needs at least one condition");
+    }
+    Set<String> singles = new HashSet<>();
+    int values = 0;
+    int wildcards = 0;
+    for (ConfigNode c : nodes) {
+      String field = c.string("field", null);
+      RuleCondition condition = null;
+      if (field == null) {
+        c.at("field").add("a field is required (expected one of: path-pattern, host-header, http-header,"
+            + " http-request-method, query-string, source-ip)");
+      } else {
+        switch (field) {
+          case "path-pattern" -> condition = new RuleCondition.PathPattern(stringValues(c));
+          case "host-header" -> condition = new RuleCondition.HostHeader(stringValues(c));
+          case "http-request-method" -> condition = new RuleCondition.HttpRequestMethod(stringValues(c));
+          case "http-header" -> condition = new RuleCondition.HttpHeader(c.string("http-header-name", null), stringValues(c));
+          case "query-string" -> {
+            List<RuleCondition.KeyValue> kvs = new ArrayList<>();
+            for (ConfigNode kv : c.objects("values")) {
+              kvs.add(new RuleCondition.KeyValue(kv.string("key", null), kv.string("value", null)));
+              kv.finish();
+            }
+            condition = new RuleCondition.QueryString(kvs);
+          }
+          case "source-ip" -> {
+            List<Cidr> cidrs = parseCidrs(c, "values", List.of());
+            condition = new RuleCondition.SourceIp(cidrs);
+          }
+          default -> c.at("field").add("'" + field + "' is not one of: path-pattern, host-header, http-header,"
+              + " http-request-method, query-string, source-ip");
+        }
+      }
+      if (condition != null) {
+        RuleCondition.validate(condition, c.problems());
+        if (!(condition instanceof RuleCondition.HttpHeader) && !(condition instanceof RuleCondition.QueryString)
+            && !singles.add(field)) {
+          c.at("field").add("a rule can have only one " + field + " condition");
+        }
+        values += condition.valueCount();
+        wildcards += condition.wildcardCount();
+        out.add(condition);
+      }
+      c.finish();
+    }
+    if (values > Rule.MAX_CONDITION_VALUES) {
+      r.at("conditions").add("TooManyConditionValues", values + " condition values is above the maximum "
+          + Rule.MAX_CONDITION_VALUES + " per rule (match evaluations included)");
+    }
+    if (wildcards > Rule.MAX_WILDCARDS) {
+      r.at("conditions").add(wildcards + " wildcards is above the maximum " + Rule.MAX_WILDCARDS + " per rule");
+    }
+    return out;
+  }
+
+  private static List<String> stringValues(ConfigNode c) {
+    List<String> v = c.strings("values");
+    return v == null ? List.of() : v;
+  }
+
+  private static List<Action> parseActions(ConfigNode owner, String key, Map<String, String> tgArns) {
+    List<ConfigNode> nodes = owner.objects(key);
+    List<Action> out = new ArrayList<>();
+    if (nodes.size() > 1) {
+      owner.at(key).add("exactly one action is expected (forward, fixed-response or redirect); found " + nodes.size());
+    }
+    if (nodes.isEmpty() && key.equals("actions")) {
+      owner.at(key).add("a rule needs an action (e.g. [{type: forward, target-group: web}])");
+    }
+    for (ConfigNode a : nodes) {
+      Action action = parseAction(a, tgArns);
+      a.finish();
+      if (action != null) {
+        out.add(action);
+      }
+    }
+    return out;
+  }
+
+  private static Action parseAction(ConfigNode a, Map<String, String> tgArns) {
+    int before = a.problems().size();
+    String type = a.string("type", null);
+    if (type == null) {
+      a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect)");
+      return null;
+    }
+    switch (type) {
+      case "forward": {
+        List<Action.WeightedTargetGroup> groups = new ArrayList<>();
+        String single = a.string("target-group", null);
+        List<ConfigNode> many = a.objects("target-groups");
+        if (single != null && !many.isEmpty()) {
+          a.problems().add("give either target-group or target-groups, not both");
+        } else if (single != null) {
+          String arn = tgArns.get(single);
+          if (arn == null) {
+            a.at("target-group").add("TargetGroupNotFound", "Target group '" + single + "' not found (not defined in target-groups)");
+          }
+          groups.add(new Action.WeightedTargetGroup(arn, single, 1));
+        } else if (many.isEmpty()) {
+          a.problems().add("a forward action needs target-group or target-groups");
+        } else {
+          if (many.size() > Action.Forward.MAX_TARGET_GROUPS) {
+            a.at("target-groups").add(many.size() + " target groups is above the maximum "
+                + Action.Forward.MAX_TARGET_GROUPS + " per action");
+          }
+          Set<String> seen = new HashSet<>();
+          for (ConfigNode g : many) {
+            String name = g.string("name", null);
+            int weight = g.integer("weight", 1);
+            g.at("weight").checkRange(weight, 0, Action.Forward.MAX_WEIGHT);
+            String arn = name == null ? null : tgArns.get(name);
+            if (name == null) {
+              g.at("name").add("a target group name is required");
+            } else if (arn == null) {
+              g.at("name").add("TargetGroupNotFound", "Target group '" + name + "' not found (not defined in target-groups)");
+            } else if (!seen.add(name)) {
+              g.at("name").add("target group '" + name + "' appears twice in this action");
+            }
+            g.finish();
+            groups.add(new Action.WeightedTargetGroup(arn, name, weight));
+          }
+        }
+        ConfigNode s = a.object("stickiness");
+        boolean enabled = s.bool("enabled", false);
+        Integer duration = s.integer("duration-seconds", null);
+        if (enabled && duration == null) {
+          s.at("duration-seconds").add("a duration (1-604800 seconds) is required when target group stickiness is enabled");
+        } else if (duration != null) {
+          s.at("duration-seconds").checkRange(duration, 1, 604800);
+        }
+        s.finish();
+        return a.problems().size() > before ? null
+            : new Action.Forward(groups, enabled, duration == null ? 0 : duration);
+      }
+      case "fixed-response": {
+        String status = a.string("status-code", null);
+        if (status == null || !FIXED_STATUS.matcher(status).matches()) {
+          a.at("status-code").add("'" + status + "' is not valid (expected a 2XX, 4XX or 5XX code)");
+        }
+        String contentType = a.string("content-type", "text/plain");
+        if (!Action.FixedResponse.CONTENT_TYPES.contains(contentType)) {
+          a.at("content-type").add("'" + contentType + "' is not one of: " + String.join(", ", Action.FixedResponse.CONTENT_TYPES));
+        }
+        String body = a.string("message-body", "");
+        if (body.length() > Action.FixedResponse.MAX_BODY) {
+          a.at("message-body").add(body.length() + " characters is above the maximum " + Action.FixedResponse.MAX_BODY);
+        }
+        return a.problems().size() > before ? null
+            : new Action.FixedResponse(Integer.parseInt(status), contentType, body);
+      }
+      case "redirect": {
+        String protocol = a.string("protocol", Action.Redirect.DEFAULT_PROTOCOL);
+        if (!List.of("HTTP", "HTTPS", Action.Redirect.DEFAULT_PROTOCOL).contains(protocol)) {
+          a.at("protocol").add("'" + protocol + "' is not one of: HTTP, HTTPS, #{protocol}");
+        }
+        String port = a.string("port", Action.Redirect.DEFAULT_PORT);
+        if (!port.equals(Action.Redirect.DEFAULT_PORT)) {
+          try {
+            a.at("port").checkRange(Integer.parseInt(port), 1, 65535);
+          } catch (NumberFormatException e) {
+            a.at("port").add("'" + port + "' is not a port (expected 1-65535 or #{port})");
+          }
+        }
+        String host = a.string("host", Action.Redirect.DEFAULT_HOST);
+        if (host.isEmpty() || host.length() > 128) {
+          a.at("host").add("the host must be 1-128 characters long");
+        }
+        String path = a.string("path", Action.Redirect.DEFAULT_PATH);
+        if (path.isEmpty() || path.length() > 128 || !path.startsWith("/")) {
+          a.at("path").add("'" + path + "' is not valid (expected 1-128 characters starting with '/')");
+        }
+        String query = a.string("query", Action.Redirect.DEFAULT_QUERY);
+        if (query.length() > 128 || query.startsWith("?")) {
+          a.at("query").add("'" + query + "' is not valid (expected at most 128 characters, without a leading '?')");
+        }
+        String status = a.string("status-code", null);
+        int code = 0;
+        if ("HTTP_301".equals(status) || "301".equals(status)) {
+          code = 301;
+        } else if ("HTTP_302".equals(status) || "302".equals(status)) {
+          code = 302;
+        } else {
+          a.at("status-code").add("'" + status + "' is not one of: HTTP_301, HTTP_302");
+        }
+        if (protocol.equals(Action.Redirect.DEFAULT_PROTOCOL) && port.equals(Action.Redirect.DEFAULT_PORT)
+            && host.equals(Action.Redirect.DEFAULT_HOST) && path.equals(Action.Redirect.DEFAULT_PATH)
+            && query.equals(Action.Redirect.DEFAULT_QUERY)) {
+          a.problems().add("a redirect must change at least one of protocol, port, host, path or query,"
+              + " or it would redirect to itself");
+        }
+        return a.problems().size() > before ? null
+            : new Action.Redirect(protocol, port, host, path, query, code);
+      }
+      default:
+        a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect");
+        return null;
+    }
+  }
+
+  private static <E extends Enum<E> & WireEnum> E enumValue(ConfigNode n, String key, Class<E> type, E def) {
+    String text = n.string(key, null);
+    if (text == null) {
+      return def;
+    }
+    return WireEnum.parse(type, text, n.at(key));
+  }
+}

@@ -1,0 +1,62 @@
+package io.fulcrum.config;
+
+import io.fulcrum.model.Environment;
+import io.fulcrum.model.Resources;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The whole validated configuration of a Fulcrum process: the deployment, its resources and the
+ * process settings. Immutable.
+ *
+ * @param environment     region, account, nodes, VPC CIDRs, instance inventory
+ * @param resources       load balancers and target groups
+ * @param source          who owns the resources ({@code config} or {@code api})
+ * @param control         where the control plane listens
+ * @param dataDir         persisted state and generated certificates
+ * @param reload          hot reload of the config file
+ * @param shutdownTimeoutSeconds how long in-flight requests may finish after SIGTERM
+ * @param randomSeed      a seed for every random choice (reproducible tests), if set
+ * @param demoTargets     embedded demo backends to start
+ */
+public record FulcrumConfig(
+    Environment environment,
+    Resources resources,
+    ResourceSource source,
+    Control control,
+    Path dataDir,
+    Reload reload,
+    int shutdownTimeoutSeconds,
+    OptionalLong randomSeed,
+    List<DemoTarget> demoTargets) {
+
+  public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
+  public static final int DEFAULT_CONTROL_PORT = 9090;
+  public static final long DEFAULT_SCAN_PERIOD_MS = 2000;
+  public static final long MIN_SCAN_PERIOD_MS = 50;
+
+  public FulcrumConfig {
+    demoTargets = List.copyOf(demoTargets);
+  }
+
+  /** Who owns the load balancers and target groups. */
+  public enum ResourceSource {
+    /** This file; the API may read them but not change them. */
+    CONFIG,
+    /** The ELBv2 API; this file seeds an empty store. */
+    API
+  }
+
+  /** The control plane's bind address and port (0 picks a free port). */
+  public record Control(String address, int port) {
+  }
+
+  /** Whether and how often the config file is re-read. */
+  public record Reload(boolean enabled, long scanPeriodMillis) {
+  }
+
+  /** An embedded demo backend: answers with its id and zone, and has a {@code /health} path. */
+  public record DemoTarget(String id, String address, int port, String zone) {
+  }
+}

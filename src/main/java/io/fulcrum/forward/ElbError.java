@@ -1,0 +1,51 @@
+package io.fulcrum.forward;
+
+/**
+ * A response the load balancer makes itself (SPEC §11.3): its status, reason phrase and the
+ * reason Fulcrum records for it.
+ */
+public enum ElbError {
+  BAD_REQUEST(400, "Bad Request", "malformed request"),
+  HEADER_TOO_LARGE(400, "Bad Request", "request header too large"),
+  METHOD_NOT_ALLOWED(405, "Method Not Allowed", "TRACE is not supported"),
+  CLIENT_TIMEOUT(408, "Request Time-out", "client sent nothing before the idle timeout"),
+  XFF_TOO_LONG(463, "", "X-Forwarded-For holds more than 30 addresses"),
+  PROTOCOL_MISMATCH(464, "", "request protocol incompatible with the target group protocol version"),
+  UNSUPPORTED_TRANSFER_ENCODING(501, "Not Implemented", "unsupported Transfer-Encoding"),
+  TARGET_REFUSED(502, "Bad Gateway", "target refused the connection"),
+  TARGET_RESET(502, "Bad Gateway", "target reset or closed the connection"),
+  TARGET_MALFORMED(502, "Bad Gateway", "malformed response from target"),
+  TARGET_TLS(502, "Bad Gateway", "TLS handshake with the target failed"),
+  DEREGISTRATION_TIMEOUT(502, "Bad Gateway", "deregistration delay ended during the request"),
+  NO_TARGETS(503, "Service Temporarily Unavailable", "no registered targets"),
+  NO_TARGETS_IN_ZONE(503, "Service Temporarily Unavailable", "no targets in this zone"),
+  NO_TARGET_GROUP(503, "Service Temporarily Unavailable", "no target group to forward to"),
+  CONNECT_TIMEOUT(504, "Gateway Time-out", "connecting to the target timed out"),
+  TARGET_TIMEOUT(504, "Gateway Time-out", "target sent nothing before the idle timeout"),
+  SHUTTING_DOWN(503, "Service Temporarily Unavailable", "load balancer is shutting down"),
+  VERSION_NOT_SUPPORTED(505, "HTTP Version Not Supported", "unexpected HTTP version");
+
+  private final int status;
+  private final String phrase;
+  private final String reason;
+
+  ElbError(int status, String phrase, String reason) {
+    this.status = status;
+    this.phrase = phrase;
+    this.reason = reason;
+  }
+
+  public int status() {
+    return status;
+  }
+
+  /** The reason phrase, empty for ALB's own codes (463, 464). */
+  public String phrase() {
+    return phrase;
+  }
+
+  /** What happened, in words (logs, journal). */
+  public String reason() {
+    return reason;
+  }
+}

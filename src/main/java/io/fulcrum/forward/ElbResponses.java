@@ -1,0 +1,64 @@
+package io.fulcrum.forward;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Writes the small HTML pages ALB answers with when it generates a response itself. The pages are
+ * built once per error. Called on the owning event loop.
+ */
+public final class ElbResponses {
+
+  /** ALB's own Server header. */
+  public static final String SERVER = "awselb/2.0";
+  private static final CharSequence SERVER_VALUE = HttpHeaders.createOptimized(SERVER);
+  private static final CharSequence TEXT_HTML = HttpHeaders.createOptimized("text/html");
+  static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
+  static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
+  static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
+  private static final Map<ElbError, Buffer> PAGES = new EnumMap<>(ElbError.class);
+
+  static {
+    for (ElbError e : ElbError.values()) {
+      String title = e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase();
+      PAGES.put(e, Buffer.buffer("<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>" + title
+          + "</h1></center>\r\n</body>\r\n</html>\r\n"));
+    }
+  }
+
+  private ElbResponses() {
+  }
+
+  /** Sends the page for {@code error}; with {@code close} the client connection closes after it. */
+  public static void send(HttpServerRequest request, ElbError error, boolean close) {
+    HttpServerResponse response = request.response();
+    if (response.headWritten()) {
+      // Too late for a status: the client already has one. Cut the connection so it sees the failure.
+      request.connection().close();
+      return;
+    }
+    response.setStatusCode(error.status());
+    if (!error.phrase().isEmpty()) {
+      response.setStatusMessage(error.phrase());
+    }
+    MultiMap h = response.headers();
+    h.clear();
+    h.set(SERVER_NAME, SERVER_VALUE);
+    h.set(CONTENT_TYPE_NAME, TEXT_HTML);
+    if (close) {
+      h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
+    }
+    Buffer page = PAGES.get(error);
+    response.end(request.method() == io.vertx.core.http.HttpMethod.HEAD ? Buffer.buffer() : page.copy());
+  }
+
+  /** The page ALB shows for an error (tests and the access log use it). */
+  public static String page(ElbError error) {
+    return PAGES.get(error).toString();
+  }
+}

@@ -1,0 +1,177 @@
+package io.fulcrum.forward;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.net.SocketAddress;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * Turns a client request's headers into the headers sent to a target, in place (the headers are
+ * copied once, by the client request): hop-by-hop headers removed, Host per SPEC §11.1,
+ * X-Forwarded-For/-Proto/-Port, X-Amzn-Trace-Id per §11.2. Called on the owning event loop.
+ */
+public final class ForwardHeaders {
+
+  public static final CharSequence X_FORWARDED_FOR = HttpHeaders.createOptimized("X-Forwarded-For");
+  public static final CharSequence X_FORWARDED_PROTO = HttpHeaders.createOptimized("X-Forwarded-Proto");
+  public static final CharSequence X_FORWARDED_PORT = HttpHeaders.createOptimized("X-Forwarded-Port");
+  public static final CharSequence X_AMZN_TRACE_ID = HttpHeaders.createOptimized(TraceIds.HEADER);
+  public static final int MAX_XFF_ADDRESSES = 30;
+
+  private ForwardHeaders() {
+  }
+
+  /**
+   * Counts the addresses in every X-Forwarded-For header; more than {@value #MAX_XFF_ADDRESSES}
+   * gives 463.
+   */
+  public static int xffAddressCount(MultiMap headers) {
+    List<String> values = headers.getAll(X_FORWARDED_FOR);
+    int n = 0;
+    for (int i = 0; i < values.size(); i++) {
+      String v = values.get(i);
+      if (v.isBlank()) {
+        continue;
+      }
+      n++;
+      for (int c = 0; c < v.length(); c++) {
+        if (v.charAt(c) == ',') {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Rewrites {@code headers} for the target.
+   *
+   * @param host         the Host value to send (already normalised by {@link #targetHost})
+   * @param client       the client's address (the TCP peer)
+   * @param scheme       {@code http} or {@code https}
+   * @param listenerPort the listener's port
+   * @param headerBytes  the size of the request's headers (trace-id rule)
+   */
+  public static void prepare(MultiMap headers, ProxySettings settings, String host, SocketAddress client,
+      String scheme, int listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
+    HopByHop.strip(headers);
+    headers.remove(HttpHeaders.EXPECT);
+    if (settings.dropInvalidHeaders()) {
+      dropInvalid(headers);
+    }
+    headers.set(HttpHeaders.HOST, host);
+
+    switch (settings.xffMode()) {
+      case "remove" -> headers.remove(X_FORWARDED_FOR);
+      case "preserve" -> {
+        // forwarded unchanged; none added
+      }
+      default -> {
+        String me = clientAddress(client, settings.xffClientPort());
+        List<String> existing = headers.getAll(X_FORWARDED_FOR);
+        if (existing.isEmpty()) {
+          headers.set(X_FORWARDED_FOR, me);
+        } else {
+          String joined = existing.size() == 1 ? existing.get(0) : String.join(", ", existing);
+          headers.set(X_FORWARDED_FOR, joined.isBlank() ? me : joined + ", " + me);
+        }
+      }
+    }
+    headers.set(X_FORWARDED_PROTO, scheme);
+    headers.set(X_FORWARDED_PORT, Integer.toString(listenerPort));
+    headers.set(X_AMZN_TRACE_ID, TraceIds.process(headers.get(X_AMZN_TRACE_ID), headerBytes, epochSeconds, random));
+  }
+
+  /**
+   * The Host header for the target (SPEC §11.1): lower-cased; on ports 80 and 443 without a
+   * port, elsewhere with {@code :port} added when the client sent none. With preserve-host, the
+   * client's value unchanged. Without a Host (HTTP/1.0), the load balancer's DNS name.
+   */
+  public static String targetHost(String clientHost, int listenerPort, ProxySettings settings) {
+    boolean defaultPort = listenerPort == 80 || listenerPort == 443;
+    if (clientHost == null || clientHost.isEmpty()) {
+      return defaultPort ? settings.dnsName() : settings.dnsName() + ":" + listenerPort;
+    }
+    if (settings.preserveHost()) {
+      return clientHost;
+    }
+    String h = lower(clientHost);
+    int colon = portColon(h);
+    if (defaultPort) {
+      return colon < 0 ? h : h.substring(0, colon);
+    }
+    return colon < 0 ? h + ":" + listenerPort : h;
+  }
+
+  /** The host name of a Host value, without its port; IPv6 brackets kept. */
+  public static String hostName(String hostHeader) {
+    if (hostHeader == null) {
+      return null;
+    }
+    int colon = portColon(hostHeader);
+    return colon < 0 ? hostHeader : hostHeader.substring(0, colon);
+  }
+
+  /** The index of the colon before a port, or -1 ({@code [::1]:80}, {@code a.b:80}, {@code ::1}). */
+  private static int portColon(String h) {
+    int colon = h.lastIndexOf(':');
+    if (colon < 0) {
+      return -1;
+    }
+    if (h.startsWith("[")) {
+      return h.indexOf(']') < colon ? colon : -1;
+    }
+    return h.indexOf(':') == colon ? colon : -1;
+  }
+
+  private static String clientAddress(SocketAddress client, boolean withPort) {
+    String ip = client.hostAddress();
+    if (!withPort) {
+      return ip;
+    }
+    return ip.indexOf(':') >= 0 ? "[" + ip + "]:" + client.port() : ip + ":" + client.port();
+  }
+
+  private static void dropInvalid(MultiMap headers) {
+    Iterator<Map.Entry<String, String>> it = headers.iterator();
+    java.util.Set<String> bad = null;
+    while (it.hasNext()) {
+      String name = it.next().getKey();
+      if (!validName(name)) {
+        if (bad == null) {
+          bad = new java.util.HashSet<>();
+        }
+        bad.add(name);
+      }
+    }
+    if (bad != null) {
+      bad.forEach(headers::remove);
+    }
+  }
+
+  static boolean validName(String name) {
+    if (name.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static String lower(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 'A' && c <= 'Z') {
+        return s.toLowerCase(java.util.Locale.ROOT);
+      }
+    }
+    return s;
+  }
+}

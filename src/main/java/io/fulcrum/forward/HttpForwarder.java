@@ -1,0 +1,272 @@
+package io.fulcrum.forward;
+
+import io.fulcrum.balancer.Upstream;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Proxies HTTP/1.x requests to targets, streaming both bodies with back-pressure. One per event
+ * loop, with its own HTTP client and keep-alive connection pools per target; every method is
+ * called on that loop.
+ *
+ * <p>Failures end the exchange the way ALB does (SPEC §11.3): before the target's response head,
+ * with an ELB status (502 refused/reset/malformed/TLS, 504 connect or idle timeout); after it, by
+ * closing the client connection, so that a truncated body is never mistaken for a whole one.
+ */
+public final class HttpForwarder {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpForwarder.class);
+
+  /** ALB's limit on the whole response header block. */
+  public static final int MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
+  /** Connections kept per target per event loop. */
+  static final int POOL_SIZE_PER_TARGET = 1024;
+
+  private final Vertx vertx;
+  private final Map<Long, HttpClientAgent> clients = new HashMap<>();
+
+  /** Must be created on the event loop that will use it. */
+  public HttpForwarder(Vertx vertx) {
+    this.vertx = vertx;
+  }
+
+  /**
+   * Forwards {@code request}, whose headers have been prepared by {@link ForwardHeaders}, to
+   * {@code target}, and streams the response back.
+   *
+   * @param uri     the request target in origin form (path and query)
+   * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
+   */
+  public void forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
+      ProxySettings settings, ExchangeListener listener) {
+    request.pause();
+    Exchange ex = new Exchange(request, listener);
+    boolean hasBody = chunked || request.headers().contains(HttpHeaders.CONTENT_LENGTH);
+    RequestOptions options = new RequestOptions()
+        .setMethod(request.method())
+        .setHost(target.address())
+        .setPort(target.port())
+        .setSsl(tls)
+        .setURI(uri)
+        .setHeaders(request.headers())
+        .setConnectTimeout(settings.connectTimeoutMillis());
+    request.response().closeHandler(v -> ex.clientClosed());
+    client(settings).request(options).onComplete(ar -> {
+      if (ar.failed()) {
+        ex.fail(classify(ar.cause(), true), ar.cause());
+        return;
+      }
+      HttpClientRequest out = ar.result();
+      ex.out = out;
+      if (ex.done) {
+        out.reset();
+        return;
+      }
+      out.response().onComplete(rar -> {
+        if (rar.failed()) {
+          ex.fail(classify(rar.cause(), false), rar.cause());
+        } else {
+          respond(ex, rar.result(), settings);
+        }
+      });
+      if (hasBody) {
+        if (chunked) {
+          out.setChunked(true);
+        }
+        request.pipe().endOnFailure(false).to(out).onComplete(pr -> {
+          if (pr.failed()) {
+            // The client went away mid-body (400/460 in ALB's log) or the target stopped reading.
+            out.reset();
+          } else {
+            out.idleTimeout(settings.idleTimeoutMillis());
+          }
+        });
+      } else {
+        request.resume();
+        out.end();
+        out.idleTimeout(settings.idleTimeoutMillis());
+      }
+    });
+  }
+
+  private void respond(Exchange ex, HttpClientResponse in, ProxySettings settings) {
+    if (ex.done) {
+      in.request().reset();
+      return;
+    }
+    HttpServerRequest request = ex.request;
+    HttpServerResponse response = request.response();
+    response.setStatusCode(in.statusCode());
+    response.setStatusMessage(in.statusMessage());
+    var headers = response.headers();
+    headers.addAll(in.headers());
+    HopByHop.strip(headers);
+    boolean bodyless = request.method() == HttpMethod.HEAD || in.statusCode() == 204 || in.statusCode() == 304
+        || in.statusCode() < 200;
+    if (!bodyless && !headers.contains(HttpHeaders.CONTENT_LENGTH)) {
+      if (request.version() == HttpVersion.HTTP_1_0) {
+        // An HTTP/1.0 client learns where the body ends only from the connection closing.
+        headers.set(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+        ex.closeAfter = true;
+      } else {
+        response.setChunked(true);
+      }
+    }
+    ex.listener.responseHead(in.statusCode());
+    in.pipe().endOnFailure(false).to(response).onComplete(ar -> {
+      ex.done = true;
+      if (ar.failed()) {
+        // Target closed or reset mid-body, or the client went away: cut the client connection.
+        if (!ex.clientGone) {
+          request.connection().close();
+        }
+        in.request().reset();
+        ex.finish(false);
+      } else {
+        if (ex.closeAfter) {
+          request.connection().close();
+        }
+        ex.finish(true);
+      }
+    });
+  }
+
+  private HttpClientAgent client(ProxySettings settings) {
+    // One client per idle timeout: keep-alive pools close connections idle for that long.
+    return clients.computeIfAbsent(settings.idleTimeoutMillis(), idle -> vertx.httpClientBuilder()
+        .with(new HttpClientOptions()
+            .setKeepAlive(true)
+            .setKeepAliveTimeout((int) Math.max(1, idle / 1000))
+            .setPipelining(false)
+            .setConnectTimeout(settings.connectTimeoutMillis())
+            .setMaxHeaderSize(MAX_RESPONSE_HEADER_BYTES)
+            .setDecompressionSupported(false)
+            .setVerifyHost(false)
+            .setTrustAll(true)
+            .setTcpNoDelay(true)
+            .setShared(false))
+        .with(new PoolOptions().setHttp1MaxSize(POOL_SIZE_PER_TARGET).setMaxWaitQueueSize(-1))
+        .build());
+  }
+
+  /** Closes every client; open connections to targets close. */
+  public Future<Void> close() {
+    return Future.all(clients.values().stream().map(HttpClientAgent::close).toList()).mapEmpty();
+  }
+
+  static ElbError classify(Throwable t, boolean connecting) {
+    Throwable c = t;
+    for (int i = 0; i < 5 && c != null; i++) {
+      if (c instanceof io.netty.channel.ConnectTimeoutException || c instanceof TimeoutException) {
+        return connecting ? ElbError.CONNECT_TIMEOUT : ElbError.TARGET_TIMEOUT;
+      }
+      if (c instanceof SSLException) {
+        return ElbError.TARGET_TLS;
+      }
+      if (c instanceof ConnectException) {
+        return ElbError.TARGET_REFUSED;
+      }
+      if (c instanceof TooLongFrameException || c instanceof DecoderException || c instanceof IllegalArgumentException
+          || c instanceof NumberFormatException) {
+        return ElbError.TARGET_MALFORMED;
+      }
+      c = c.getCause();
+    }
+    if (t instanceof IOException || t instanceof io.vertx.core.http.HttpClosedException) {
+      return ElbError.TARGET_RESET;
+    }
+    return connecting ? ElbError.TARGET_REFUSED : ElbError.TARGET_MALFORMED;
+  }
+
+  /** Told what happens to an exchange (metrics, outstanding-request counts, access log). */
+  public interface ExchangeListener {
+    /** The target's response head arrived. */
+    default void responseHead(int status) {
+    }
+
+    /** The load balancer answered instead of the target. */
+    default void failed(ElbError error) {
+    }
+
+    /** The exchange ended; {@code complete} is false when it was cut. */
+    default void finished(boolean complete) {
+    }
+
+    ExchangeListener NONE = new ExchangeListener() {
+    };
+  }
+
+  /** The state of one proxied request. Touched only on the owning event loop. */
+  private static final class Exchange {
+    final HttpServerRequest request;
+    final ExchangeListener listener;
+    HttpClientRequest out;
+    /** No more response may be written by the forwarder. */
+    boolean done;
+    boolean finished;
+    boolean clientGone;
+    boolean closeAfter;
+
+    Exchange(HttpServerRequest request, ExchangeListener listener) {
+      this.request = request;
+      this.listener = listener;
+    }
+
+    void finish(boolean complete) {
+      if (!finished) {
+        finished = true;
+        listener.finished(complete);
+      }
+    }
+
+    void fail(ElbError error, Throwable cause) {
+      if (done) {
+        return;
+      }
+      done = true;
+      LOG.debug("{} {} -> {}: {}", request.method(), request.uri(), error.status(), cause.toString());
+      if (out != null) {
+        out.reset();
+      }
+      if (!clientGone) {
+        // A body still on its way would have to be read and thrown away: close instead.
+        ElbResponses.send(request, error, !request.isEnded());
+      }
+      listener.failed(error);
+      finish(false);
+    }
+
+    void clientClosed() {
+      clientGone = true;
+      if (!done) {
+        done = true;
+        if (out != null) {
+          out.reset();
+        }
+      }
+      finish(false);
+    }
+  }
+}

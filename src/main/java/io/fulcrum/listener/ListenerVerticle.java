@@ -1,0 +1,201 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.balancer.TargetSelector;
+import io.fulcrum.bus.Addresses;
+import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ElbError;
+import io.fulcrum.forward.ElbResponses;
+import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.model.Node;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves every listener on every node address. Deployed once per event loop; each instance binds
+ * the same addresses (Vert.x spreads connections over the instances) and keeps its own snapshot
+ * reference, selectors, random and HTTP client, all touched only on its own loop.
+ *
+ * <p>A new {@link DataPlaneSnapshot} is applied by swapping one field; servers are bound for new
+ * listeners and shut down gracefully for removed ones, while every other connection, keep-alive
+ * included, stays open.
+ */
+public final class ListenerVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ListenerVerticle.class);
+
+  /** ALB's request line and header limits (SPEC §8.5). */
+  static final int MAX_REQUEST_LINE = 16 * 1024;
+  static final int MAX_HEADER_LINE = 16 * 1024;
+  static final int MAX_HEADERS = 64 * 1024;
+
+  private final Clock clock;
+  private final RandomGenerator random;
+  private final LongSupplier drainMillis;
+  private final Map<String, Binding> bindings = new LinkedHashMap<>();
+  private final Map<String, GroupRuntime> groups = new HashMap<>();
+  private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
+  private HttpForwarder forwarder;
+  private RequestHandler handler;
+  private boolean draining;
+
+  /**
+   * @param clock  the time source (trace ids; later slow start and stickiness)
+   * @param random this instance's random source (weighted choices, trace ids)
+   * @param drainMillis how long in-flight requests may finish when the verticle stops
+   */
+  public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis) {
+    this.clock = clock;
+    this.random = random;
+    this.drainMillis = drainMillis;
+  }
+
+  @Override
+  public Future<?> start() {
+    forwarder = new HttpForwarder(vertx);
+    handler = new RequestHandler(this, forwarder, clock, random);
+    MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
+        m -> apply(m.body()).onFailure(e -> LOG.error("applying snapshot {} failed: {}", m.body().version(), e.getMessage())));
+    return updates.completion()
+        .compose(v -> vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null))
+        .compose(reply -> apply(reply.body()));
+  }
+
+  /** Stops accepting and lets in-flight requests finish (graceful shutdown). */
+  @Override
+  public Future<?> stop() {
+    return drain(drainMillis.getAsLong()).compose(v -> forwarder.close());
+  }
+
+  /** Swaps in a newer snapshot and binds or unbinds servers to match it. */
+  Future<Void> apply(DataPlaneSnapshot next) {
+    if (next.version() <= snapshot.version() || draining) {
+      return Future.succeededFuture();
+    }
+    snapshot = next;
+    groups.clear();
+    Map<String, ListenerPlan> desired = new LinkedHashMap<>();
+    Map<String, Node> nodes = new HashMap<>();
+    for (ListenerPlan plan : next.listeners()) {
+      for (Node node : plan.nodes()) {
+        String key = node.address() + ":" + plan.port();
+        desired.put(key, plan);
+        nodes.put(key, node);
+      }
+    }
+    List<Future<?>> pending = new ArrayList<>();
+    for (Iterator<Map.Entry<String, Binding>> it = bindings.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Binding> e = it.next();
+      ListenerPlan plan = desired.get(e.getKey());
+      Binding b = e.getValue();
+      if (plan == null) {
+        // Removed: stop accepting, let in-flight requests finish. (A changed idle timeout keeps the
+        // server: it applies to targets at once and to client connections after a restart.)
+        it.remove();
+        pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+      } else {
+        b.plan = plan;
+      }
+    }
+    List<Future<?>> binds = new ArrayList<>();
+    for (Map.Entry<String, ListenerPlan> e : desired.entrySet()) {
+      if (!bindings.containsKey(e.getKey())) {
+        Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
+        bindings.put(e.getKey(), b);
+        binds.add(bind(b));
+      }
+    }
+    Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
+    return Future.all(binds).mapEmpty();
+  }
+
+  private Future<HttpServer> bind(Binding b) {
+    ListenerPlan plan = b.plan;
+    HttpServerOptions options = new HttpServerOptions()
+        .setHost(b.node.address())
+        .setPort(plan.port())
+        .setIdleTimeout((int) Math.max(1, plan.proxy().idleTimeoutMillis() / 1000))
+        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+        .setMaxInitialLineLength(MAX_REQUEST_LINE)
+        .setMaxHeaderSize(MAX_HEADERS)
+        .setHandle100ContinueAutomatically(true)
+        .setCompressionSupported(false)
+        .setDecompressionSupported(false)
+        .setHttp2ClearTextEnabled(false)
+        .setTcpNoDelay(true);
+    HttpServer server = vertx.createHttpServer(options);
+    server.requestHandler(req -> handler.handle(b, req));
+    server.invalidRequestHandler(req -> ElbResponses.send(req, handler.invalid(req), true));
+    b.server = server;
+    return server.listen()
+        .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))
+        .onFailure(e -> {
+          LOG.error("cannot listen on {}:{} for load balancer {}: {}", b.node.address(), plan.port(), plan.lbName(),
+              e.getMessage());
+          bindings.values().remove(b);
+        });
+  }
+
+  /** Stops accepting on every binding; in-flight requests get {@code timeoutMillis} to finish. */
+  Future<Void> drain(long timeoutMillis) {
+    draining = true;
+    List<Future<?>> all = new ArrayList<>();
+    for (Binding b : bindings.values()) {
+      if (b.server != null) {
+        all.add(b.server.shutdown(timeoutMillis, TimeUnit.MILLISECONDS));
+      }
+    }
+    bindings.clear();
+    return Future.all(all).mapEmpty();
+  }
+
+  /** The per-loop state of a target group, built on first use after each snapshot swap. */
+  GroupRuntime group(String arn) {
+    GroupRuntime g = groups.get(arn);
+    if (g == null) {
+      TargetGroupPlan plan = snapshot.groups().get(arn);
+      if (plan == null) {
+        return null;
+      }
+      g = new GroupRuntime(plan, TargetSelector.of(plan));
+      groups.put(arn, g);
+    }
+    return g;
+  }
+
+  ElbError noTarget(GroupRuntime g) {
+    return g.plan().hasRegisteredTargets() ? ElbError.NO_TARGETS_IN_ZONE : ElbError.NO_TARGETS;
+  }
+
+  /** One listener bound on one node address. */
+  static final class Binding {
+    ListenerPlan plan;
+    final Node node;
+    HttpServer server;
+
+    Binding(ListenerPlan plan, Node node) {
+      this.plan = plan;
+      this.node = node;
+    }
+  }
+
+  /** A target group's plan and this loop's selector for it. */
+  record GroupRuntime(TargetGroupPlan plan, TargetSelector selector) {
+  }
+}

@@ -1,0 +1,159 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ElbError;
+import io.fulcrum.forward.ElbResponses;
+import io.fulcrum.forward.ForwardHeaders;
+import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.forward.ProxySettings;
+import io.fulcrum.listener.ListenerVerticle.Binding;
+import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
+import io.fulcrum.routing.FixedRoute;
+import io.fulcrum.routing.ForwardRoute;
+import io.fulcrum.routing.RedirectRoute;
+import io.fulcrum.routing.RouteAction;
+import io.netty.handler.codec.TooLongFrameException;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.time.Clock;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.random.RandomGenerator;
+
+/**
+ * The HTTP/1.x request path of one listener verticle: checks the request as ALB does, matches
+ * the rules, and answers, redirects or forwards. Called on the owning event loop only.
+ */
+final class RequestHandler {
+
+  private static final CharSequence SERVER = HttpHeaders.createOptimized(ElbResponses.SERVER);
+  private static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
+  private static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
+  private static final CharSequence LOCATION_NAME = HttpHeaders.createOptimized("Location");
+
+  private final ListenerVerticle verticle;
+  private final HttpForwarder forwarder;
+  private final Clock clock;
+  private final RandomGenerator random;
+
+  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Clock clock, RandomGenerator random) {
+    this.verticle = verticle;
+    this.forwarder = forwarder;
+    this.clock = clock;
+    this.random = random;
+  }
+
+  void handle(Binding binding, HttpServerRequest req) {
+    ListenerPlan plan = binding.plan;
+    MultiMap headers = req.headers();
+
+    if (req.method() == HttpMethod.TRACE) {
+      ElbResponses.send(req, ElbError.METHOD_NOT_ALLOWED, false);
+      return;
+    }
+    boolean chunked = false;
+    String te = headers.get(HttpHeaders.TRANSFER_ENCODING);
+    if (te != null) {
+      String t = te.trim().toLowerCase(Locale.ROOT);
+      if (t.equals("chunked")) {
+        chunked = true;
+      } else if (!t.equals("identity")) {
+        // Only chunked and identity are accepted; anything else would leave the body's end unknown.
+        ElbResponses.send(req, ElbError.UNSUPPORTED_TRANSFER_ENCODING, true);
+        return;
+      }
+    }
+    long headerBytes = 0;
+    for (Iterator<Map.Entry<String, String>> it = headers.iterator(); it.hasNext(); ) {
+      Map.Entry<String, String> h = it.next();
+      int line = h.getKey().length() + h.getValue().length() + 2;
+      if (line > ListenerVerticle.MAX_HEADER_LINE) {
+        ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
+        return;
+      }
+      headerBytes += line + 2;
+    }
+    if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
+      ElbResponses.send(req, ElbError.XFF_TOO_LONG, false);
+      return;
+    }
+
+    NodeRequest facts = new NodeRequest(req);
+    RouteAction action = plan.routes().match(facts);
+    if (action instanceof ForwardRoute f) {
+      forward(binding, plan, req, facts, f, chunked, headerBytes);
+    } else if (action instanceof FixedRoute f) {
+      fixed(req, f);
+    } else if (action instanceof RedirectRoute r) {
+      redirect(req, plan, facts, r);
+    }
+  }
+
+  private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
+      boolean chunked, long headerBytes) {
+    String arn = route.choose(random);
+    GroupRuntime group = arn == null ? null : verticle.group(arn);
+    if (group == null) {
+      ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
+      return;
+    }
+    Upstream target = group.selector().choose();
+    if (target == null) {
+      ElbResponses.send(req, verticle.noTarget(group), false);
+      return;
+    }
+    ProxySettings proxy = plan.proxy();
+    String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
+    String uri = facts.originForm();
+    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), "http", plan.port(), headerBytes,
+        clock.millis() / 1000, random);
+    forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, HttpForwarder.ExchangeListener.NONE);
+  }
+
+  private static void fixed(HttpServerRequest req, FixedRoute f) {
+    HttpServerResponse response = req.response();
+    response.setStatusCode(f.statusCode());
+    response.headers().set(SERVER_NAME, SERVER).set(CONTENT_TYPE_NAME, f.contentType());
+    end(req, response, f.body());
+  }
+
+  private static void redirect(HttpServerRequest req, ListenerPlan plan, NodeRequest facts, RedirectRoute r) {
+    String host = facts.host();
+    String location = r.location(plan.protocol().wire(), host == null ? "" : host.toLowerCase(Locale.ROOT), plan.port(),
+        facts.path(), req.query());
+    HttpServerResponse response = req.response();
+    String phrase = r.statusCode() == 301 ? "Moved Permanently" : "Found";
+    response.setStatusCode(r.statusCode()).setStatusMessage(phrase);
+    response.headers().set(SERVER_NAME, SERVER).set(LOCATION_NAME, location).set(CONTENT_TYPE_NAME, "text/html");
+    String title = r.statusCode() + " " + phrase;
+    end(req, response, Buffer.buffer("<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>"
+        + title + "</h1></center>\r\n</body>\r\n</html>\r\n"));
+  }
+
+  private static void end(HttpServerRequest req, HttpServerResponse response, Buffer body) {
+    // Any request body is read and discarded; the connection stays usable.
+    if (req.method() == HttpMethod.HEAD) {
+      response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length())).end();
+    } else {
+      response.end(body.copy());
+    }
+  }
+
+  /** The status for a request the HTTP decoder rejected: 400, or 505 for an unexpected version. */
+  ElbError invalid(HttpServerRequest req) {
+    Throwable cause = req.decoderResult() == null ? null : req.decoderResult().cause();
+    if (cause instanceof TooLongFrameException) {
+      return ElbError.HEADER_TOO_LARGE;
+    }
+    if (cause != null && cause.getMessage() != null && cause.getMessage().toLowerCase(Locale.ROOT).contains("version")) {
+      return ElbError.VERSION_NOT_SUPPORTED;
+    }
+    return ElbError.BAD_REQUEST;
+  }
+}

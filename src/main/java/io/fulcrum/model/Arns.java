@@ -1,0 +1,62 @@
+package io.fulcrum.model;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Builds ELBv2 ARNs and DNS names. Ids of resources defined in the config file are derived from
+ * their names, so they are the same on every start.
+ */
+public record Arns(String region, String account) {
+
+  private static final String PREFIX = "arn:aws:elasticloadbalancing:";
+
+  public String targetGroup(String name, String id) {
+    return PREFIX + region + ":" + account + ":targetgroup/" + name + "/" + id;
+  }
+
+  public String loadBalancer(LoadBalancerType type, String name, String id) {
+    return PREFIX + region + ":" + account + ":loadbalancer/" + shortType(type) + "/" + name + "/" + id;
+  }
+
+  public String listener(LoadBalancerType type, String lbName, String lbId, String id) {
+    return PREFIX + region + ":" + account + ":listener/" + shortType(type) + "/" + lbName + "/" + lbId + "/" + id;
+  }
+
+  public String rule(LoadBalancerType type, String lbName, String lbId, String listenerId, String id) {
+    return PREFIX + region + ":" + account + ":listener-rule/" + shortType(type) + "/" + lbName + "/" + lbId + "/"
+        + listenerId + "/" + id;
+  }
+
+  /** {@code <name>-<10 digits>.<region>.elb.fulcrum.internal}: stable for a name, like AWS's. */
+  public String dnsName(String lbName, String lbId) {
+    long n = Long.parseUnsignedLong(lbId.substring(0, 12), 16) % 10_000_000_000L;
+    return lbName + "-" + String.format("%010d", n) + "." + region + ".elb.fulcrum.internal";
+  }
+
+  /** A stable 16-hex-digit id derived from the parts (resources defined in the config file). */
+  public String stableId(String... parts) {
+    try {
+      MessageDigest md = MessageDigest.getInstance("SHA-256");
+      md.update((region + "/" + account).getBytes(StandardCharsets.UTF_8));
+      for (String p : parts) {
+        md.update((byte) 0);
+        md.update(p.getBytes(StandardCharsets.UTF_8));
+      }
+      return HexFormat.of().formatHex(md.digest(), 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The last part of an ARN: its id. */
+  public static String idOf(String arn) {
+    return arn.substring(arn.lastIndexOf('/') + 1);
+  }
+
+  private static String shortType(LoadBalancerType type) {
+    return type == LoadBalancerType.APPLICATION ? "app" : "net";
+  }
+}

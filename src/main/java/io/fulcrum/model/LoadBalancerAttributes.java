@@ -1,0 +1,141 @@
+package io.fulcrum.model;
+
+import static io.fulcrum.model.AttributeSpec.bool;
+import static io.fulcrum.model.AttributeSpec.oneOf;
+import static io.fulcrum.model.AttributeSpec.range;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A load balancer's attributes (ELBv2 {@code LoadBalancerAttribute}), complete with defaults, with
+ * typed accessors for what the data plane reads. Immutable.
+ */
+public final class LoadBalancerAttributes {
+
+  public static final String DELETION_PROTECTION = "deletion_protection.enabled";
+  public static final String IDLE_TIMEOUT = "idle_timeout.timeout_seconds";
+  public static final String HTTP2_ENABLED = "routing.http2.enabled";
+  public static final String DROP_INVALID_HEADERS = "routing.http.drop_invalid_header_fields.enabled";
+  public static final String XFF_MODE = "routing.http.xff_header_processing.mode";
+  public static final String XFF_CLIENT_PORT = "routing.http.xff_client_port.enabled";
+  public static final String PRESERVE_HOST = "routing.http.preserve_host_header.enabled";
+  public static final String TLS_HEADERS = "routing.http.x_amzn_tls_version_and_cipher_suite.enabled";
+  public static final String DESYNC_MODE = "routing.http.desync_mitigation_mode";
+  public static final String CLIENT_KEEP_ALIVE = "client_keep_alive.seconds";
+  public static final String CROSS_ZONE = "load_balancing.cross_zone.enabled";
+  public static final String DNS_CLIENT_ROUTING = "dns_record.client_routing_policy";
+  /** Fulcrum's own: the connect timeout toward targets; ALB's is a fixed 10 s. */
+  public static final String CONNECT_TIMEOUT_MS = "fulcrum.target_connect_timeout_ms";
+
+  public static final int DEFAULT_IDLE_TIMEOUT = 60;
+  public static final int DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+  static List<AttributeSpec> specs(LoadBalancerType type) {
+    List<AttributeSpec> s = new ArrayList<>();
+    s.add(bool(DELETION_PROTECTION, false));
+    if (type == LoadBalancerType.APPLICATION) {
+      s.add(range(IDLE_TIMEOUT, DEFAULT_IDLE_TIMEOUT, 1, 4000));
+      s.add(bool(HTTP2_ENABLED, true));
+      s.add(bool(DROP_INVALID_HEADERS, false));
+      s.add(oneOf(XFF_MODE, "append", List.of("append", "preserve", "remove")));
+      s.add(bool(XFF_CLIENT_PORT, false));
+      s.add(bool(PRESERVE_HOST, false));
+      s.add(bool(TLS_HEADERS, false));
+      s.add(oneOf(DESYNC_MODE, "defensive", List.of("monitor", "defensive", "strictest")));
+      s.add(range(CLIENT_KEEP_ALIVE, 3600, 60, 604800));
+      // An ALB always balances across zones at the load balancer level; target groups may turn it off.
+      s.add(oneOf(CROSS_ZONE, "true", List.of("true")));
+      s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
+    } else {
+      s.add(bool(CROSS_ZONE, false));
+      s.add(oneOf(DNS_CLIENT_ROUTING, "any_availability_zone",
+          List.of("availability_zone_affinity", "partial_availability_zone_affinity", "any_availability_zone")));
+      s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
+    }
+    return s;
+  }
+
+  private final Attributes all;
+
+  private LoadBalancerAttributes(Attributes all) {
+    this.all = all;
+  }
+
+  public static LoadBalancerAttributes defaults(LoadBalancerType type) {
+    return resolve(type, null, Map.of(), new Problems());
+  }
+
+  /** @return the attributes, or {@code null} when a problem was recorded */
+  public static LoadBalancerAttributes resolve(LoadBalancerType type, LoadBalancerAttributes base,
+      Map<String, String> given, Problems problems) {
+    int before = problems.size();
+    Attributes a = Attributes.resolve(specs(type), base == null ? null : base.all, given, "Load balancer", problems);
+    return problems.size() > before ? null : new LoadBalancerAttributes(a);
+  }
+
+  public Map<String, String> asMap() {
+    return all.asMap();
+  }
+
+  public String get(String key) {
+    return all.get(key);
+  }
+
+  public int idleTimeoutSeconds() {
+    String v = all.get(IDLE_TIMEOUT);
+    return v == null ? 350 : Integer.parseInt(v);
+  }
+
+  public int connectTimeoutMillis() {
+    return all.getInt(CONNECT_TIMEOUT_MS);
+  }
+
+  /** {@code append}, {@code preserve} or {@code remove}. */
+  public String xffMode() {
+    String v = all.get(XFF_MODE);
+    return v == null ? "append" : v;
+  }
+
+  public boolean xffClientPort() {
+    return all.getBoolean(XFF_CLIENT_PORT);
+  }
+
+  public boolean preserveHost() {
+    return all.getBoolean(PRESERVE_HOST);
+  }
+
+  public boolean dropInvalidHeaders() {
+    return all.getBoolean(DROP_INVALID_HEADERS);
+  }
+
+  public boolean http2Enabled() {
+    String v = all.get(HTTP2_ENABLED);
+    return v == null || Boolean.parseBoolean(v);
+  }
+
+  public int clientKeepAliveSeconds() {
+    String v = all.get(CLIENT_KEEP_ALIVE);
+    return v == null ? 3600 : Integer.parseInt(v);
+  }
+
+  public boolean crossZone() {
+    return all.getBoolean(CROSS_ZONE);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LoadBalancerAttributes a && a.all.equals(all);
+  }
+
+  @Override
+  public int hashCode() {
+    return all.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return all.toString();
+  }
+}

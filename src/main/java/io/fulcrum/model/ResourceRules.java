@@ -1,0 +1,129 @@
+package io.fulcrum.model;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Rules that span resources: which load balancer uses which target group, protocol
+ * compatibility, quotas (SPEC §8.5), and attribute rules that depend on the actions using a
+ * group (SPEC §3.2). Problems are recorded at config paths ({@code load-balancers[0]...}).
+ */
+public final class ResourceRules {
+
+  public static final int MAX_LOAD_BALANCERS = 50;
+  public static final int MAX_TARGET_GROUPS = 3000;
+
+  private ResourceRules() {
+  }
+
+  public static void check(Environment env, Resources resources, Problems problems) {
+    Map<String, TargetGroup> groups = new HashMap<>();
+    resources.targetGroups().forEach(g -> groups.put(g.arn(), g));
+    if (resources.targetGroups().size() > MAX_TARGET_GROUPS) {
+      problems.at("target-groups").add("TooManyTargetGroups",
+          resources.targetGroups().size() + " target groups is above the maximum " + MAX_TARGET_GROUPS);
+    }
+    if (resources.loadBalancers().size() > MAX_LOAD_BALANCERS) {
+      problems.at("load-balancers").add("TooManyLoadBalancers",
+          resources.loadBalancers().size() + " load balancers is above the maximum " + MAX_LOAD_BALANCERS);
+    }
+
+    Map<String, String> owner = new HashMap<>();
+    Map<String, String> boundBy = new HashMap<>();
+    for (int i = 0; i < resources.loadBalancers().size(); i++) {
+      LoadBalancer lb = resources.loadBalancers().get(i);
+      Problems p = problems.at("load-balancers").at(i);
+      if (lb.listeners().size() > LoadBalancer.MAX_LISTENERS) {
+        p.at("listeners").add("TooManyListeners",
+            lb.listeners().size() + " listeners is above the maximum " + LoadBalancer.MAX_LISTENERS);
+      }
+      Set<String> used = new LinkedHashSet<>();
+      int rules = 0;
+      for (int j = 0; j < lb.listeners().size(); j++) {
+        Listener l = lb.listeners().get(j);
+        Problems lp = p.at("listeners").at(j);
+        rules += l.rules().size();
+        for (Node node : env.nodes()) {
+          if (!lb.zones().contains(node.zone())) {
+            continue;
+          }
+          String bind = node.address() + ":" + l.port();
+          String other = boundBy.putIfAbsent(bind, lb.name());
+          if (other != null && !other.equals(lb.name())) {
+            lp.at("port").add("DuplicateListener", "port " + l.port() + " on node " + node.address()
+                + " is already used by load balancer '" + other + "'");
+          }
+        }
+        checkActions(l, l.defaultActions(), groups, lp.at("default-actions"), used);
+        for (int k = 0; k < l.rules().size(); k++) {
+          checkActions(l, l.rules().get(k).actions(), groups, lp.at("rules").at(k).at("actions"), used);
+        }
+      }
+      if (rules > LoadBalancer.MAX_RULES) {
+        p.at("listeners").add("TooManyRules", rules + " rules is above the maximum " + LoadBalancer.MAX_RULES
+            + " per load balancer");
+      }
+      if (used.size() > LoadBalancer.MAX_TARGET_GROUPS) {
+        p.add("TooManyUniqueTargetGroupsPerLoadBalancer", used.size() + " target groups is above the maximum "
+            + LoadBalancer.MAX_TARGET_GROUPS + " per load balancer");
+      }
+      int targets = 0;
+      for (String arn : used) {
+        String previous = owner.putIfAbsent(arn, lb.name());
+        if (previous != null && !previous.equals(lb.name())) {
+          p.add("TargetGroupAssociationLimit", "target group '" + groups.get(arn).name()
+              + "' is already used by load balancer '" + previous + "'; a target group can serve only one load balancer");
+        }
+        targets += groups.get(arn).targets().size();
+      }
+      if (targets > LoadBalancer.MAX_TARGETS) {
+        p.add("TooManyTargets", targets + " targets is above the maximum " + LoadBalancer.MAX_TARGETS
+            + " per load balancer");
+      }
+    }
+
+    for (int i = 0; i < resources.targetGroups().size(); i++) {
+      TargetGroup g = resources.targetGroups().get(i);
+      if ("false".equals(g.attributes().crossZone())) {
+        for (int t = 0; t < g.targets().size(); t++) {
+          if (Target.ALL_ZONES.equals(g.targets().get(t).zone())) {
+            problems.at("target-groups").at(i).at("targets").at(t).at("zone").add(Problem.INVALID_CONFIGURATION,
+                "a target in zone 'all' cannot be registered while " + TargetGroupAttributes.CROSS_ZONE
+                    + " is false (expected one of: " + String.join(", ", env.zones()) + ")");
+          }
+        }
+      }
+    }
+  }
+
+  private static void checkActions(Listener l, List<Action> actions, Map<String, TargetGroup> groups, Problems p,
+      Set<String> used) {
+    for (int i = 0; i < actions.size(); i++) {
+      if (!(actions.get(i) instanceof Action.Forward f)) {
+        continue;
+      }
+      Problems ap = p.at(i);
+      boolean anySticky = false;
+      for (Action.WeightedTargetGroup w : f.targetGroups()) {
+        TargetGroup g = groups.get(w.arn());
+        if (g == null) {
+          continue;
+        }
+        used.add(g.arn());
+        if (l.protocol().isHttpFamily() && g.protocol() != null && !g.protocol().isHttpFamily()) {
+          ap.add("IncompatibleProtocols", "listener protocol " + l.protocol().wire() + " cannot forward to target group '"
+              + g.name() + "' with protocol " + g.protocol().wire());
+        }
+        anySticky |= g.attributes().stickinessEnabled();
+      }
+      if (f.targetGroups().size() > 1 && anySticky && !f.stickinessEnabled()) {
+        ap.at("stickiness").add(Problem.INVALID_CONFIGURATION,
+            "a forward action to several target groups where one has stickiness must enable target group stickiness");
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package io.fulcrum.routing;
+
+import io.fulcrum.model.Cidr;
+import io.fulcrum.model.RuleCondition;
+import java.util.List;
+
+/** A compiled rule condition. Immutable; called on the owning event loop. */
+interface ConditionMatcher {
+
+  boolean matches(RequestFacts request);
+
+  static ConditionMatcher compile(RuleCondition c) {
+    if (c instanceof RuleCondition.PathPattern p) {
+      Glob[] globs = p.values().stream().map(Glob::caseSensitive).toArray(Glob[]::new);
+      return r -> any(globs, r.path());
+    }
+    if (c instanceof RuleCondition.HostHeader h) {
+      Glob[] globs = h.values().stream().map(Glob::caseInsensitive).toArray(Glob[]::new);
+      return r -> any(globs, r.host());
+    }
+    if (c instanceof RuleCondition.HttpHeader h) {
+      String name = h.name();
+      Glob[] globs = h.values().stream().map(Glob::caseInsensitive).toArray(Glob[]::new);
+      return r -> {
+        List<String> values = r.headers().getAll(name);
+        for (int i = 0; i < values.size(); i++) {
+          if (any(globs, values.get(i))) {
+            return true;
+          }
+        }
+        return false;
+      };
+    }
+    if (c instanceof RuleCondition.HttpRequestMethod m) {
+      String[] methods = m.values().toArray(String[]::new);
+      return r -> {
+        String method = r.method();
+        for (String s : methods) {
+          if (s.equals(method)) {
+            return true;
+          }
+        }
+        return false;
+      };
+    }
+    if (c instanceof RuleCondition.QueryString q) {
+      int n = q.values().size();
+      Glob[] keys = new Glob[n];
+      Glob[] values = new Glob[n];
+      for (int i = 0; i < n; i++) {
+        RuleCondition.KeyValue kv = q.values().get(i);
+        keys[i] = kv.key() == null ? null : Glob.caseInsensitive(kv.key());
+        values[i] = Glob.caseInsensitive(kv.value());
+      }
+      return r -> {
+        List<String[]> params = r.queryParameters();
+        for (int p = 0; p < params.size(); p++) {
+          String[] kv = params.get(p);
+          for (int i = 0; i < n; i++) {
+            if ((keys[i] == null || keys[i].matches(kv[0])) && values[i].matches(kv[1])) {
+              return true;
+            }
+          }
+        }
+        return false;
+      };
+    }
+    if (c instanceof RuleCondition.SourceIp s) {
+      Cidr[] cidrs = s.values().toArray(Cidr[]::new);
+      return r -> {
+        byte[] address = r.sourceAddress();
+        for (Cidr cidr : cidrs) {
+          if (cidr.contains(address)) {
+            return true;
+          }
+        }
+        return false;
+      };
+    }
+    throw new IllegalArgumentException("unknown condition " + c);
+  }
+
+  private static boolean any(Glob[] globs, String value) {
+    if (value == null) {
+      return false;
+    }
+    for (Glob g : globs) {
+      if (g.matches(value)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,75 @@
+package io.fulcrum.routing;
+
+import io.fulcrum.model.Action;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * Forward to one target group, or to one of several chosen in proportion to their weights.
+ * Immutable; {@link #choose(RandomGenerator)} allocates nothing.
+ */
+public final class ForwardRoute implements RouteAction {
+
+  private final int priority;
+  private final String[] arns;
+  private final int[] cumulative;
+  private final int total;
+  private final boolean stickiness;
+  private final int stickinessSeconds;
+
+  ForwardRoute(int priority, Action.Forward forward) {
+    this.priority = priority;
+    List<Action.WeightedTargetGroup> groups = forward.targetGroups();
+    this.arns = new String[groups.size()];
+    this.cumulative = new int[groups.size()];
+    int sum = 0;
+    for (int i = 0; i < groups.size(); i++) {
+      arns[i] = groups.get(i).arn();
+      // A single target group always receives the traffic, whatever its weight.
+      sum += groups.size() == 1 ? 1 : groups.get(i).weight();
+      cumulative[i] = sum;
+    }
+    this.total = sum;
+    this.stickiness = forward.stickinessEnabled();
+    this.stickinessSeconds = forward.stickinessDurationSeconds();
+  }
+
+  @Override
+  public int priority() {
+    return priority;
+  }
+
+  /** The chosen target group's ARN, or {@code null} when every weight is 0. */
+  public String choose(RandomGenerator random) {
+    if (arns.length == 1) {
+      return arns[0];
+    }
+    if (total == 0) {
+      return null;
+    }
+    int r = random.nextInt(total);
+    for (int i = 0; i < cumulative.length; i++) {
+      if (r < cumulative[i]) {
+        return arns[i];
+      }
+    }
+    return arns[arns.length - 1];
+  }
+
+  /** Every target group this action may forward to. */
+  public List<String> targetGroupArns() {
+    return List.of(arns);
+  }
+
+  public boolean weighted() {
+    return arns.length > 1;
+  }
+
+  public boolean stickiness() {
+    return stickiness;
+  }
+
+  public int stickinessSeconds() {
+    return stickinessSeconds;
+  }
+}

@@ -1,0 +1,80 @@
+package io.fulcrum.testing;
+
+import io.fulcrum.bootstrap.Fulcrum;
+import io.fulcrum.config.ConfigParser;
+import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Problems;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/**
+ * Fulcrum deployed in-process exactly as {@code Main} deploys it, from a YAML config given as
+ * text. The control plane binds a free port.
+ */
+public final class Gateway implements AutoCloseable {
+
+  private final Vertx vertx;
+  private final Fulcrum fulcrum;
+
+  private Gateway(Vertx vertx, Fulcrum fulcrum) {
+    this.vertx = vertx;
+    this.fulcrum = fulcrum;
+  }
+
+  public static Gateway start(Vertx vertx, String yaml) {
+    return start(vertx, yaml, 1, Clock.systemUTC());
+  }
+
+  public static Gateway start(Vertx vertx, String yaml, int instances, Clock clock) {
+    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, clock)));
+  }
+
+  /** Parses and validates a config; throws {@link InvalidModelException} listing the problems. */
+  public static FulcrumConfig config(String yaml) {
+    JsonObject json = yamlToJson(yaml);
+    if (!json.containsKey("control")) {
+      json.put("control", new JsonObject().put("port", 0));
+    }
+    Problems problems = new Problems();
+    FulcrumConfig config = ConfigParser.parse(json, problems, Path.of("target", "test-data"));
+    if (!problems.isEmpty()) {
+      throw new InvalidModelException(problems.list());
+    }
+    return config;
+  }
+
+  /** YAML text as the JSON the config parser reads (the same library vertx-config uses). */
+  public static JsonObject yamlToJson(String yaml) {
+    Object doc = new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> map = doc == null ? new LinkedHashMap<>() : (Map<String, Object>) doc;
+    return new JsonObject(map);
+  }
+
+  public void reload(String yaml) {
+    Await.result(fulcrum.reload(config(yaml)));
+  }
+
+  public Fulcrum fulcrum() {
+    return fulcrum;
+  }
+
+  public int controlPort() {
+    return fulcrum.controlPort();
+  }
+
+  @Override
+  public void close() {
+    // Each gateway has its own Vert.x instance, closed with it.
+    Await.result(fulcrum.shutdown());
+    Await.result(vertx.close());
+  }
+}
