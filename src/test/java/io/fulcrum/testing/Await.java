@@ -12,7 +12,7 @@ public final class Await {
   }
 
   public static <T> T result(Future<T> f) {
-    return result(f, 30);
+    return result(f, Integer.getInteger("await.seconds", 30));
   }
 
   public static <T> T result(Future<T> f, int seconds) {
