@@ -128,7 +128,7 @@ class StreamingIT {
       body.writeTo(req);
       return response.compose(r -> r.body().map(b -> new JsonObject(b.toString()).put("status", r.statusCode())));
     });
-    JsonObject result = Await.result(answer, TRANSFER_LIMIT_SECONDS);
+    JsonObject result = transfer(answer);
     record("upload", chunked, start);
 
     assertThat(result.getInteger("status")).as(result.encode()).isEqualTo(200);
@@ -147,7 +147,7 @@ class StreamingIT {
       resp.handler(got::update);
       return resp.end().map(resp);
     });
-    HttpClientResponse head = Await.result(done, TRANSFER_LIMIT_SECONDS);
+    HttpClientResponse head = transfer(done);
     record("download", chunked, start);
 
     assertThat(head.statusCode()).isEqualTo(200);
@@ -179,10 +179,20 @@ class StreamingIT {
     }
   }
 
+  /** The transfer's result; a failure says whether the gateway survived and what it printed. */
+  private <T> T transfer(Future<T> f) {
+    try {
+      return Await.result(f, TRANSFER_LIMIT_SECONDS);
+    } catch (RuntimeException e) {
+      throw new AssertionError("the transfer failed (" + e + "); the gateway is "
+          + (gateway.isAlive() ? "alive" : "gone") + "\n" + gateway.describe(), e);
+    }
+  }
+
   private void assertGatewayHealthy() {
     assertThat(gateway.isAlive()).as("the gateway is alive\n%s", gateway.describe()).isTrue();
     assertThat(gateway.status(URI.create("http://127.0.0.1:" + controlPort + "/health/ready"))).isEqualTo(200);
-    assertThat(gateway.stderr()).doesNotContain("OutOfMemoryError");
+    assertThat(gateway.stdout() + gateway.stderr()).doesNotContain("OutOfMemoryError");
   }
 
   /** Prints the throughput and the gateway's peak resident memory, for the record. */
