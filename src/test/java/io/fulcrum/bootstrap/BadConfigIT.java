@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.PortWatch;
 import io.fulcrum.testing.Ports;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -144,8 +146,8 @@ class BadConfigIT {
   private Path write(String yaml) {
     try {
       return Files.writeString(work.resolve("fulcrum.yaml"), yaml);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Ports;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,8 +59,8 @@ class EnvOverrideIT {
           reload: {enabled: false}
           """.formatted(filePort));
       return builder.directory(work).args("--config", config.toString()).start();
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }

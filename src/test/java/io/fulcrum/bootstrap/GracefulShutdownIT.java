@@ -8,6 +8,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Ports;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientRequest;
@@ -20,6 +21,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -78,7 +80,7 @@ class GracefulShutdownIT {
     int exit = gateway.waitForExit(Duration.ofSeconds(20));
     double exitedAfter = (System.nanoTime() - signalled) / 1e9;
 
-    System.out.printf(java.util.Locale.ROOT, "GracefulShutdownIT: in-flight request completed; exit %d %.1f s after SIGTERM%n",
+    System.out.printf(Locale.ROOT, "GracefulShutdownIT: in-flight request completed; exit %d %.1f s after SIGTERM%n",
         exit, exitedAfter);
     assertThat(exit).as("exit code\n%s", gateway.describe()).isZero();
     assertThat(exitedAfter).as("seconds from SIGTERM to exit (nothing left to wait for once the request ended)")
@@ -101,7 +103,7 @@ class GracefulShutdownIT {
     int exit = gateway.waitForExit(Duration.ofSeconds(20));
     double exitedAfter = (System.nanoTime() - signalled) / 1e9;
 
-    System.out.printf(java.util.Locale.ROOT, "GracefulShutdownIT: request cut %.1f s after SIGTERM (%s); exit %d %.1f s"
+    System.out.printf(Locale.ROOT, "GracefulShutdownIT: request cut %.1f s after SIGTERM (%s); exit %d %.1f s"
         + " after SIGTERM%n", cutAfter, cut, exit, exitedAfter);
     assertThat(cut).as("the client's request fails: it is cut, not answered").isNotNull();
     assertThat(cutAfter).as("seconds from SIGTERM to the cut (the request had the 2 s timeout to finish)")
@@ -134,7 +136,7 @@ class GracefulShutdownIT {
   }
 
   /** A backend handler that answers {@link #BODY} {@code millis} after the request arrived (a timer, not a sleep). */
-  private io.vertx.core.Handler<HttpServerRequest> holdFor(long millis) {
+  private Handler<HttpServerRequest> holdFor(long millis) {
     return req -> {
       req.connection().closeHandler(v -> backendConnectionClosedAt.compareAndSet(0, System.nanoTime()));
       vertx.setTimer(millis, t -> req.response().putHeader("Content-Type", "text/plain").end(BODY));

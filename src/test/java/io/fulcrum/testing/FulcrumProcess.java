@@ -2,6 +2,7 @@ package io.fulcrum.testing;
 
 import static org.awaitility.Awaitility.await;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -141,8 +142,8 @@ public final class FulcrumProcess implements AutoCloseable {
       }
     }
 
-    private static java.io.File nullDevice() {
-      return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    private static File nullDevice() {
+      return new File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
     }
   }
 

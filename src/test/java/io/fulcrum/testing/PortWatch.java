@@ -3,6 +3,7 @@ package io.fulcrum.testing;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -33,7 +34,7 @@ public final class PortWatch implements AutoCloseable {
 
   /** Starts watching {@code ports} on 127.0.0.1 every 5 ms. */
   public static PortWatch loopback(int... ports) {
-    PortWatch w = new PortWatch(java.util.Arrays.stream(ports).mapToObj(p -> new InetSocketAddress("127.0.0.1", p))
+    PortWatch w = new PortWatch(Arrays.stream(ports).mapToObj(p -> new InetSocketAddress("127.0.0.1", p))
         .toList());
     w.timer.scheduleWithFixedDelay(w::round, 0, 5, TimeUnit.MILLISECONDS);
     return w;
