@@ -52,7 +52,7 @@ final class Banner {
   }
 
 
-  private static String host(String address) {
+  static String host(String address) {
     return address.indexOf(':') >= 0 ? "[" + address + "]" : address;
   }
 }

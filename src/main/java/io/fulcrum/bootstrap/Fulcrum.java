@@ -53,7 +53,8 @@ public final class Fulcrum {
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones());
-          return vertx.deployVerticle(f.control);
+          return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "
+              + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })
         .compose(v -> {
           AtomicInteger index = new AtomicInteger();

@@ -1,0 +1,151 @@
+package io.fulcrum.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.fulcrum.testing.FulcrumProcess;
+import io.fulcrum.testing.Interop;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's first minute, from the packaged jar: {@code java -jar target/fulcrum.jar} with no
+ * arguments, from the project root, runs the demo in {@code conf/fulcrum.yaml} on its fixed ports.
+ */
+class DemoRunIT {
+
+  private static final Set<String> DEMO_TARGETS = Set.of("web-a1", "web-a2", "web-a3", "web-a4", "web-b1", "web-b2",
+      "web-b3", "web-b4");
+
+  @TempDir
+  Path work;
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private FulcrumProcess fulcrum;
+
+  @BeforeEach
+  void startTheDemoExactlyAsTheReadmeSays() {
+    requireFree("127.0.0.1", 8080, "the demo listener in zone-a");
+    requireFree("127.0.0.2", 8080, "the demo listener in zone-b");
+    requireFree("127.0.0.1", 9090, "the demo control plane");
+    for (int p = 9101; p <= 9104; p++) {
+      requireFree("127.0.0.1", p, "a demo target in zone-a");
+    }
+    for (int p = 9201; p <= 9204; p++) {
+      requireFree("127.0.0.2", p, "a demo target in zone-b");
+    }
+    // No --config: the default conf/fulcrum.yaml, relative to the working directory.
+    fulcrum = FulcrumProcess.builder(work).directory(FulcrumProcess.projectRoot()).start();
+    fulcrum.waitReady(9090);
+  }
+
+  @AfterEach
+  void stop() {
+    if (fulcrum != null) {
+      fulcrum.close();
+    }
+  }
+
+  @Test
+  void curlLocalhost8080_isAnsweredByADemoTarget() throws Exception {
+    HttpResponse<String> r = get("http://localhost:8080/");
+
+    assertThat(r.statusCode()).as(fulcrum.describe()).isEqualTo(200);
+    JsonObject body = new JsonObject(r.body());
+    assertThat(body.getString("target")).isIn(DEMO_TARGETS);
+    assertThat(body.getString("uri")).isEqualTo("/");
+  }
+
+  @Test
+  void demoRequests_areSpreadOverSeveralTargets() throws Exception {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < 16; i++) {
+      HttpResponse<String> r = get("http://127.0.0.1:8080/");
+      assertThat(r.statusCode()).isEqualTo(200);
+      seen.add(new JsonObject(r.body()).getString("target"));
+    }
+    assertThat(seen).isSubsetOf(DEMO_TARGETS).hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void zoneBNode_127_0_0_2_answersToo() throws Exception {
+    HttpResponse<String> r = get("http://127.0.0.2:8080/");
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(new JsonObject(r.body()).getString("target")).isIn(DEMO_TARGETS);
+  }
+
+  @Test
+  void demoRules_answerPingAndRedirectOldPaths() throws Exception {
+    HttpResponse<String> ping = get("http://127.0.0.1:8080/ping");
+    assertThat(ping.statusCode()).isEqualTo(200);
+    assertThat(ping.body()).isEqualTo("pong\n");
+
+    HttpResponse<String> old = get("http://127.0.0.1:8080/old/page");
+    assertThat(old.statusCode()).isEqualTo(301);
+    assertThat(old.headers().firstValue("Location")).hasValue("http://new.127.0.0.1:8080/old/page");
+  }
+
+  @Test
+  void banner_listsEveryUrlAndEndsWithWhatToTry() {
+    fulcrum.waitForStdout("Try:");
+    String out = fulcrum.stdout();
+
+    assertThat(out).contains("Fulcrum is ready", "config conf/fulcrum.yaml",
+        "http://127.0.0.1:8080/ (zone-a)", "http://127.0.0.2:8080/ (zone-b)",
+        "http://127.0.0.1:9090/health/ready", "targetgroup/web/", "8 embedded backends");
+    List<String> lines = out.strip().lines().toList();
+    assertThat(lines.get(lines.size() - 2)).isEqualTo("Try:");
+    assertThat(lines.get(lines.size() - 1)).isEqualTo("  curl -s http://127.0.0.1:8080/");
+  }
+
+  @Test
+  void theRealCurl_getsADemoTarget() throws Exception {
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    Path out = work.resolve("curl.out");
+    Process p = new ProcessBuilder(curl.toString(), "-s", "--max-time", "10", "localhost:8080/")
+        .redirectOutput(out.toFile()).redirectErrorStream(true).start();
+    try {
+      assertThat(p.waitFor(20, TimeUnit.SECONDS)).as("curl finished").isTrue();
+      String body = Files.readString(out, StandardCharsets.UTF_8);
+      assertThat(p.exitValue()).as("curl's exit code; it printed: %s", body).isZero();
+      assertThat(new JsonObject(body).getString("target")).isIn(DEMO_TARGETS);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private HttpResponse<String> get(String url) throws IOException, InterruptedException {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void requireFree(String host, int port, String what) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(InetAddress.getByName(host), port));
+    } catch (IOException e) {
+      fail("DemoRunIT needs the demo's fixed port " + host + ":" + port + " (" + what + "), but it is busy ("
+          + e.getMessage() + "). Stop whatever listens there (another Fulcrum?) and run again.");
+    }
+  }
+}
