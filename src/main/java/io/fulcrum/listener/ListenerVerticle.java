@@ -145,10 +145,10 @@ public final class ListenerVerticle extends VerticleBase {
     b.server = server;
     return server.listen()
         .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))
-        .onFailure(e -> {
-          LOG.error("cannot listen on {}:{} for load balancer {}: {}", b.node.address(), plan.port(), plan.lbName(),
-              e.getMessage());
+        .recover(e -> {
           bindings.values().remove(b);
+          return Future.failedFuture(new IllegalStateException("load balancer " + plan.lbName() + " cannot listen on "
+              + b.node.address() + ":" + plan.port() + ": " + e.getMessage(), e));
         });
   }
 
