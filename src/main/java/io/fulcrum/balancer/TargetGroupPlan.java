@@ -3,12 +3,24 @@ package io.fulcrum.balancer;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
- * A target group as one snapshot of the data plane sees it: the targets requests may go to,
- * decided before any selection, and how to reach them. Immutable and shared by every event loop.
+ * A target group as one snapshot of the data plane sees it: which targets new requests may go to,
+ * decided before any selection (DESIGN §4.4), and how to reach them. Immutable and shared by every
+ * event loop.
+ *
+ * <p>Eligibility (SPEC §2.5): the healthy targets of the load balancer's enabled zones. When none
+ * is healthy the group fails open: requests go to the healthy and unhealthy targets, and to those
+ * still in their initial checks; never to draining or unused ones. Targets whose health checks are
+ * disabled ({@code unavailable}) take traffic like healthy ones.
  */
 public final class TargetGroupPlan {
 
@@ -17,31 +29,58 @@ public final class TargetGroupPlan {
   private final boolean tls;
   private final Upstream[] registered;
   private final Upstream[] eligible;
+  private final boolean failOpen;
+  private final Set<String> draining;
 
-  private TargetGroupPlan(String arn, String name, boolean tls, Upstream[] registered, Upstream[] eligible) {
+  private TargetGroupPlan(String arn, String name, boolean tls, Upstream[] registered, Upstream[] eligible,
+      boolean failOpen, Set<String> draining) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
     this.registered = registered;
     this.eligible = eligible;
+    this.failOpen = failOpen;
+    this.draining = draining;
+  }
+
+  /** A plan without health information: every registered target counts as initial. */
+  public static TargetGroupPlan of(TargetGroup group, List<String> zones) {
+    return of(group, zones, Map.of(), List.of());
   }
 
   /**
-   * Builds the plan of a group for a load balancer whose enabled zones are {@code zones}: targets
-   * in other zones are not used (state {@code unused}, reason {@code Target.NotInUse}).
+   * Builds the plan of a group for a load balancer whose enabled zones are {@code zones}.
+   *
+   * @param health   the latest health by target key (a target without an entry is initial)
+   * @param draining deregistered targets whose delay still runs: no new requests, but their
+   *                 requests in flight are not cut
    */
-  public static TargetGroupPlan of(TargetGroup group, List<String> zones) {
+  public static TargetGroupPlan of(TargetGroup group, List<String> zones, Map<String, TargetHealth> health,
+      Collection<Target> draining) {
     List<Upstream> all = new ArrayList<>();
-    List<Upstream> eligible = new ArrayList<>();
+    List<Upstream> healthy = new ArrayList<>();
+    List<Upstream> open = new ArrayList<>();
     for (Target t : group.targets()) {
+      if (!Target.ALL_ZONES.equals(t.zone()) && !zones.contains(t.zone())) {
+        continue;
+      }
       Upstream u = new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone());
       all.add(u);
-      if (Target.ALL_ZONES.equals(t.zone()) || zones.contains(t.zone())) {
-        eligible.add(u);
+      TargetHealth h = health.getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS);
+      TargetState s = h.state();
+      if (s == TargetState.HEALTHY || s == TargetState.UNAVAILABLE) {
+        healthy.add(u);
+        open.add(u);
+      } else if (s == TargetState.UNHEALTHY || s == TargetState.INITIAL) {
+        open.add(u);
       }
     }
+    Set<String> drainingKeys = new HashSet<>();
+    draining.forEach(t -> drainingKeys.add(t.key()));
+    boolean failOpen = healthy.isEmpty() && !open.isEmpty();
+    List<Upstream> eligible = failOpen ? open : healthy;
     return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS,
-        all.toArray(Upstream[]::new), eligible.toArray(Upstream[]::new));
+        all.toArray(Upstream[]::new), eligible.toArray(Upstream[]::new), failOpen, Set.copyOf(drainingKeys));
   }
 
   public String arn() {
@@ -57,9 +96,30 @@ public final class TargetGroupPlan {
     return tls;
   }
 
-  /** Whether the group has any registered target (else: 503, no registered targets). */
+  /** Whether the group has any registered target in an enabled zone (else: 503). */
   public boolean hasRegisteredTargets() {
     return registered.length > 0;
+  }
+
+  /** Whether no target is healthy and requests go to every registered target (fail-open). */
+  public boolean failOpen() {
+    return failOpen;
+  }
+
+  /**
+   * Whether requests in flight to the target may go on: it is registered, or deregistered with its
+   * delay still running. Requests to any other target of this group are cut.
+   */
+  public boolean keepsInFlight(String key) {
+    if (draining.contains(key)) {
+      return true;
+    }
+    for (Upstream u : registered) {
+      if (u.key().equals(key)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The targets a selector may choose from; shared, callers must not modify it. */
@@ -69,5 +129,14 @@ public final class TargetGroupPlan {
 
   public int eligibleCount() {
     return eligible.length;
+  }
+
+  /** The eligible targets' keys, in order (tests, explain). */
+  public List<String> eligibleKeys() {
+    List<String> keys = new ArrayList<>();
+    for (Upstream u : eligible) {
+      keys.add(u.key());
+    }
+    return keys;
   }
 }

@@ -1,7 +1,14 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.admin.ControlVerticle;
+import io.fulcrum.bus.Addresses;
+import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
+import io.fulcrum.health.HealthCheckVerticle;
+import io.fulcrum.listener.AppliedVersions;
+import io.fulcrum.time.Timers;
+import io.fulcrum.time.VertxTimers;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.demo.DemoTargetsVerticle;
 import io.fulcrum.listener.ListenerVerticle;
@@ -31,10 +38,12 @@ public final class Fulcrum {
   private String listenersDeployment;
   private volatile boolean ready;
 
-  private Fulcrum(Vertx vertx, FulcrumConfig config) {
+  private final AppliedVersions applied = new AppliedVersions();
+
+  private Fulcrum(Vertx vertx, FulcrumConfig config, Timers timers) {
     this.vertx = vertx;
     this.config = config;
-    this.registry = new RegistryVerticle(config.environment(), config.resources());
+    this.registry = new RegistryVerticle(config.environment(), config.resources(), timers);
   }
 
   /**
@@ -44,12 +53,22 @@ public final class Fulcrum {
    * @param clock     the time source given to every component
    */
   public static Future<Fulcrum> start(Vertx vertx, FulcrumConfig config, int instances, Clock clock) {
+    return start(vertx, config, instances, clock, new VertxTimers(vertx, clock));
+  }
+
+  /**
+   * Deploys Fulcrum with its time source: {@code clock} for timestamps, {@code timers} for the
+   * control plane's intervals and delays (health checks, deregistration). Tests pass a virtual one.
+   */
+  public static Future<Fulcrum> start(Vertx vertx, FulcrumConfig config, int instances, Clock clock, Timers timers) {
     LocalCodec.registerAll(vertx);
-    Fulcrum f = new Fulcrum(vertx, config);
+    Fulcrum f = new Fulcrum(vertx, config, timers);
+    long seed = config.randomSeed().orElse(new SplittableRandom().nextLong());
     Future<?> demo = config.demoTargets().isEmpty() ? Future.succeededFuture()
         : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets()));
     return demo
         .compose(v -> vertx.deployVerticle(f.registry))
+        .compose(v -> vertx.deployVerticle(new HealthCheckVerticle(timers, new SplittableRandom(seed - 1))))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones());
@@ -58,9 +77,11 @@ public final class Fulcrum {
         })
         .compose(v -> {
           AtomicInteger index = new AtomicInteger();
-          long seed = config.randomSeed().orElse(new SplittableRandom().nextLong());
-          return vertx.deployVerticle(() -> new ListenerVerticle(clock, new SplittableRandom(seed + index.getAndIncrement()),
-                  () -> f.config.shutdownTimeoutSeconds() * 1000L),
+          return vertx.deployVerticle(() -> {
+                int i = index.getAndIncrement();
+                return new ListenerVerticle(clock, new SplittableRandom(seed + i),
+                    () -> f.config.shutdownTimeoutSeconds() * 1000L, f.applied.slot(i));
+              },
               new DeploymentOptions().setInstances(instances));
         })
         .map(id -> {
@@ -90,6 +111,24 @@ public final class Fulcrum {
     ready = false;
     Future<?> listeners = listenersDeployment == null ? Future.succeededFuture() : vertx.undeploy(listenersDeployment);
     return listeners.mapEmpty();
+  }
+
+  /**
+   * The oldest snapshot version that every listener verticle has applied: once it reaches a
+   * version, every event loop routes by it.
+   */
+  public long appliedVersion() {
+    return applied.min();
+  }
+
+  /** The registry's current snapshot version. */
+  public Future<Long> snapshotVersion() {
+    return vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null).map(m -> m.body().version());
+  }
+
+  /** The health checker's report on a target group. */
+  public Future<HealthReport> health(String groupArn) {
+    return vertx.eventBus().<HealthReport>request(Addresses.HEALTH_REPORT, groupArn).map(m -> m.body());
   }
 
   public FulcrumConfig config() {

@@ -9,6 +9,18 @@ public final class Addresses {
   /** Request/reply: asks the registry for the current {@link DataPlaneSnapshot}. */
   public static final String SNAPSHOT_CURRENT = "fulcrum.snapshot.current";
 
+  /** Published by the registry: the {@link Registrations} the health checker watches. */
+  public static final String REGISTRATIONS = "fulcrum.registrations";
+
+  /** Request/reply: asks the registry for the current {@link Registrations}. */
+  public static final String REGISTRATIONS_CURRENT = "fulcrum.registrations.current";
+
+  /** Published by the health checker: a {@link GroupHealth} after every change in a group. */
+  public static final String HEALTH = "fulcrum.health";
+
+  /** Request/reply: the health checker's report on one group (body: the group ARN). */
+  public static final String HEALTH_REPORT = "fulcrum.health.report";
+
   private Addresses() {
   }
 }

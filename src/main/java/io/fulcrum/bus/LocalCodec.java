@@ -19,6 +19,9 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
   /** Registers the codec of every message type of {@link Addresses} as the default for its class. */
   public static void registerAll(Vertx vertx) {
     register(vertx, DataPlaneSnapshot.class);
+    register(vertx, Registrations.class);
+    register(vertx, GroupHealth.class);
+    register(vertx, HealthReport.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

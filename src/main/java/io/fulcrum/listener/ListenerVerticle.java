@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
@@ -48,6 +49,7 @@ public final class ListenerVerticle extends VerticleBase {
   private final Clock clock;
   private final RandomGenerator random;
   private final LongSupplier drainMillis;
+  private final AtomicLong applied;
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, GroupRuntime> groups = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
@@ -59,11 +61,13 @@ public final class ListenerVerticle extends VerticleBase {
    * @param clock  the time source (trace ids; later slow start and stickiness)
    * @param random this instance's random source (weighted choices, trace ids)
    * @param drainMillis how long in-flight requests may finish when the verticle stops
+   * @param applied     where this instance records the snapshot version it routes by
    */
-  public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis) {
+  public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis, AtomicLong applied) {
     this.clock = clock;
     this.random = random;
     this.drainMillis = drainMillis;
+    this.applied = applied;
   }
 
   @Override
@@ -90,6 +94,7 @@ public final class ListenerVerticle extends VerticleBase {
     }
     snapshot = next;
     groups.clear();
+    applied.set(next.version());
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
     for (ListenerPlan plan : next.listeners()) {

@@ -1,50 +1,94 @@
 package io.fulcrum.registry;
 
+import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.GroupHealth;
+import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.bus.Registrations;
 import io.fulcrum.model.Environment;
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Problem;
+import io.fulcrum.model.Problems;
 import io.fulcrum.model.Resources;
+import io.fulcrum.model.Target;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetType;
+import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The authoritative store of resources. Every change builds a new immutable snapshot, off the
- * request path, and publishes it to the listener verticles; a verticle that starts later asks for
- * the current one. One instance per process; its state is touched only on its own context.
+ * The authoritative store of resources and of their registration lifecycle: which targets are
+ * registered, which are draining (and until when), and the latest health of each group.
+ *
+ * <p>Every change (a new configuration, a health decision, the end of a deregistration delay)
+ * builds a new immutable {@link DataPlaneSnapshot}, off the request path, and publishes it to the
+ * listener verticles; changes to what must be checked are published to the health checker as
+ * {@link Registrations}. One instance per process; its state is touched only on its own context.
  */
 public final class RegistryVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(RegistryVerticle.class);
 
+  private final Timers timers;
   private volatile Environment environment;
   private volatile Resources resources;
+  private Map<String, List<String>> inUse = Map.of();
+  private List<ListenerPlan> listeners = List.of();
+  private final Map<String, TargetGroupPlan> plans = new HashMap<>();
+  private final Map<String, GroupHealth> health = new HashMap<>();
+  private final Map<String, Map<String, Draining>> draining = new HashMap<>();
   private DataPlaneSnapshot current;
+  private Registrations registrations;
+  private long version;
 
-  public RegistryVerticle(Environment environment, Resources resources) {
+  /** A deregistered target whose delay still runs. */
+  private record Draining(Target target, long deadline, long timer) {
+  }
+
+  public RegistryVerticle(Environment environment, Resources resources, Timers timers) {
     this.environment = environment;
     this.resources = resources;
+    this.timers = timers;
   }
 
   @Override
   public Future<?> start() {
-    current = SnapshotBuilder.build(1, environment, resources);
-    return vertx.eventBus().<Void>localConsumer(Addresses.SNAPSHOT_CURRENT, m -> m.reply(current)).completion();
+    rebuildAll();
+    var bus = vertx.eventBus();
+    return Future.all(
+        bus.<Void>localConsumer(Addresses.SNAPSHOT_CURRENT, m -> m.reply(current)).completion(),
+        bus.<Void>localConsumer(Addresses.REGISTRATIONS_CURRENT, m -> m.reply(registrations)).completion(),
+        bus.<GroupHealth>localConsumer(Addresses.HEALTH, m -> onHealth(m.body())).completion());
   }
 
   /**
-   * Replaces the resources (a config reload) and publishes the new snapshot. Safe to call from
-   * any thread: the work runs on the registry's context.
+   * Replaces the resources (a config reload) and publishes the new snapshot. Targets that are no
+   * longer registered start draining. Fails, changing nothing, when an IP target is registered
+   * again before its deregistration delay has ended. Safe to call from any thread.
    */
   public Future<DataPlaneSnapshot> replace(Environment env, Resources next) {
     Promise<DataPlaneSnapshot> done = Promise.promise();
     context.runOnContext(v -> {
+      Problems problems = new Problems();
+      checkReRegistrations(next, problems);
+      if (!problems.isEmpty()) {
+        done.fail(new InvalidModelException(problems.list()));
+        return;
+      }
+      startDraining(resources, next);
       environment = env;
       resources = next;
-      current = SnapshotBuilder.build(current.version() + 1, env, next);
-      vertx.eventBus().publish(Addresses.SNAPSHOT, current);
+      rebuildAll();
       LOG.info("applied configuration version {} ({} listeners, {} target groups in use)", current.version(),
           current.listeners().size(), current.groups().size());
       done.complete(current);
@@ -52,8 +96,138 @@ public final class RegistryVerticle extends VerticleBase {
     return done.future();
   }
 
+  private void checkReRegistrations(Resources next, Problems problems) {
+    for (int i = 0; i < next.targetGroups().size(); i++) {
+      TargetGroup g = next.targetGroups().get(i);
+      Map<String, Draining> d = draining.get(g.arn());
+      if (d == null) {
+        continue;
+      }
+      for (int j = 0; j < g.targets().size(); j++) {
+        Target t = g.targets().get(j);
+        Draining entry = d.get(t.key());
+        if (entry != null && g.targetType() == TargetType.IP) {
+          long left = Math.max(1, (entry.deadline() - timers.now() + 999) / 1000);
+          problems.at("target-groups").at(i).at("targets").at(j).add(Problem.INVALID_TARGET,
+              "the IP target " + t.key() + " cannot be registered again until its deregistration delay ends (in "
+                  + left + " s)");
+        }
+      }
+    }
+  }
+
+  /** Targets registered before and not now start draining; targets registered again stop. */
+  private void startDraining(Resources before, Resources next) {
+    Map<String, TargetGroup> nextGroups = new HashMap<>();
+    next.targetGroups().forEach(g -> nextGroups.put(g.arn(), g));
+    for (TargetGroup old : before.targetGroups()) {
+      TargetGroup now = nextGroups.get(old.arn());
+      if (now == null) {
+        // The group itself is gone: nothing is left to drain into.
+        Map<String, Draining> d = draining.remove(old.arn());
+        if (d != null) {
+          d.values().forEach(e -> timers.cancelTimer(e.timer()));
+        }
+        health.remove(old.arn());
+        continue;
+      }
+      Map<String, Target> kept = new HashMap<>();
+      now.targets().forEach(t -> kept.put(t.key(), t));
+      for (Target t : old.targets()) {
+        if (!kept.containsKey(t.key())) {
+          drain(now, t);
+        }
+      }
+      Map<String, Draining> d = draining.get(now.arn());
+      if (d != null) {
+        kept.keySet().forEach(key -> {
+          Draining e = d.remove(key);
+          if (e != null) {
+            timers.cancelTimer(e.timer());
+          }
+        });
+      }
+    }
+  }
+
+  private void drain(TargetGroup group, Target t) {
+    long delay = group.attributes().deregistrationDelaySeconds() * 1000L;
+    if (delay == 0) {
+      return;
+    }
+    String arn = group.arn();
+    long timer = timers.setTimer(delay, id -> drainEnded(arn, t.key()));
+    draining.computeIfAbsent(arn, k -> new LinkedHashMap<>()).put(t.key(), new Draining(t, timers.now() + delay, timer));
+    LOG.info("target {} of {}: draining for {} s", t.key(), group.name(), delay / 1000);
+  }
+
+  private void drainEnded(String arn, String key) {
+    Map<String, Draining> d = draining.get(arn);
+    if (d == null || d.remove(key) == null) {
+      return;
+    }
+    if (d.isEmpty()) {
+      draining.remove(arn);
+    }
+    LOG.info("target {}: deregistration delay over", key);
+    rebuildAll();
+  }
+
+  private void onHealth(GroupHealth gh) {
+    GroupHealth previous = health.get(gh.groupArn());
+    if (previous != null && previous.version() >= gh.version()) {
+      return;
+    }
+    health.put(gh.groupArn(), gh);
+    TargetGroup group = resources.targetGroup(gh.groupArn()).orElse(null);
+    List<String> zones = inUse.get(gh.groupArn());
+    if (group == null || zones == null) {
+      return;
+    }
+    plans.put(group.arn(), plan(group, zones));
+    publishSnapshot();
+  }
+
+  /** Rebuilds listeners, every plan and the registrations, and publishes both. */
+  private void rebuildAll() {
+    listeners = SnapshotBuilder.listeners(environment, resources);
+    inUse = SnapshotBuilder.groupsInUse(resources);
+    plans.clear();
+    for (TargetGroup g : resources.targetGroups()) {
+      List<String> zones = inUse.get(g.arn());
+      if (zones != null) {
+        plans.put(g.arn(), plan(g, zones));
+      }
+    }
+    Map<String, List<Target>> drainingTargets = new HashMap<>();
+    draining.forEach((arn, d) -> drainingTargets.put(arn, d.values().stream().map(Draining::target).toList()));
+    registrations = SnapshotBuilder.registrations(++version, resources, inUse, drainingTargets);
+    publishSnapshot();
+    if (vertx != null) {
+      vertx.eventBus().publish(Addresses.REGISTRATIONS, registrations);
+    }
+  }
+
+  private TargetGroupPlan plan(TargetGroup g, List<String> zones) {
+    GroupHealth gh = health.get(g.arn());
+    Map<String, TargetHealth> h = gh == null ? Map.of() : gh.targets();
+    Map<String, Draining> d = draining.getOrDefault(g.arn(), Map.of());
+    return SnapshotBuilder.plan(g, zones, h, d.values().stream().map(Draining::target).toList());
+  }
+
+  private void publishSnapshot() {
+    current = new DataPlaneSnapshot(++version, listeners, plans);
+    if (vertx != null) {
+      vertx.eventBus().publish(Addresses.SNAPSHOT, current);
+    }
+  }
+
   /** The current resources; readable from any thread. */
   public Resources resources() {
     return resources;
+  }
+
+  public Environment environment() {
+    return environment;
   }
 }

@@ -37,6 +37,18 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, clock)));
   }
 
+  /** A gateway whose control plane runs on virtual time (health checks, deregistration delays). */
+  public static Gateway start(Vertx vertx, String yaml, int instances, VirtualTime time) {
+    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, time, time)));
+  }
+
+  /** Waits until every listener verticle routes by the registry's current snapshot. */
+  public void awaitDataPlane() {
+    long version = Await.result(fulcrum.snapshotVersion());
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .until(() -> fulcrum.appliedVersion() >= version);
+  }
+
   /** Parses and validates a config; throws {@link InvalidModelException} listing the problems. */
   public static FulcrumConfig config(String yaml) {
     JsonObject json = yamlToJson(yaml);

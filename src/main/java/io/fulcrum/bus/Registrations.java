@@ -1,0 +1,41 @@
+package io.fulcrum.bus;
+
+import io.fulcrum.model.HealthCheck;
+import io.fulcrum.model.Target;
+import io.fulcrum.model.TargetGroupKind;
+import java.util.List;
+
+/**
+ * What the health checker must watch, as of one version of the resources: every target group with
+ * its health check settings and every target with the reason it is (or is not) checked. Published
+ * by the registry on every change; immutable.
+ */
+public record Registrations(long version, List<Group> groups) {
+
+  public Registrations {
+    groups = List.copyOf(groups);
+  }
+
+  /** Why a registered target is, or is not, health checked. */
+  public enum Status {
+    /** Checked: the group is used by a listener rule and the target's zone is enabled. */
+    ACTIVE,
+    /** Not checked: no listener rule uses the group ({@code unused}, {@code Target.NotInUse}). */
+    GROUP_NOT_IN_USE,
+    /** Not checked: the load balancer has not enabled the target's zone ({@code unused}). */
+    ZONE_NOT_ENABLED,
+    /** Deregistered, deregistration delay still running ({@code draining}). */
+    DRAINING
+  }
+
+  /** A registered (or draining) target and its status. */
+  public record Entry(Target target, Status status) {
+  }
+
+  /** A target group as the health checker sees it. */
+  public record Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets) {
+    public Group {
+      targets = List.copyOf(targets);
+    }
+  }
+}

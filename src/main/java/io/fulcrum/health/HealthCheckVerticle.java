@@ -1,0 +1,260 @@
+package io.fulcrum.health;
+
+import io.fulcrum.bus.Addresses;
+import io.fulcrum.bus.GroupHealth;
+import io.fulcrum.bus.HealthReport;
+import io.fulcrum.bus.Registrations;
+import io.fulcrum.bus.Registrations.Entry;
+import io.fulcrum.bus.Registrations.Group;
+import io.fulcrum.model.HealthCheck;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.Target;
+import io.fulcrum.model.TargetGroupKind;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.time.Timers;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Probes every target the registry says is in use and decides its health, per target group (the
+ * same target in two groups is checked and decided twice). One instance per process; all its
+ * state is touched only on its own context.
+ *
+ * <p>Each target's first check goes out after a random delay (up to the interval, at most
+ * {@value #MAX_FIRST_CHECK_JITTER_MS} ms) so that many targets do not fire together; after that
+ * checks run every interval, however long the target takes to answer. After every change in a
+ * group it publishes the group's whole {@link GroupHealth}.
+ */
+public final class HealthCheckVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HealthCheckVerticle.class);
+
+  static final long MAX_FIRST_CHECK_JITTER_MS = 5_000;
+
+  private final Timers timers;
+  private final RandomGenerator random;
+  private final Map<String, GroupState> groups = new LinkedHashMap<>();
+  private long registrationsVersion = -1;
+  private Prober http;
+  private Prober tcp;
+
+  public HealthCheckVerticle(Timers timers, RandomGenerator random) {
+    this.timers = timers;
+    this.random = random;
+  }
+
+  @Override
+  public Future<?> start() {
+    http = new HttpProber(vertx, timers);
+    tcp = new TcpProber(vertx, timers);
+    var updates = vertx.eventBus().<Registrations>localConsumer(Addresses.REGISTRATIONS, m -> apply(m.body()));
+    var reports = vertx.eventBus().<String>localConsumer(Addresses.HEALTH_REPORT, m -> m.reply(report(m.body())));
+    return Future.all(updates.completion(), reports.completion())
+        .compose(v -> vertx.eventBus().<Registrations>request(Addresses.REGISTRATIONS_CURRENT, null))
+        .onSuccess(reply -> apply(reply.body()));
+  }
+
+  @Override
+  public Future<?> stop() {
+    groups.values().forEach(g -> g.targets.values().forEach(WatchedTarget::cancel));
+    return Future.succeededFuture();
+  }
+
+  /** Reconciles what is checked with a new version of the registrations. */
+  void apply(Registrations next) {
+    if (next.version() <= registrationsVersion) {
+      return;
+    }
+    registrationsVersion = next.version();
+    Set<String> seen = new HashSet<>();
+    for (Group g : next.groups()) {
+      seen.add(g.arn());
+      GroupState state = groups.computeIfAbsent(g.arn(), arn -> new GroupState(arn));
+      state.group = g;
+      if (state.reconcile()) {
+        publish(state);
+      }
+    }
+    for (Iterator<Map.Entry<String, GroupState>> it = groups.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, GroupState> e = it.next();
+      if (!seen.contains(e.getKey())) {
+        e.getValue().targets.values().forEach(WatchedTarget::cancel);
+        it.remove();
+      }
+    }
+  }
+
+  private void publish(GroupState g) {
+    g.version++;
+    Map<String, TargetHealth> health = new HashMap<>();
+    g.targets.forEach((key, t) -> health.put(key, t.health()));
+    vertx.eventBus().publish(Addresses.HEALTH, new GroupHealth(g.arn, g.version, health));
+  }
+
+  private HealthReport report(String groupArn) {
+    GroupState g = groups.get(groupArn);
+    Map<String, HealthReport.TargetReport> out = new HashMap<>();
+    if (g != null) {
+      g.targets.forEach((key, t) -> out.put(key, new HealthReport.TargetReport(t.health(),
+          t.active() ? t.port() : 0, t.tracker == null ? List.of() : t.tracker.history())));
+    }
+    return new HealthReport(groupArn, out);
+  }
+
+  /** One target group's targets and their trackers. */
+  private final class GroupState {
+    final String arn;
+    final Map<String, WatchedTarget> targets = new LinkedHashMap<>();
+    Group group;
+    long version;
+
+    GroupState(String arn) {
+      this.arn = arn;
+    }
+
+    /** @return whether any target's health changed (added, removed, or a new fixed state) */
+    boolean reconcile() {
+      boolean changed = false;
+      Set<String> keys = new HashSet<>();
+      for (Entry e : group.targets()) {
+        String key = e.target().key();
+        keys.add(key);
+        WatchedTarget t = targets.get(key);
+        if (t == null) {
+          t = new WatchedTarget(this, e.target(), e.status());
+          targets.put(key, t);
+          changed = true;
+        } else if (t.status != e.status()) {
+          t.cancel();
+          boolean wasActive = t.active();
+          t.status = e.status();
+          t.target = e.target();
+          if (t.active() && !wasActive) {
+            // Checked again (the group is in use again, say): it starts over as a new registration.
+            t.tracker = new HealthTracker();
+          }
+          changed = true;
+        } else {
+          t.target = e.target();
+        }
+        if (t.active() && t.timer == -1 && !t.inFlight) {
+          t.schedule(firstCheckDelay(group.healthCheck()));
+        }
+      }
+      for (Iterator<Map.Entry<String, WatchedTarget>> it = targets.entrySet().iterator(); it.hasNext(); ) {
+        Map.Entry<String, WatchedTarget> e = it.next();
+        if (!keys.contains(e.getKey())) {
+          e.getValue().cancel();
+          it.remove();
+          changed = true;
+        }
+      }
+      return changed;
+    }
+  }
+
+  private long firstCheckDelay(HealthCheck hc) {
+    long spread = Math.min(hc.intervalSeconds() * 1000L, MAX_FIRST_CHECK_JITTER_MS);
+    return 1 + random.nextLong(spread);
+  }
+
+  /** One target of one group: its status, tracker and next check. */
+  private final class WatchedTarget {
+    final GroupState group;
+    Target target;
+    Registrations.Status status;
+    HealthTracker tracker;
+    long timer = -1;
+    long nextAt;
+    boolean inFlight;
+    /** Bumped when checks stop, so a result that arrives afterwards is ignored. */
+    int epoch;
+
+    WatchedTarget(GroupState group, Target target, Registrations.Status status) {
+      this.group = group;
+      this.target = target;
+      this.status = status;
+      this.tracker = active() ? new HealthTracker() : null;
+    }
+
+    boolean active() {
+      return status == Registrations.Status.ACTIVE;
+    }
+
+    int port() {
+      return group.group.healthCheck().portFor(target.port());
+    }
+
+    TargetHealth health() {
+      switch (status) {
+        case DRAINING:
+          return TargetHealth.DRAINING;
+        case GROUP_NOT_IN_USE:
+          return TargetHealth.NOT_IN_USE;
+        case ZONE_NOT_ENABLED:
+          return TargetHealth.ZONE_NOT_ENABLED;
+        default:
+          return group.group.healthCheck().enabled() ? tracker.health() : TargetHealth.CHECKS_DISABLED;
+      }
+    }
+
+    void schedule(long delay) {
+      if (!group.group.healthCheck().enabled()) {
+        return;
+      }
+      nextAt = timers.now() + delay;
+      timer = timers.setTimer(delay, id -> {
+        timer = -1;
+        check();
+      });
+    }
+
+    void cancel() {
+      epoch++;
+      inFlight = false;
+      if (timer != -1) {
+        timers.cancelTimer(timer);
+        timer = -1;
+      }
+    }
+
+    private void check() {
+      HealthCheck hc = group.group.healthCheck();
+      long interval = hc.intervalSeconds() * 1000L;
+      // Fixed rate: the next check's time does not depend on how long this one takes.
+      long next = Math.max(1, nextAt + interval - timers.now());
+      if (tracker.checkStarted(timers.now())) {
+        publish(group);
+      }
+      inFlight = true;
+      int myEpoch = epoch;
+      boolean nlb = group.group.kind() == TargetGroupKind.NLB;
+      Prober prober = hc.protocol() == Protocol.TCP ? tcp : http;
+      prober.probe(target.address(), port(), hc, nlb, result -> {
+        if (myEpoch != epoch) {
+          return;
+        }
+        inFlight = false;
+        HealthCheck current = group.group.healthCheck();
+        TargetHealth before = tracker.health();
+        if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), timers.now())) {
+          LOG.info("target {} of {}: {} -> {}{}", target.key(), group.group.name(), before.state().wire(),
+              tracker.health().state().wire(),
+              tracker.health().description() == null ? "" : " (" + tracker.health().description() + ")");
+          publish(group);
+        }
+      });
+      schedule(next);
+    }
+  }
+}

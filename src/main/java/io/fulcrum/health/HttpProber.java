@@ -1,0 +1,117 @@
+package io.fulcrum.health;
+
+import io.fulcrum.model.HealthCheck;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.time.Timers;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+
+/**
+ * HTTP and HTTPS health checks as ALB sends them (SPEC §1.5): {@code GET <path>} with
+ * {@code Host: <target ip>:<port>} and {@code User-Agent: ELB-HealthChecker/2.0}, a new connection
+ * for every check, closed once the answer's status line and headers are in. HTTPS certificates are
+ * not validated. The timeout runs on {@link Timers}, so a virtual clock drives it in tests.
+ */
+final class HttpProber implements Prober {
+
+  static final String USER_AGENT = "ELB-HealthChecker/2.0";
+
+  private final Timers timers;
+  private final HttpClientAgent client;
+
+  HttpProber(Vertx vertx, Timers timers) {
+    this.timers = timers;
+    this.client = vertx.httpClientBuilder()
+        .with(new HttpClientOptions()
+            .setKeepAlive(false)
+            .setTrustAll(true)
+            .setVerifyHost(false)
+            .setDecompressionSupported(false)
+            .setMaxHeaderSize(32 * 1024)
+            .setShared(false))
+        .with(new PoolOptions().setHttp1MaxSize(4096).setMaxWaitQueueSize(-1))
+        .build();
+  }
+
+  @Override
+  public void probe(String address, int port, HealthCheck check, boolean nlb, Handler<CheckResult> result) {
+    long start = timers.now();
+    Attempt attempt = new Attempt(result, start);
+    attempt.timer = timers.setTimer(check.timeoutSeconds() * 1000L, id -> {
+      attempt.timer = -1;
+      if (attempt.finish(CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.TIMEOUT, -1, timers.now() - start))) {
+        if (attempt.request != null) {
+          attempt.request.reset();
+        }
+      }
+    });
+    String host = address.indexOf(':') >= 0 ? "[" + address + "]:" + port : address + ":" + port;
+    RequestOptions options = new RequestOptions()
+        .setMethod(HttpMethod.GET)
+        .setHost(address)
+        .setPort(port)
+        .setSsl(check.protocol() == Protocol.HTTPS)
+        .setURI(check.path())
+        .putHeader("Host", host)
+        .putHeader("User-Agent", USER_AGENT);
+    client.request(options).onComplete(ar -> {
+      if (ar.failed()) {
+        attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+        return;
+      }
+      HttpClientRequest request = ar.result();
+      attempt.request = request;
+      if (attempt.done) {
+        request.reset();
+        return;
+      }
+      request.send().onComplete(rar -> {
+        long latency = timers.now() - start;
+        if (rar.failed()) {
+          attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, latency));
+          return;
+        }
+        int code = rar.result().statusCode();
+        boolean ok = check.matcher().matches(code);
+        attempt.finish(ok ? CheckResult.pass(code, latency)
+            : CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.responseCodeMismatch(code), code, latency));
+        // The answer is in; the rest of the body is of no interest and the connection is not reused.
+        request.connection().close();
+      });
+    });
+  }
+
+  /** One check in flight; touched only on the health checker's context. */
+  private final class Attempt {
+    final Handler<CheckResult> result;
+    final long start;
+    long timer = -1;
+    HttpClientRequest request;
+    boolean done;
+
+    Attempt(Handler<CheckResult> result, long start) {
+      this.result = result;
+      this.start = start;
+    }
+
+    boolean finish(CheckResult r) {
+      if (done) {
+        return false;
+      }
+      done = true;
+      if (timer != -1) {
+        timers.cancelTimer(timer);
+        timer = -1;
+      }
+      result.handle(r);
+      return true;
+    }
+  }
+}

@@ -1,0 +1,41 @@
+package io.fulcrum.model;
+
+/**
+ * A target's health as DescribeTargetHealth reports it: state, reason code and description, with
+ * the exact texts of SPEC §2.2. {@code reason} and {@code description} are {@code null} for
+ * {@code healthy}. Immutable.
+ */
+public record TargetHealth(TargetState state, String reason, String description) {
+
+  public static final TargetHealth HEALTHY = new TargetHealth(TargetState.HEALTHY, null, null);
+  public static final TargetHealth REGISTRATION_IN_PROGRESS =
+      new TargetHealth(TargetState.INITIAL, "Elb.RegistrationInProgress", "Target registration is in progress");
+  public static final TargetHealth INITIAL_HEALTH_CHECKING =
+      new TargetHealth(TargetState.INITIAL, "Elb.InitialHealthChecking", "Initial health checks in progress");
+  public static final TargetHealth TIMEOUT = new TargetHealth(TargetState.UNHEALTHY, "Target.Timeout", "Request timed out");
+  public static final TargetHealth FAILED =
+      new TargetHealth(TargetState.UNHEALTHY, "Target.FailedHealthChecks", "Health checks failed");
+  public static final TargetHealth DRAINING =
+      new TargetHealth(TargetState.DRAINING, "Target.DeregistrationInProgress", "Target deregistration is in progress");
+  public static final TargetHealth NOT_REGISTERED =
+      new TargetHealth(TargetState.UNUSED, "Target.NotRegistered", "Target is not registered to the target group");
+  public static final TargetHealth NOT_IN_USE = new TargetHealth(TargetState.UNUSED, "Target.NotInUse",
+      "Target group is not configured to receive traffic from the load balancer");
+  public static final TargetHealth ZONE_NOT_ENABLED = new TargetHealth(TargetState.UNUSED, "Target.NotInUse",
+      "Target is in an Availability Zone that is not enabled for the load balancer");
+  public static final TargetHealth CHECKS_DISABLED =
+      new TargetHealth(TargetState.UNAVAILABLE, "Target.HealthCheckDisabled", "Health checks are disabled");
+  public static final TargetHealth INTERNAL_ERROR = new TargetHealth(TargetState.UNHEALTHY, "Elb.InternalError",
+      "Health checks failed due to an internal error");
+
+  /** {@code Target.ResponseCodeMismatch} with the code in brackets, as AWS writes it. */
+  public static TargetHealth responseCodeMismatch(int code) {
+    return new TargetHealth(TargetState.UNHEALTHY, "Target.ResponseCodeMismatch",
+        "Health checks failed with these codes: [" + code + "]");
+  }
+
+  /** Whether new requests may be sent to the target without failing open. */
+  public boolean healthy() {
+    return state == TargetState.HEALTHY;
+  }
+}
