@@ -34,16 +34,18 @@ public final class Fulcrum {
   private final Vertx vertx;
   private volatile FulcrumConfig config;
   private final RegistryVerticle registry;
+  private final HealthCheckVerticle health;
   private ControlVerticle control;
   private String listenersDeployment;
   private volatile boolean ready;
 
   private final AppliedVersions applied = new AppliedVersions();
 
-  private Fulcrum(Vertx vertx, FulcrumConfig config, Timers timers) {
+  private Fulcrum(Vertx vertx, FulcrumConfig config, Timers timers, SplittableRandom healthRandom) {
     this.vertx = vertx;
     this.config = config;
     this.registry = new RegistryVerticle(config.environment(), config.resources(), timers);
+    this.health = new HealthCheckVerticle(timers, healthRandom);
   }
 
   /**
@@ -62,13 +64,13 @@ public final class Fulcrum {
    */
   public static Future<Fulcrum> start(Vertx vertx, FulcrumConfig config, int instances, Clock clock, Timers timers) {
     LocalCodec.registerAll(vertx);
-    Fulcrum f = new Fulcrum(vertx, config, timers);
     long seed = config.randomSeed().orElse(new SplittableRandom().nextLong());
+    Fulcrum f = new Fulcrum(vertx, config, timers, new SplittableRandom(seed - 1));
     Future<?> demo = config.demoTargets().isEmpty() ? Future.succeededFuture()
         : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets()));
     return demo
         .compose(v -> vertx.deployVerticle(f.registry))
-        .compose(v -> vertx.deployVerticle(new HealthCheckVerticle(timers, new SplittableRandom(seed - 1))))
+        .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones());
@@ -124,6 +126,11 @@ public final class Fulcrum {
   /** The registry's current snapshot version. */
   public Future<Long> snapshotVersion() {
     return vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null).map(m -> m.body().version());
+  }
+
+  /** Health checks sent and not yet decided. */
+  public int healthChecksInFlight() {
+    return health.checksInFlight();
   }
 
   /** The health checker's report on a target group. */

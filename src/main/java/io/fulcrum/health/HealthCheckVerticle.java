@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +45,7 @@ public final class HealthCheckVerticle extends VerticleBase {
   private final Timers timers;
   private final RandomGenerator random;
   private final Map<String, GroupState> groups = new LinkedHashMap<>();
+  private final AtomicInteger inFlight = new AtomicInteger();
   private long registrationsVersion = -1;
   private Prober http;
   private Prober tcp;
@@ -62,6 +64,11 @@ public final class HealthCheckVerticle extends VerticleBase {
     return Future.all(updates.completion(), reports.completion())
         .compose(v -> vertx.eventBus().<Registrations>request(Addresses.REGISTRATIONS_CURRENT, null))
         .onSuccess(reply -> apply(reply.body()));
+  }
+
+  /** Checks sent and not yet decided; readable from any thread (tests settle virtual time on it). */
+  public int checksInFlight() {
+    return inFlight.get();
   }
 
   @Override
@@ -221,7 +228,10 @@ public final class HealthCheckVerticle extends VerticleBase {
 
     void cancel() {
       epoch++;
-      inFlight = false;
+      if (inFlight) {
+        inFlight = false;
+        HealthCheckVerticle.this.inFlight.decrementAndGet();
+      }
       if (timer != -1) {
         timers.cancelTimer(timer);
         timer = -1;
@@ -237,6 +247,7 @@ public final class HealthCheckVerticle extends VerticleBase {
         publish(group);
       }
       inFlight = true;
+      HealthCheckVerticle.this.inFlight.incrementAndGet();
       int myEpoch = epoch;
       boolean nlb = group.group.kind() == TargetGroupKind.NLB;
       Prober prober = hc.protocol() == Protocol.TCP ? tcp : http;
@@ -245,6 +256,7 @@ public final class HealthCheckVerticle extends VerticleBase {
           return;
         }
         inFlight = false;
+        HealthCheckVerticle.this.inFlight.decrementAndGet();
         HealthCheck current = group.group.healthCheck();
         TargetHealth before = tracker.health();
         if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), timers.now())) {

@@ -63,6 +63,15 @@ public final class VirtualTime extends Clock implements Timers {
 
   /** Moves time forward, running every timer due by then. */
   public void advance(Duration d) {
+    advance(d, () -> true);
+  }
+
+  /**
+   * Moves time forward, running every timer due by then; after each one, waits (in real time, up
+   * to 10 s) until {@code settled} holds before time moves on. With {@code settled} = "no health
+   * check in flight", a check's answer is in before its timeout can fall due.
+   */
+  public void advance(Duration d, java.util.function.BooleanSupplier settled) {
     long target = now + d.toMillis();
     while (true) {
       Task t;
@@ -86,6 +95,9 @@ public final class VirtualTime extends Clock implements Timers {
         if (!ran.await(10, TimeUnit.SECONDS)) {
           throw new IllegalStateException("a timer handler did not finish within 10 s");
         }
+        org.awaitility.Awaitility.await("settled after the timer due at " + (t.at - START) + " ms")
+            .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).pollDelay(Duration.ZERO)
+            .until(settled::getAsBoolean);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException(e);
