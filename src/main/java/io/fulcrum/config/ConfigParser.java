@@ -73,9 +73,8 @@ public final class ConfigParser {
       root.at("region").add("'" + region + "' is not a region name (expected e.g. us-east-1)");
     }
     String account = root.string("account", Environment.DEFAULT_ACCOUNT);
-    if (account.matches("\\d{1,11}")) {
-      // An unquoted account id in YAML loses its leading zeros.
-      account = String.format("%012d", Long.parseLong(account));
+    if (json != null && (json.getValue("account") instanceof Integer || json.getValue("account") instanceof Long)) {
+      account = unquotedAccount(((Number) json.getValue("account")).longValue());
     }
     if (!ACCOUNT.matcher(account).matches()) {
       root.at("account").add("'" + account + "' is not an account id (expected 12 digits)");
@@ -133,6 +132,20 @@ public final class ConfigParser {
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort),
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
+  }
+
+  /**
+   * The account id a user wrote unquoted, from the number YAML made of it. YAML 1.1 reads a 12-digit
+   * id without a leading zero as a decimal number, and one with a leading zero and only the digits
+   * 0-7 as an octal number ({@code 000000000010} is 8); an id with a leading zero and an 8 or 9
+   * stays a string. So a value below 10^11 was written in octal digits.
+   */
+  private static String unquotedAccount(long value) {
+    if (value < 0) {
+      return Long.toString(value);
+    }
+    String digits = value >= 100_000_000_000L ? Long.toString(value) : Long.toOctalString(value);
+    return "0".repeat(Math.max(0, 12 - digits.length())) + digits;
   }
 
   private static List<Node> parseNodes(ConfigNode root) {
