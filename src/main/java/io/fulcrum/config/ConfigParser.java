@@ -356,7 +356,7 @@ public final class ConfigParser {
     for (ConfigNode t : targetNodes) {
       TargetDescription d = new TargetDescription(t.string("id", null), t.integer("port", null), t.string("zone", null));
       t.finish();
-      if (type == null || protocol == null || port == null) {
+      if (type == null || protocol == null || port == null || ipType == null) {
         continue;
       }
       Target target = Targets.resolve(d, type, port, ipType, env, t.problems());
