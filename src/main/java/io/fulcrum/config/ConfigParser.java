@@ -327,6 +327,7 @@ public final class ConfigParser {
     }
 
     HealthCheck hc = null;
+    int beforeHealthCheck = n.problems().size();
     ConfigNode h = n.object("health-check");
     ConfigNode m = h.object("matcher");
     HealthCheck.Input in = new HealthCheck.Input(
@@ -336,7 +337,8 @@ public final class ConfigParser {
         m.string("http-code", null), m.string("grpc-code", null));
     m.finish();
     h.finish();
-    if (type != null && (protocol != null || type == TargetType.LAMBDA) && h.problems().size() == before) {
+    // Resolve unless the health-check keys themselves had the wrong type; other problems of the group do not matter.
+    if (type != null && (protocol != null || type == TargetType.LAMBDA) && h.problems().size() == beforeHealthCheck) {
       hc = HealthCheck.resolve(in, type, protocol, version, h.problems());
     }
 
