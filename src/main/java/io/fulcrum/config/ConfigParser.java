@@ -381,9 +381,12 @@ public final class ConfigParser {
     for (ConfigNode n : root.objects("load-balancers")) {
       int before = n.problems().size();
       String name = n.string("name", null);
-      if (name == null || !LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
-        n.at("name").add("'" + name + "' is not a load balancer name (expected 1-32 letters, digits and hyphens,"
-            + " not beginning or ending with a hyphen, not beginning with 'internal-')");
+      String expectedName = "(expected 1-32 letters, digits and hyphens, not beginning or ending with a hyphen,"
+          + " not beginning with 'internal-')";
+      if (name == null) {
+        n.at("name").add("a name is required " + expectedName);
+      } else if (!LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
+        n.at("name").add("'" + name + "' is not a load balancer name " + expectedName);
       } else if (!names.add(name)) {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
@@ -616,7 +619,9 @@ public final class ConfigParser {
       }
       case "fixed-response": {
         String status = a.string("status-code", null);
-        if (status == null || !FIXED_STATUS.matcher(status).matches()) {
+        if (status == null) {
+          a.at("status-code").add("a status code is required (expected a 2XX, 4XX or 5XX code)");
+        } else if (!FIXED_STATUS.matcher(status).matches()) {
           a.at("status-code").add("'" + status + "' is not valid (expected a 2XX, 4XX or 5XX code)");
         }
         String contentType = a.string("content-type", "text/plain");
@@ -661,6 +666,8 @@ public final class ConfigParser {
           code = 301;
         } else if ("HTTP_302".equals(status) || "302".equals(status)) {
           code = 302;
+        } else if (status == null) {
+          a.at("status-code").add("a status code is required (expected: HTTP_301 or HTTP_302)");
         } else {
           a.at("status-code").add("'" + status + "' is not one of: HTTP_301, HTTP_302");
         }
