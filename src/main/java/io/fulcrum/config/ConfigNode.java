@@ -210,6 +210,15 @@ final class ConfigNode {
     return null;
   }
 
+  /**
+   * Marks every key of this object as read, so that {@link #finish()} reports none of them. For an
+   * object whose kind (an action's type, a condition's field) is missing or unknown: a problem was
+   * recorded for the kind, and which other keys the object may have is not known.
+   */
+  void skipRest() {
+    read.addAll(json.fieldNames());
+  }
+
   /** Reports every key of this object that was not read. */
   void finish() {
     for (String k : json.fieldNames()) {

@@ -407,8 +407,9 @@ public final class ConfigParser {
           n.at("zones").add("at least one zone is required");
         }
       }
+      Map<String, String> givenAttributes = n.stringMap("attributes");
       LoadBalancerAttributes attrs = type == null ? null
-          : LoadBalancerAttributes.resolve(type, null, n.stringMap("attributes"), n.at("attributes"));
+          : LoadBalancerAttributes.resolve(type, null, givenAttributes, n.at("attributes"));
       String lbId = name == null ? "0000000000000000" : arns.stableId("loadbalancer", name);
       String lbArn = type == null || name == null ? null : arns.loadBalancer(type, name, lbId);
 
@@ -493,6 +494,7 @@ public final class ConfigParser {
       if (field == null) {
         c.at("field").add("a field is required (expected one of: path-pattern, host-header, http-header,"
             + " http-request-method, query-string, source-ip)");
+        c.skipRest();
       } else {
         switch (field) {
           case "path-pattern" -> condition = new RuleCondition.PathPattern(stringValues(c));
@@ -511,8 +513,11 @@ public final class ConfigParser {
             List<Cidr> cidrs = parseCidrs(c, "values", List.of());
             condition = new RuleCondition.SourceIp(cidrs);
           }
-          default -> c.at("field").add("'" + field + "' is not one of: path-pattern, host-header, http-header,"
-              + " http-request-method, query-string, source-ip");
+          default -> {
+            c.at("field").add("'" + field + "' is not one of: path-pattern, host-header, http-header,"
+                + " http-request-method, query-string, source-ip");
+            c.skipRest();
+          }
         }
       }
       if (condition != null) {
@@ -566,6 +571,7 @@ public final class ConfigParser {
     String type = a.string("type", null);
     if (type == null) {
       a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect)");
+      a.skipRest();
       return null;
     }
     switch (type) {
@@ -682,6 +688,7 @@ public final class ConfigParser {
       }
       default:
         a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect");
+        a.skipRest();
         return null;
     }
   }
