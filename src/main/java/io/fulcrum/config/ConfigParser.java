@@ -451,8 +451,9 @@ public final class ConfigParser {
     String listenerId = arns.stableId("listener", lbName == null ? "" : lbName, String.valueOf(port));
     String listenerArn = lbType == null || lbName == null ? null : arns.listener(lbType, lbName, lbId, listenerId);
 
+    int beforeActions = l.problems().size();
     List<Action> defaults = parseActions(l, "default-actions", tgArns);
-    if (defaults.isEmpty() && l.problems().size() == before) {
+    if (defaults.isEmpty() && l.problems().size() == beforeActions) {
       l.at("default-actions").add("a listener needs a default action (e.g. [{type: forward, target-group: web}])");
     }
     List<Rule> rules = new ArrayList<>();
