@@ -492,6 +492,7 @@ public final class ConfigParser {
     for (ConfigNode c : nodes) {
       String field = c.string("field", null);
       RuleCondition condition = null;
+      int beforeValues = c.problems().size();
       if (field == null) {
         c.at("field").add("a field is required (expected one of: path-pattern, host-header, http-header,"
             + " http-request-method, query-string, source-ip)");
@@ -522,7 +523,10 @@ public final class ConfigParser {
         }
       }
       if (condition != null) {
-        RuleCondition.validate(condition, c.problems());
+        // When every value given was unreadable (a bad CIDR, a list for a string), that was reported already.
+        if (condition.valueCount() > 0 || c.problems().size() == beforeValues) {
+          RuleCondition.validate(condition, c.problems());
+        }
         if (!(condition instanceof RuleCondition.HttpHeader) && !(condition instanceof RuleCondition.QueryString)
             && !singles.add(field)) {
           c.at("field").add("a rule can have only one " + field + " condition");
