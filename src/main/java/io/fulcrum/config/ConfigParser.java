@@ -53,6 +53,10 @@ public final class ConfigParser {
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Pattern LB_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   private static final Pattern FIXED_STATUS = Pattern.compile("[245]\\d\\d");
+  /** Target group attributes whose values are spelt on/off rather than true/false. */
+  private static final Set<String> ON_OFF_ATTRIBUTES = Set.of(TargetGroupAttributes.ANOMALY_MITIGATION,
+      TargetGroupAttributes.DNS_FAILOVER_COUNT, TargetGroupAttributes.DNS_FAILOVER_PERCENTAGE,
+      TargetGroupAttributes.ROUTING_FAILOVER_PERCENTAGE);
 
   private ConfigParser() {
   }
@@ -342,7 +346,7 @@ public final class ConfigParser {
       hc = HealthCheck.resolve(in, type, protocol, version, h.problems());
     }
 
-    Map<String, String> given = n.stringMap("attributes");
+    Map<String, String> given = n.stringMap("attributes", ON_OFF_ATTRIBUTES);
     TargetGroupAttributes attrs = null;
     if (type != null && protocol != null) {
       attrs = TargetGroupAttributes.resolve(type, protocol, null, given, n.at("attributes"));
