@@ -199,6 +199,30 @@ class ConfigParserTargetGroupTest {
   }
 
   @Test
+  void unquotedOnAndOff_keepTheirMeaning_althoughYamlReadsThemAsBooleans() {
+    TargetGroup g = web(parse(withTargetGroup("""
+        - name: web
+          protocol: HTTP
+          port: 80
+          attributes:
+            load_balancing.algorithm.type: weighted_random
+            load_balancing.algorithm.anomaly_mitigation: on
+            target_group_health.dns_failover.minimum_healthy_targets.count: off
+            target_group_health.dns_failover.minimum_healthy_targets.percentage: off
+            target_group_health.unhealthy_state_routing.minimum_healthy_targets.percentage: off
+            stickiness.enabled: on
+        """)));
+    assertThat(g.attributes().get("load_balancing.algorithm.anomaly_mitigation")).isEqualTo("on");
+    assertThat(g.attributes().get("target_group_health.dns_failover.minimum_healthy_targets.count")).isEqualTo("off");
+    assertThat(g.attributes().dnsFailoverPercentage()).isZero();
+    assertThat(g.attributes().stickinessEnabled()).isTrue();
+    assertThat(messages(withTargetGroup("""
+        - {name: web, protocol: HTTP, port: 80, attributes: {slow_start.duration_seconds: off}}
+        """))).containsExactly(TG + "attributes.slow_start.duration_seconds: 'false' is not valid (expected 0 (off)"
+            + " or 30-900)");
+  }
+
+  @Test
   void attributeProblems_carryTheKeyAfterAttributes() {
     assertThat(problems(withTargetGroup("""
         - name: web
