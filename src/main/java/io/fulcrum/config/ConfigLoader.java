@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * {@code FULCRUM_CONTROL__PORT=9191} sets {@code control.port},
  * {@code FULCRUM_NODES__0__ADDRESS=10.0.0.5} sets {@code nodes[0].address},
  * {@code FULCRUM_DATA_DIR=/var/lib/fulcrum} sets {@code data-dir}. A value for a list of scalars
- * is split on commas. Variables whose first segment is not a top-level key are ignored.
+ * ({@code FULCRUM_VPC_CIDRS=10.0.0.0/8,192.168.0.0/16}) is split on commas, whether or not the file
+ * has the list. Variables whose first segment is not a top-level key are ignored.
  */
 public final class ConfigLoader {
 
@@ -39,6 +40,9 @@ public final class ConfigLoader {
   public static final Set<String> TOP_LEVEL_KEYS = Set.of("region", "account", "nodes", "vpc-cidrs", "instances",
       "control", "resources", "data-dir", "reload", "shutdown", "random-seed", "demo", "target-groups",
       "load-balancers");
+
+  /** Keys whose value is a list of scalars, which an override gives as a comma-separated list. */
+  static final Set<String> SCALAR_LIST_KEYS = Set.of("vpc-cidrs", "zones");
 
   private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
 
@@ -182,7 +186,7 @@ public final class ConfigLoader {
       if (container instanceof JsonObject o) {
         if (last) {
           Object existing = o.getValue(seg);
-          o.put(seg, existing instanceof JsonArray ? splitList(value) : value);
+          o.put(seg, existing instanceof JsonArray || SCALAR_LIST_KEYS.contains(seg) ? splitList(value) : value);
           return;
         }
         Object next = o.getValue(seg);

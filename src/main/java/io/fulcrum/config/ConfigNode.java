@@ -167,11 +167,21 @@ final class ConfigNode {
 
   /** A map of scalar values as strings (attributes); an absent key gives an empty map. */
   Map<String, String> stringMap(String key) {
+    return stringMap(key, Set.of());
+  }
+
+  /**
+   * A map of scalar values as strings, where a boolean for one of {@code onOffKeys} becomes
+   * {@code on} or {@code off}: YAML 1.1 reads an unquoted {@code on} or {@code off} as a boolean.
+   */
+  Map<String, String> stringMap(String key, Set<String> onOffKeys) {
     ConfigNode o = object(key);
     Map<String, String> out = new LinkedHashMap<>();
     for (String k : o.json.fieldNames()) {
       Object v = o.json.getValue(k);
-      if (v instanceof String || v instanceof Number || v instanceof Boolean) {
+      if (v instanceof Boolean b && onOffKeys.contains(k)) {
+        out.put(k, b ? "on" : "off");
+      } else if (v instanceof String || v instanceof Number || v instanceof Boolean) {
         out.put(k, v.toString());
       } else if (v == null) {
         out.put(k, "");
@@ -208,6 +218,15 @@ final class ConfigNode {
     }
     problems.at(key).add("expected a list, found " + describe(v));
     return null;
+  }
+
+  /**
+   * Marks every key of this object as read, so that {@link #finish()} reports none of them. For an
+   * object whose kind (an action's type, a condition's field) is missing or unknown: a problem was
+   * recorded for the kind, and which other keys the object may have is not known.
+   */
+  void skipRest() {
+    read.addAll(json.fieldNames());
   }
 
   /** Reports every key of this object that was not read. */

@@ -53,6 +53,10 @@ public final class ConfigParser {
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Pattern LB_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   private static final Pattern FIXED_STATUS = Pattern.compile("[245]\\d\\d");
+  /** Target group attributes whose values are spelt on/off rather than true/false. */
+  private static final Set<String> ON_OFF_ATTRIBUTES = Set.of(TargetGroupAttributes.ANOMALY_MITIGATION,
+      TargetGroupAttributes.DNS_FAILOVER_COUNT, TargetGroupAttributes.DNS_FAILOVER_PERCENTAGE,
+      TargetGroupAttributes.ROUTING_FAILOVER_PERCENTAGE);
 
   private ConfigParser() {
   }
@@ -73,9 +77,8 @@ public final class ConfigParser {
       root.at("region").add("'" + region + "' is not a region name (expected e.g. us-east-1)");
     }
     String account = root.string("account", Environment.DEFAULT_ACCOUNT);
-    if (account.matches("\\d{1,11}")) {
-      // An unquoted account id in YAML loses its leading zeros.
-      account = String.format("%012d", Long.parseLong(account));
+    if (json != null && (json.getValue("account") instanceof Integer || json.getValue("account") instanceof Long)) {
+      account = unquotedAccount(((Number) json.getValue("account")).longValue());
     }
     if (!ACCOUNT.matcher(account).matches()) {
       root.at("account").add("'" + account + "' is not an account id (expected 12 digits)");
@@ -133,6 +136,20 @@ public final class ConfigParser {
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort),
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
+  }
+
+  /**
+   * The account id a user wrote unquoted, from the number YAML made of it. YAML 1.1 reads a 12-digit
+   * id without a leading zero as a decimal number, and one with a leading zero and only the digits
+   * 0-7 as an octal number ({@code 000000000010} is 8); an id with a leading zero and an 8 or 9
+   * stays a string. So a value below 10^11 was written in octal digits.
+   */
+  private static String unquotedAccount(long value) {
+    if (value < 0) {
+      return Long.toString(value);
+    }
+    String digits = value >= 100_000_000_000L ? Long.toString(value) : Long.toOctalString(value);
+    return "0".repeat(Math.max(0, 12 - digits.length())) + digits;
   }
 
   private static List<Node> parseNodes(ConfigNode root) {
@@ -314,6 +331,7 @@ public final class ConfigParser {
     }
 
     HealthCheck hc = null;
+    int beforeHealthCheck = n.problems().size();
     ConfigNode h = n.object("health-check");
     ConfigNode m = h.object("matcher");
     HealthCheck.Input in = new HealthCheck.Input(
@@ -323,11 +341,12 @@ public final class ConfigParser {
         m.string("http-code", null), m.string("grpc-code", null));
     m.finish();
     h.finish();
-    if (type != null && (protocol != null || type == TargetType.LAMBDA) && h.problems().size() == before) {
+    // Resolve unless the health-check keys themselves had the wrong type; other problems of the group do not matter.
+    if (type != null && (protocol != null || type == TargetType.LAMBDA) && h.problems().size() == beforeHealthCheck) {
       hc = HealthCheck.resolve(in, type, protocol, version, h.problems());
     }
 
-    Map<String, String> given = n.stringMap("attributes");
+    Map<String, String> given = n.stringMap("attributes", ON_OFF_ATTRIBUTES);
     TargetGroupAttributes attrs = null;
     if (type != null && protocol != null) {
       attrs = TargetGroupAttributes.resolve(type, protocol, null, given, n.at("attributes"));
@@ -343,7 +362,7 @@ public final class ConfigParser {
     for (ConfigNode t : targetNodes) {
       TargetDescription d = new TargetDescription(t.string("id", null), t.integer("port", null), t.string("zone", null));
       t.finish();
-      if (type == null || protocol == null || port == null) {
+      if (type == null || protocol == null || port == null || ipType == null) {
         continue;
       }
       Target target = Targets.resolve(d, type, port, ipType, env, t.problems());
@@ -366,9 +385,12 @@ public final class ConfigParser {
     for (ConfigNode n : root.objects("load-balancers")) {
       int before = n.problems().size();
       String name = n.string("name", null);
-      if (name == null || !LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
-        n.at("name").add("'" + name + "' is not a load balancer name (expected 1-32 letters, digits and hyphens,"
-            + " not beginning or ending with a hyphen, not beginning with 'internal-')");
+      String expectedName = "(expected 1-32 letters, digits and hyphens, not beginning or ending with a hyphen,"
+          + " not beginning with 'internal-')";
+      if (name == null) {
+        n.at("name").add("a name is required " + expectedName);
+      } else if (!LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
+        n.at("name").add("'" + name + "' is not a load balancer name " + expectedName);
       } else if (!names.add(name)) {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
@@ -389,8 +411,9 @@ public final class ConfigParser {
           n.at("zones").add("at least one zone is required");
         }
       }
+      Map<String, String> givenAttributes = n.stringMap("attributes");
       LoadBalancerAttributes attrs = type == null ? null
-          : LoadBalancerAttributes.resolve(type, null, n.stringMap("attributes"), n.at("attributes"));
+          : LoadBalancerAttributes.resolve(type, null, givenAttributes, n.at("attributes"));
       String lbId = name == null ? "0000000000000000" : arns.stableId("loadbalancer", name);
       String lbArn = type == null || name == null ? null : arns.loadBalancer(type, name, lbId);
 
@@ -432,8 +455,9 @@ public final class ConfigParser {
     String listenerId = arns.stableId("listener", lbName == null ? "" : lbName, String.valueOf(port));
     String listenerArn = lbType == null || lbName == null ? null : arns.listener(lbType, lbName, lbId, listenerId);
 
+    int beforeActions = l.problems().size();
     List<Action> defaults = parseActions(l, "default-actions", tgArns);
-    if (defaults.isEmpty() && l.problems().size() == before) {
+    if (defaults.isEmpty() && l.problems().size() == beforeActions) {
       l.at("default-actions").add("a listener needs a default action (e.g. [{type: forward, target-group: web}])");
     }
     List<Rule> rules = new ArrayList<>();
@@ -472,9 +496,11 @@ public final class ConfigParser {
     for (ConfigNode c : nodes) {
       String field = c.string("field", null);
       RuleCondition condition = null;
+      int beforeValues = c.problems().size();
       if (field == null) {
         c.at("field").add("a field is required (expected one of: path-pattern, host-header, http-header,"
             + " http-request-method, query-string, source-ip)");
+        c.skipRest();
       } else {
         switch (field) {
           case "path-pattern" -> condition = new RuleCondition.PathPattern(stringValues(c));
@@ -493,12 +519,18 @@ public final class ConfigParser {
             List<Cidr> cidrs = parseCidrs(c, "values", List.of());
             condition = new RuleCondition.SourceIp(cidrs);
           }
-          default -> c.at("field").add("'" + field + "' is not one of: path-pattern, host-header, http-header,"
-              + " http-request-method, query-string, source-ip");
+          default -> {
+            c.at("field").add("'" + field + "' is not one of: path-pattern, host-header, http-header,"
+                + " http-request-method, query-string, source-ip");
+            c.skipRest();
+          }
         }
       }
       if (condition != null) {
-        RuleCondition.validate(condition, c.problems());
+        // When every value given was unreadable (a bad CIDR, a list for a string), that was reported already.
+        if (condition.valueCount() > 0 || c.problems().size() == beforeValues) {
+          RuleCondition.validate(condition, c.problems());
+        }
         if (!(condition instanceof RuleCondition.HttpHeader) && !(condition instanceof RuleCondition.QueryString)
             && !singles.add(field)) {
           c.at("field").add("a rule can have only one " + field + " condition");
@@ -548,6 +580,7 @@ public final class ConfigParser {
     String type = a.string("type", null);
     if (type == null) {
       a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect)");
+      a.skipRest();
       return null;
     }
     switch (type) {
@@ -601,7 +634,9 @@ public final class ConfigParser {
       }
       case "fixed-response": {
         String status = a.string("status-code", null);
-        if (status == null || !FIXED_STATUS.matcher(status).matches()) {
+        if (status == null) {
+          a.at("status-code").add("a status code is required (expected a 2XX, 4XX or 5XX code)");
+        } else if (!FIXED_STATUS.matcher(status).matches()) {
           a.at("status-code").add("'" + status + "' is not valid (expected a 2XX, 4XX or 5XX code)");
         }
         String contentType = a.string("content-type", "text/plain");
@@ -646,6 +681,8 @@ public final class ConfigParser {
           code = 301;
         } else if ("HTTP_302".equals(status) || "302".equals(status)) {
           code = 302;
+        } else if (status == null) {
+          a.at("status-code").add("a status code is required (expected: HTTP_301 or HTTP_302)");
         } else {
           a.at("status-code").add("'" + status + "' is not one of: HTTP_301, HTTP_302");
         }
@@ -660,6 +697,7 @@ public final class ConfigParser {
       }
       default:
         a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect");
+        a.skipRest();
         return null;
     }
   }

@@ -35,10 +35,10 @@ public final class CodeMatcher {
       int hi;
       try {
         if (dash < 0) {
-          lo = hi = Integer.parseInt(p);
+          lo = hi = code(p);
         } else {
-          lo = Integer.parseInt(p.substring(0, dash).trim());
-          hi = Integer.parseInt(p.substring(dash + 1).trim());
+          lo = code(p.substring(0, dash).trim());
+          hi = code(p.substring(dash + 1).trim());
         }
       } catch (NumberFormatException e) {
         problems.add("'" + text + "' is not a valid matcher " + expected);
@@ -54,7 +54,18 @@ public final class CodeMatcher {
       }
       codes.set(lo, hi + 1);
     }
-    return new CodeMatcher(text.replace(" ", ""), codes);
+    return new CodeMatcher(text.replaceAll("\\s", ""), codes);
+  }
+
+  /**
+   * One code: ASCII digits only. {@link Integer#parseInt} alone would also take a sign and
+   * non-ASCII digits ({@code +200}, Arabic-Indic {@code 200}), which no matcher syntax allows.
+   */
+  private static int code(String s) {
+    if (s.isEmpty() || s.length() > 9 || !s.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw new NumberFormatException(s);
+    }
+    return Integer.parseInt(s);
   }
 
   public boolean matches(int code) {

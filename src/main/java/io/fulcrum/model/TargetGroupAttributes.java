@@ -43,6 +43,9 @@ public final class TargetGroupAttributes {
 
   private static final List<String> ALGORITHMS = List.of("round_robin", "least_outstanding_requests", "weighted_random");
   private static final List<String> CROSS_ZONE_VALUES = List.of("true", "false", "use_load_balancer_configuration");
+  /** Every stickiness type of any load balancer type; each kind of target group accepts some of them. */
+  private static final List<String> STICKINESS_TYPES =
+      List.of("lb_cookie", "app_cookie", "source_ip", "source_ip_dest_ip", "source_ip_dest_ip_proto");
 
   /** The keys of each kind, in the order AWS lists them. */
   static List<AttributeSpec> specs(TargetGroupKind kind, TargetType type, Protocol protocol) {
@@ -147,7 +150,17 @@ public final class TargetGroupAttributes {
       given = new java.util.LinkedHashMap<>(given);
       given.remove(DEREGISTRATION_DELAY);
     }
-    Attributes a = Attributes.resolve(specs(kind, type, protocol), base == null ? null : base.all, given, OWNER, problems);
+    List<AttributeSpec> specs = specs(kind, type, protocol);
+    String stickinessType = given.get(STICKINESS_TYPE);
+    if (protocol != null && stickinessType != null && STICKINESS_TYPES.contains(stickinessType)
+        && specs.stream().anyMatch(s -> s.key().equals(STICKINESS_TYPE) && s.check().apply(stickinessType) != null)) {
+      // A stickiness type of another load balancer type: AWS says which protocol does not support it.
+      problems.at(STICKINESS_TYPE).add(Problem.INVALID_CONFIGURATION, "Stickiness type '" + stickinessType
+          + "' is not supported for target groups with the " + protocol.wire() + " protocol");
+      given = new java.util.LinkedHashMap<>(given);
+      given.remove(STICKINESS_TYPE);
+    }
+    Attributes a = Attributes.resolve(specs, base == null ? null : base.all, given, OWNER, problems);
     if (problems.size() > before) {
       return null;
     }

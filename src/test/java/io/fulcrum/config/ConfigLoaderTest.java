@@ -1,0 +1,302 @@
+package io.fulcrum.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.model.Cidr;
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Node;
+import io.fulcrum.model.Problem;
+import io.fulcrum.testing.Await;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Loading the YAML file through vertx-config, FULCRUM_* environment overrides, and unreadable files. */
+class ConfigLoaderTest {
+
+  private static final String FILE = """
+      region: us-east-1
+      nodes:
+        - {zone: zone-a, address: 127.0.0.1}
+        - {zone: zone-b, address: 127.0.0.2}
+      control: {address: 127.0.0.1, port: 9090}
+      target-groups:
+        - name: web
+          target-type: ip
+          protocol: HTTP
+          port: 80
+          health-check: {interval-seconds: 30}
+          targets: [{id: 10.0.0.1, zone: zone-a}]
+      load-balancers:
+        - name: demo
+          listeners:
+            - protocol: HTTP
+              port: 8080
+              default-actions: [{type: forward, target-group: web}]
+      """;
+
+  @TempDir
+  Path dir;
+
+  private Vertx vertx;
+
+  @BeforeEach
+  void startVertx() {
+    vertx = Vertx.vertx();
+  }
+
+  @AfterEach
+  void closeVertx() {
+    Await.result(vertx.close());
+  }
+
+  private Path write(String yaml) throws IOException {
+    Path file = dir.resolve("fulcrum.yaml");
+    Files.writeString(file, yaml);
+    return file;
+  }
+
+  private FulcrumConfig load(String yaml, Map<String, String> env) throws IOException {
+    return Await.result(new ConfigLoader(vertx, write(yaml), env).load());
+  }
+
+  private List<Problem> loadProblems(Path file, Map<String, String> env) {
+    Throwable failure = Await.result(new ConfigLoader(vertx, file, env).load()
+        .transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())));
+    assertThat(failure).as("loading must fail").isInstanceOf(InvalidModelException.class);
+    return ((InvalidModelException) failure).problems();
+  }
+
+  @Test
+  void yamlFile_isLoadedAndValidated() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of());
+    assertThat(config.environment().nodes()).containsExactly(new Node("zone-a", "127.0.0.1"),
+        new Node("zone-b", "127.0.0.2"));
+    assertThat(config.control()).isEqualTo(new FulcrumConfig.Control("127.0.0.1", 9090));
+    assertThat(config.resources().targetGroups()).hasSize(1);
+    assertThat(config.resources().loadBalancers().get(0).listeners().get(0).port()).isEqualTo(8080);
+    assertThat(config.dataDir()).isEqualTo(Path.of("data"));
+  }
+
+  @Test
+  void demoFile_loads() {
+    FulcrumConfig config = Await.result(new ConfigLoader(vertx, Path.of("conf", "fulcrum.yaml"), Map.of()).load());
+    assertThat(config.resources().targetGroups()).hasSize(3);
+  }
+
+  @Test
+  void scalarOverride_replacesTheFileValue() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_CONTROL__PORT", "9191", "FULCRUM_REGION", "eu-west-1"));
+    assertThat(config.control().port()).isEqualTo(9191);
+    assertThat(config.environment().region()).isEqualTo("eu-west-1");
+  }
+
+  @Test
+  void override_withUnderscoresInAKey_setsTheHyphenatedKey() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_DATA_DIR", "/var/lib/fulcrum", "FULCRUM_RANDOM_SEED", "42",
+        "FULCRUM_RELOAD__SCAN_PERIOD_MS", "500", "FULCRUM_RELOAD__ENABLED", "false"));
+    assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/fulcrum"));
+    assertThat(config.randomSeed()).hasValue(42);
+    assertThat(config.reload()).isEqualTo(new FulcrumConfig.Reload(false, 500));
+  }
+
+  @Test
+  void override_ofAKeyTheFileDoesNotHave_createsIt() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_SHUTDOWN__TIMEOUT_SECONDS", "5"));
+    assertThat(config.shutdownTimeoutSeconds()).isEqualTo(5);
+  }
+
+  @Test
+  void override_withAListIndex_setsThatElement() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of(
+        "FULCRUM_NODES__1__ADDRESS", "127.0.0.3",
+        "FULCRUM_TARGET_GROUPS__0__HEALTH_CHECK__INTERVAL_SECONDS", "10",
+        "FULCRUM_LOAD_BALANCERS__0__LISTENERS__0__PORT", "8181"));
+    assertThat(config.environment().nodes()).containsExactly(new Node("zone-a", "127.0.0.1"),
+        new Node("zone-b", "127.0.0.3"));
+    assertThat(config.resources().targetGroups().get(0).healthCheck().intervalSeconds()).isEqualTo(10);
+    assertThat(config.resources().loadBalancers().get(0).listeners().get(0).port()).isEqualTo(8181);
+  }
+
+  @Test
+  void override_ofAListOfScalars_isSplitOnCommas() throws IOException {
+    FulcrumConfig config = load("vpc-cidrs: [127.0.0.0/8]\n" + FILE,
+        Map.of("FULCRUM_VPC_CIDRS", "10.0.0.0/8, 192.168.0.0/16,"));
+    assertThat(config.environment().vpcCidrs()).containsExactly(Cidr.parse("10.0.0.0/8"),
+        Cidr.parse("192.168.0.0/16"));
+  }
+
+  @Test
+  void override_ofAListOfScalarsTheFileDoesNotHave_isSplitOnCommasToo() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_VPC_CIDRS", "10.0.0.0/8,127.0.0.0/8"));
+    assertThat(config.environment().vpcCidrs()).containsExactly(Cidr.parse("10.0.0.0/8"), Cidr.parse("127.0.0.0/8"));
+  }
+
+  @Test
+  void override_ofLoadBalancerZones_isSplitOnCommas() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_LOAD_BALANCERS__0__ZONES", "zone-b"));
+    assertThat(config.resources().loadBalancers().get(0).zones()).containsExactly("zone-b");
+    config = load(FILE, Map.of("FULCRUM_LOAD_BALANCERS__0__ZONES", "zone-a,zone-b"));
+    assertThat(config.resources().loadBalancers().get(0).zones()).containsExactly("zone-a", "zone-b");
+  }
+
+  @Test
+  void variablesThatAreNotConfigKeys_areIgnored() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of(
+        "FULCRUM_REQUIRE_INTEROP", "1",
+        "FULCRUM_ACCESS_KEY_ID", "AKIDEXAMPLE",
+        "FULCRUM_SECRET_ACCESS_KEY", "secret",
+        "FULCRUM_", "x",
+        "FULCRUM_CONTROL____PORT", "1",
+        "CONTROL__PORT", "1",
+        "PATH", "/usr/bin"));
+    assertThat(config.control().port()).isEqualTo(9090);
+  }
+
+  @Test
+  void override_throughAScalar_isIgnored() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_REGION__NAME", "eu-west-1", "FULCRUM_CONTROL__PORT__X", "1"));
+    assertThat(config.environment().region()).isEqualTo("us-east-1");
+    assertThat(config.control().port()).isEqualTo(9090);
+  }
+
+  @Test
+  void override_thatMakesTheConfigInvalid_isReportedAtItsKey() throws IOException {
+    assertThat(loadProblems(write(FILE), Map.of("FULCRUM_CONTROL__PORT", "ninety"))).extracting(Problem::toString)
+        .containsExactly("control.port: expected an integer, found 'ninety'");
+  }
+
+  @Test
+  void configWithProblems_failsWithInvalidModelException_listingThemAll() throws IOException {
+    Path file = write(FILE.replace("interval-seconds: 30", "interval-seconds: 301").replace("port: 9090",
+        "port: 90900"));
+    InvalidModelException e = (InvalidModelException) Await.result(new ConfigLoader(vertx, file, Map.of()).load()
+        .transform(ar -> io.vertx.core.Future.succeededFuture(ar.cause())));
+    assertThat(e.problems()).containsExactly(
+        new Problem("control.port", "ValidationError", "90900 is above the maximum 65535"),
+        new Problem("target-groups[0].health-check.interval-seconds", "ValidationError",
+            "301 is above the maximum 300"));
+    assertThat(e).hasMessage("control.port: 90900 is above the maximum 65535\n"
+        + "target-groups[0].health-check.interval-seconds: 301 is above the maximum 300");
+  }
+
+  @Test
+  void load_throwsTheExceptionThroughAwait() throws IOException {
+    Path file = write("region: nowhere\n");
+    assertThatThrownBy(() -> Await.result(new ConfigLoader(vertx, file, Map.of()).load()))
+        .isInstanceOf(InvalidModelException.class)
+        .hasMessage("region: 'nowhere' is not a region name (expected e.g. us-east-1)");
+  }
+
+  @Test
+  void missingFile_givesOneClearProblem() {
+    Path file = dir.resolve("absent.yaml");
+    assertThat(loadProblems(file, Map.of())).containsExactly(new Problem(file.toString(), "ValidationError",
+        "cannot read the configuration: the file does not exist"));
+  }
+
+  @Test
+  void brokenYaml_givesOneProblemNamingTheFile() throws IOException {
+    Path file = write("region: us-east-1\nnodes: [{zone: zone-a\ncontrol: {port: 1}\n");
+    List<Problem> problems = loadProblems(file, Map.of());
+    assertThat(problems).hasSize(1);
+    assertThat(problems.get(0).path()).isEqualTo(file.toString());
+    assertThat(problems.get(0).code()).isEqualTo("ValidationError");
+    assertThat(problems.get(0).message()).startsWith("cannot read the configuration: ").contains("line");
+  }
+
+  @Test
+  void yamlThatIsNotAMapping_givesOneProblemNamingTheFile() throws IOException {
+    Path file = write("- just\n- a list\n");
+    List<Problem> problems = loadProblems(file, Map.of());
+    assertThat(problems).hasSize(1);
+    assertThat(problems.get(0).path()).isEqualTo(file.toString());
+    assertThat(problems.get(0).message()).startsWith("cannot read the configuration: ");
+  }
+
+  @Test
+  void emptyFile_givesTheDefaults() throws IOException {
+    FulcrumConfig config = load("", Map.of());
+    assertThat(config.environment().nodes()).containsExactly(new Node("zone-a", "127.0.0.1"));
+    assertThat(config.resources().loadBalancers()).isEmpty();
+  }
+
+  /**
+   * vertx-config-yaml 5.0.7 turns a YAML stream without a document into null and the retriever then
+   * fails inside its merge (a NullPointerException), so unlike an empty file this does not give the
+   * defaults. The loader still reports it as one problem naming the file.
+   */
+  @Test
+  void fileOfOnlyComments_isReportedAsOneProblemNamingTheFile() throws IOException {
+    Path file = write("# nothing configured yet\n");
+    List<Problem> problems = loadProblems(file, Map.of());
+    assertThat(problems).hasSize(1);
+    assertThat(problems.get(0).path()).isEqualTo(file.toString());
+    assertThat(problems.get(0).message()).startsWith("cannot read the configuration: ");
+  }
+
+  /** Replaces the file in one step, so that the watcher never reads it half-written. */
+  private void replace(Path file, String yaml) throws IOException {
+    Path next = dir.resolve("next.yaml");
+    Files.writeString(next, yaml);
+    Files.move(next, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  @Test
+  void watch_deliversEachValidChange_andReportsInvalidOnes() throws IOException {
+    Path file = write(FILE);
+    ConfigLoader loader = new ConfigLoader(vertx, file, Map.of());
+    List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
+    List<List<Problem>> invalid = new CopyOnWriteArrayList<>();
+    try {
+      loader.watch(50, changes::add, invalid::add);
+      // The first scan primes the watcher; only later edits count. Edit until a change arrives.
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        replace(file, FILE.replace("port: 9090", "port: 9191"));
+        assertThat(changes).isNotEmpty();
+      });
+      assertThat(changes).extracting(c -> c.control().port()).containsOnly(9191);
+      assertThat(invalid).isEmpty();
+      replace(file, FILE.replace("port: 9090", "port: -1"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> !invalid.isEmpty());
+      assertThat(invalid.get(0)).extracting(Problem::toString).containsExactly("control.port: -1 is below the minimum 0");
+    } finally {
+      loader.stopWatching();
+    }
+  }
+
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource(delimiter = '|', value = {
+      "FULCRUM_CONTROL__PORT | control.port",
+      "FULCRUM_NODES__0__ADDRESS | nodes.0.address",
+      "FULCRUM_DATA_DIR | data-dir",
+      "FULCRUM_TARGET_GROUPS__2__HEALTH_CHECK__INTERVAL_SECONDS | target-groups.2.health-check.interval-seconds",
+      "FULCRUM_ | ''",
+      "FULCRUM_A____B | ''",
+      "FULCRUM_CONTROL__ | ''"})
+  void envPath_splitsLevelsOnDoubleUnderscores(String name, String path) {
+    assertThat(String.join(".", ConfigLoader.envPath(name))).isEqualTo(path);
+  }
+
+  @Test
+  void applyEnvironment_leavesADocumentWithoutOverridesAlone() {
+    JsonObject doc = new JsonObject().put("region", "us-east-1").put("vpc-cidrs", new JsonArray().add("10.0.0.0/8"));
+    assertThat(ConfigLoader.applyEnvironment(doc.copy())).isEqualTo(doc);
+  }
+}

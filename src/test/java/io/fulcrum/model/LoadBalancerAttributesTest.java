@@ -1,0 +1,145 @@
+package io.fulcrum.model;
+
+import static io.fulcrum.model.LoadBalancerAttributes.CLIENT_KEEP_ALIVE;
+import static io.fulcrum.model.LoadBalancerAttributes.CONNECT_TIMEOUT_MS;
+import static io.fulcrum.model.LoadBalancerAttributes.IDLE_TIMEOUT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Load balancer attributes: defaults and ranges (SPEC §11.4, ELBv2 LoadBalancerAttribute). */
+class LoadBalancerAttributesTest {
+
+  private static final String VE = Problem.VALIDATION_ERROR;
+
+  record Result(LoadBalancerAttributes attributes, List<Problem> problems) {
+  }
+
+  private static Result resolve(LoadBalancerType type, LoadBalancerAttributes base, String... kv) {
+    Map<String, String> given = new LinkedHashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      given.put(kv[i], kv[i + 1]);
+    }
+    Problems problems = new Problems();
+    return new Result(LoadBalancerAttributes.resolve(type, base, given, problems), problems.list());
+  }
+
+  private static Result alb(String... kv) {
+    return resolve(LoadBalancerType.APPLICATION, null, kv);
+  }
+
+  private static LoadBalancerAttributes ok(Result r) {
+    assertThat(r.problems()).isEmpty();
+    assertThat(r.attributes()).isNotNull();
+    return r.attributes();
+  }
+
+  private static void rejected(Result r, Problem... expected) {
+    assertThat(r.problems()).containsExactly(expected);
+    assertThat(r.attributes()).isNull();
+  }
+
+  @Test
+  void alb_hasTheDefaultSet() {
+    assertThat(LoadBalancerAttributes.defaults(LoadBalancerType.APPLICATION).asMap()).containsExactly(
+        entry("deletion_protection.enabled", "false"),
+        entry("idle_timeout.timeout_seconds", "60"),
+        entry("routing.http2.enabled", "true"),
+        entry("routing.http.drop_invalid_header_fields.enabled", "false"),
+        entry("routing.http.xff_header_processing.mode", "append"),
+        entry("routing.http.xff_client_port.enabled", "false"),
+        entry("routing.http.preserve_host_header.enabled", "false"),
+        entry("routing.http.x_amzn_tls_version_and_cipher_suite.enabled", "false"),
+        entry("routing.http.desync_mitigation_mode", "defensive"),
+        entry("client_keep_alive.seconds", "3600"),
+        entry("load_balancing.cross_zone.enabled", "true"),
+        entry("fulcrum.target_connect_timeout_ms", "10000"));
+  }
+
+  @Test
+  void albDefaults_readThroughTheTypedAccessors() {
+    LoadBalancerAttributes a = LoadBalancerAttributes.defaults(LoadBalancerType.APPLICATION);
+    assertThat(a.idleTimeoutSeconds()).isEqualTo(60);
+    assertThat(a.http2Enabled()).isTrue();
+    assertThat(a.dropInvalidHeaders()).isFalse();
+    assertThat(a.xffMode()).isEqualTo("append");
+    assertThat(a.xffClientPort()).isFalse();
+    assertThat(a.preserveHost()).isFalse();
+    assertThat(a.clientKeepAliveSeconds()).isEqualTo(3600);
+    assertThat(a.crossZone()).isTrue();
+    assertThat(a.connectTimeoutMillis()).isEqualTo(10_000);
+  }
+
+  @Test
+  void nlb_hasCrossZoneOffAndNoHttpKeys() {
+    LoadBalancerAttributes a = LoadBalancerAttributes.defaults(LoadBalancerType.NETWORK);
+    assertThat(a.asMap()).containsExactly(
+        entry("deletion_protection.enabled", "false"),
+        entry("load_balancing.cross_zone.enabled", "false"),
+        entry("dns_record.client_routing_policy", "any_availability_zone"),
+        entry("fulcrum.target_connect_timeout_ms", "10000"));
+    assertThat(a.crossZone()).isFalse();
+    assertThat(a.idleTimeoutSeconds()).as("NLB's fixed TCP idle timeout").isEqualTo(350);
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource(delimiter = '|', value = {
+      "idle_timeout.timeout_seconds | 1",
+      "idle_timeout.timeout_seconds | 4000",
+      "client_keep_alive.seconds | 60",
+      "client_keep_alive.seconds | 604800",
+      "fulcrum.target_connect_timeout_ms | 1",
+      "fulcrum.target_connect_timeout_ms | 10000",
+      "routing.http.xff_header_processing.mode | preserve",
+      "routing.http.xff_header_processing.mode | remove",
+      "routing.http.desync_mitigation_mode | monitor",
+      "routing.http.desync_mitigation_mode | strictest",
+      "routing.http2.enabled | false",
+      "deletion_protection.enabled | true"})
+  void valueAtTheEdgeOfItsRange_isAccepted(String key, String value) {
+    assertThat(ok(alb(key, value)).get(key)).isEqualTo(value);
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @CsvSource(delimiter = '|', value = {
+      "idle_timeout.timeout_seconds | 0 | expected 1-4000",
+      "idle_timeout.timeout_seconds | 4001 | expected 1-4000",
+      "idle_timeout.timeout_seconds | 60s | expected an integer 1-4000",
+      "client_keep_alive.seconds | 59 | expected 60-604800",
+      "client_keep_alive.seconds | 604801 | expected 60-604800",
+      "fulcrum.target_connect_timeout_ms | 0 | expected 1-10000",
+      "fulcrum.target_connect_timeout_ms | 10001 | expected 1-10000",
+      "routing.http.xff_header_processing.mode | drop | expected one of: append, preserve, remove",
+      "routing.http.desync_mitigation_mode | strict | expected one of: monitor, defensive, strictest",
+      "routing.http2.enabled | 1 | expected: true or false",
+      "load_balancing.cross_zone.enabled | false | expected one of: true"})
+  void invalidValue_isAValidationErrorAtItsKey(String key, String value, String expected) {
+    rejected(alb(key, value), new Problem(key, VE, "'" + value + "' is not valid (" + expected + ")"));
+  }
+
+  @Test
+  void unknownKey_andAKeyOfTheOtherType_areNotRecognized() {
+    rejected(alb("idle_timeout.seconds", "60", "dns_record.client_routing_policy", "any_availability_zone"),
+        new Problem("idle_timeout.seconds", VE, "Load balancer attribute key 'idle_timeout.seconds' is not recognized"),
+        new Problem("dns_record.client_routing_policy", VE,
+            "Load balancer attribute key 'dns_record.client_routing_policy' is not recognized"));
+    rejected(resolve(LoadBalancerType.NETWORK, null, IDLE_TIMEOUT, "60"), new Problem(IDLE_TIMEOUT, VE,
+        "Load balancer attribute key 'idle_timeout.timeout_seconds' is not recognized"));
+  }
+
+  @Test
+  void resolveOverABase_keepsThePreviousValues() {
+    LoadBalancerAttributes base = ok(alb(IDLE_TIMEOUT, "120", CONNECT_TIMEOUT_MS, "500"));
+    LoadBalancerAttributes next = ok(resolve(LoadBalancerType.APPLICATION, base, CLIENT_KEEP_ALIVE, "600"));
+    assertThat(next.idleTimeoutSeconds()).isEqualTo(120);
+    assertThat(next.connectTimeoutMillis()).isEqualTo(500);
+    assertThat(next.clientKeepAliveSeconds()).isEqualTo(600);
+    assertThat(ok(resolve(LoadBalancerType.APPLICATION, next))).isEqualTo(next).hasSameHashCodeAs(next);
+  }
+}
