@@ -84,7 +84,7 @@ public final class ConfigLoader {
     stopWatching();
     watcher = retriever(periodMillis);
     // Prime the retriever so that only later edits count as changes.
-    watcher.getConfig().onComplete(primed -> watcher.listen(change -> validate(change.getNewConfiguration())
+    watcher.getConfig().onComplete(primed -> watcher.listen(change -> validateEdit(change.getNewConfiguration())
         .onSuccess(onChange::accept)
         .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
             : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())))))));
@@ -102,7 +102,21 @@ public final class ConfigLoader {
     return file;
   }
 
+  /**
+   * An edit of a running configuration: like start-up, except that a file with nothing in it is
+   * refused. An editor that truncates before writing would otherwise make Fulcrum drop every load
+   * balancer for a moment.
+   */
+  private Future<FulcrumConfig> validateEdit(JsonObject json) {
+    if (json.remove(EMPTY_FILE_KEY) != null) {
+      return Future.failedFuture(new InvalidModelException(List.of(new Problem(file.toString(),
+          Problem.VALIDATION_ERROR, "the file is empty (perhaps still being written); the running configuration stays"))));
+    }
+    return validate(json);
+  }
+
   private Future<FulcrumConfig> validate(JsonObject json) {
+    json.remove(EMPTY_FILE_KEY);
     Problems problems = new Problems();
     FulcrumConfig config = ConfigParser.parse(json, problems, defaultDataDir);
     if (!problems.isEmpty()) {
@@ -139,6 +153,9 @@ public final class ConfigLoader {
     return r;
   }
 
+  /** Marks a document that had nothing in it before environment overrides. */
+  private static final String EMPTY_FILE_KEY = "$fulcrum-empty-file";
+
   /** The key under which the environment overrides ride through the retriever's merge. */
   private static final String ENV_STORE_KEY = "$fulcrum-env";
 
@@ -151,6 +168,9 @@ public final class ConfigLoader {
   /** Applies the {@code FULCRUM_*} overrides carried under {@link #ENV_STORE_KEY} to the file's content. */
   static JsonObject applyEnvironment(JsonObject merged) {
     JsonObject overrides = (JsonObject) merged.remove(ENV_STORE_KEY);
+    if (merged.isEmpty()) {
+      merged.put(EMPTY_FILE_KEY, true);
+    }
     if (overrides == null) {
       return merged;
     }

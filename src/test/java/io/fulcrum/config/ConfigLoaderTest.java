@@ -281,6 +281,28 @@ class ConfigLoaderTest {
     }
   }
 
+  @Test
+  void watch_refusesAnEmptiedFile_soAHalfWrittenEditNeverDropsTheLoadBalancers() throws IOException {
+    Path file = write(FILE);
+    ConfigLoader loader = new ConfigLoader(vertx, file, Map.of());
+    List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
+    List<List<Problem>> invalid = new CopyOnWriteArrayList<>();
+    try {
+      loader.watch(50, changes::add, invalid::add);
+      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+        replace(file, FILE.replace("port: 9090", "port: 9191"));
+        assertThat(changes).isNotEmpty();
+      });
+      replace(file, "");
+      await().atMost(Duration.ofSeconds(20)).until(() -> !invalid.isEmpty());
+      assertThat(changes).hasSize(1);
+      assertThat(invalid.get(0)).extracting(Problem::message)
+          .containsExactly("the file is empty (perhaps still being written); the running configuration stays");
+    } finally {
+      loader.stopWatching();
+    }
+  }
+
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(delimiter = '|', value = {
       "FULCRUM_CONTROL__PORT | control.port",
