@@ -43,9 +43,8 @@ public final class ElbResponses {
       return;
     }
     response.setStatusCode(error.status());
-    if (!error.phrase().isEmpty()) {
-      response.setStatusMessage(error.phrase());
-    }
+    // Always set: for ALB's own codes (463, 464) the phrase is empty, where Netty would make up one.
+    response.setStatusMessage(error.phrase());
     MultiMap h = response.headers();
     h.clear();
     h.set(SERVER_NAME, SERVER_VALUE);
