@@ -50,6 +50,19 @@ public final class RawConnection implements AutoCloseable {
     }
   }
 
+  /**
+   * Makes every later read fail (with an {@link UncheckedIOException}) when the server sends
+   * nothing for {@code millis}, instead of the default safety timeout.
+   */
+  public RawConnection readTimeout(int millis) {
+    try {
+      socket.setSoTimeout(millis);
+      return this;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** The client's own port (what X-Forwarded-For shows with the client-port option). */
   public int localPort() {
     return socket.getLocalPort();
@@ -124,6 +137,28 @@ public final class RawConnection implements AutoCloseable {
       return in.read() < 0;
     } catch (SocketException e) {
       return true;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Whether the server closes (or resets) the connection within {@code millis}, sending nothing
+   * more; false when the connection is still open then.
+   */
+  public boolean closedByServerWithin(long millis) {
+    try {
+      int previous = socket.getSoTimeout();
+      socket.setSoTimeout((int) millis);
+      try {
+        return in.read() < 0;
+      } catch (java.net.SocketTimeoutException e) {
+        return false;
+      } catch (SocketException e) {
+        return true;
+      } finally {
+        socket.setSoTimeout(previous);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
