@@ -10,6 +10,7 @@ import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Framing;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.UnreachableTarget;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import java.util.Map;
@@ -23,9 +24,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Real targets that misbehave, and the answers ALB gives for them (SPEC §11.3, §11.4): 502 when
- * the target refuses, resets, closes or answers garbage before its response head; 504 when it
- * says nothing within the idle timeout; and, once the head has been passed on, a cut client
- * connection instead of a response that looks whole.
+ * the target refuses, resets, closes or answers garbage before its response head; 504 when the
+ * connect times out or the target says nothing within the idle timeout (the client is answered,
+ * not cut off); and, once the head has been passed on, a cut client connection instead of a
+ * response that looks whole.
  */
 class TargetFailuresTest {
 
@@ -125,6 +127,15 @@ class TargetFailuresTest {
 
     assertElbPage(exchange(), ElbError.TARGET_TIMEOUT);
     assertThat(target.heads()).hasSize(1);
+  }
+
+  @Test
+  void listener_returns504_whenConnectingToTheTargetTimesOut() {
+    try (UnreachableTarget unreachable = UnreachableTarget.start()) {
+      gatewayTo(unreachable.port(), Map.of("fulcrum.target_connect_timeout_ms", "500"));
+
+      assertElbPage(exchange(), ElbError.CONNECT_TIMEOUT);
+    }
   }
 
   static Stream<Arguments> cutBodies() {
