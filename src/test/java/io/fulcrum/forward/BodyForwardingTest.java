@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Bodies streamed both ways through the load balancer, byte for byte: chunked and Content-Length
- * requests, chunked and close-delimited responses, bodiless HEAD/204/304 answers, and keep-alive
- * reuse of the client's connection.
+ * requests, chunked and close-delimited responses, bodiless HEAD/204/304 answers, keep-alive
+ * reuse of the client's connection, pipelining, and a client's {@code Connection: close}.
  */
 class BodyForwardingTest {
 
@@ -218,6 +218,37 @@ class BodyForwardingTest {
     }
     assertThat(targetSidePorts).hasSize(3);
     assertThat(targetSidePorts.stream().distinct()).as("one target connection, reused").hasSize(1);
+  }
+
+  @Test
+  void pipelinedRequests_areAnsweredInOrder() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.response().end("answer to " + req.uri()));
+    gatewayTo(backend.port());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /1 HTTP/1.1\r\nHost: example.com\r\n\r\nGET /2 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+          + "GET /3 HTTP/1.1\r\nHost: example.com\r\n\r\n");
+
+      assertThat(c.read().bodyText()).isEqualTo("answer to /1");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /2");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /3");
+    }
+  }
+
+  @Test
+  void connectionClose_fromTheClient_isHonouredAfterTheProxiedResponse_andNotForwarded() {
+    Backend backend = Backend.start(backends, "b");
+    gatewayTo(backend.port());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n").read();
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.bodyText()).isEqualTo("b");
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    assertThat(backend.lastRequest().getJsonObject("headers").fieldNames()).doesNotContain("connection");
   }
 
   private static byte[] randomBytes(int n) {
