@@ -3,10 +3,13 @@ package io.fulcrum.forward;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.vertx.core.MultiMap;
+import io.vertx.core.net.SocketAddress;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The Host sent to targets (SPEC §11.1) and the X-Forwarded-For address count (463). */
+/** The Host sent to targets, the client address in X-Forwarded-For (SPEC §11.1), and the address count (463). */
 class ForwardHeadersTest {
 
   private static final String DNS = "lb-0123456789.us-east-1.elb.fulcrum.internal";
@@ -39,6 +42,24 @@ class ForwardHeadersTest {
   @CsvSource({"Example.COM, 8080", "Example.COM:80, 80", "Example.COM:9000, 443", "EXAMPLE.COM, 8080"})
   void targetHost_isUnchanged_withPreserveHostHeader(String clientHost, int listenerPort) {
     assertThat(ForwardHeaders.targetHost(clientHost, listenerPort, settings(true))).isEqualTo(clientHost);
+  }
+
+  @ParameterizedTest(name = "client {0}, client port {1} -> {2}")
+  @CsvSource({
+      "2001:db8::1, true, [2001:db8::1]:40000",
+      "2001:db8::1, false, 2001:db8::1",
+      "::1, true, [::1]:40000",
+      "10.1.2.3, true, 10.1.2.3:40000",
+      "10.1.2.3, false, 10.1.2.3"})
+  void prepare_writesTheClientAddressInXForwardedFor_ipv6BracketedWithAPort(String ip, boolean clientPort,
+      String expected) throws Exception {
+    MultiMap headers = MultiMap.caseInsensitiveMultiMap();
+    ProxySettings s = new ProxySettings(60_000, 10_000, "append", clientPort, false, false, DNS);
+    SocketAddress client = SocketAddress.inetSocketAddress(new InetSocketAddress(InetAddress.getByName(ip), 40000));
+
+    ForwardHeaders.prepare(headers, s, "example.com:8080", client, "http", 8080, 100, 0x63441c4aL, () -> 7L);
+
+    assertThat(headers.get("X-Forwarded-For")).isEqualTo(expected);
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
