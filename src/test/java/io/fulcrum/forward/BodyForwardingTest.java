@@ -221,6 +221,24 @@ class BodyForwardingTest {
   }
 
   @Test
+  void targetConnectionClose_isNotPassedOn_andTheNextRequestGetsANewTargetConnection() {
+    try (RawTarget target = RawTarget.start(backends,
+        RawTarget.answerAndClose("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok"))) {
+      gatewayTo(target.port());
+
+      try (RawConnection c = RawConnection.open(port)) {
+        for (int i = 0; i < 2; i++) {
+          Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+          assertThat(r.status()).isEqualTo(200);
+          assertThat(r.bodyText()).isEqualTo("ok");
+          assertThat(r.header("Connection")).isNull();
+        }
+      }
+      assertThat(target.connections()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void pipelinedRequests_areAnsweredInOrder() {
     Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.response().end("answer to " + req.uri()));
     gatewayTo(backend.port());
