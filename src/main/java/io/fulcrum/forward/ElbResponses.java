@@ -1,12 +1,16 @@
 package io.fulcrum.forward;
 
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Writes the small HTML pages ALB answers with when it generates a response itself. The pages are
@@ -21,6 +25,8 @@ public final class ElbResponses {
   static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
   static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
   static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
+  /** How long a connection being closed after an error page may take to send it. */
+  private static final long CLOSE_DEADLINE_SECONDS = 5;
   private static final Map<ElbError, Buffer> PAGES = new EnumMap<>(ElbError.class);
 
   static {
@@ -43,9 +49,8 @@ public final class ElbResponses {
       return;
     }
     response.setStatusCode(error.status());
-    if (!error.phrase().isEmpty()) {
-      response.setStatusMessage(error.phrase());
-    }
+    // Always set: for ALB's own codes (463, 464) the phrase is empty, where Netty would make up one.
+    response.setStatusMessage(error.phrase());
     MultiMap h = response.headers();
     h.clear();
     h.set(SERVER_NAME, SERVER_VALUE);
@@ -54,7 +59,17 @@ public final class ElbResponses {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
     }
     Buffer page = PAGES.get(error);
-    response.end(request.method() == io.vertx.core.http.HttpMethod.HEAD ? Buffer.buffer() : page.copy());
+    HttpConnection connection = close ? request.connection() : null;
+    if (connection != null) {
+      // Vert.x keeps an HTTP/1.1 connection open whatever the response's Connection header says, and would
+      // read what follows (an unread body) as a next request. A shutdown reads no further request.
+      connection.shutdown(CLOSE_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+    Future<Void> written = response.end(request.method() == HttpMethod.HEAD ? Buffer.buffer() : page.copy());
+    if (connection != null) {
+      // Once the page is out, close at once rather than at the shutdown's deadline.
+      written.onComplete(ar -> connection.close());
+    }
   }
 
   /** The page ALB shows for an error (tests and the access log use it). */

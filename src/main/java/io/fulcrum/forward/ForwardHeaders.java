@@ -1,5 +1,6 @@
 package io.fulcrum.forward;
 
+import io.fulcrum.model.IpAddresses;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
@@ -129,10 +130,16 @@ public final class ForwardHeaders {
 
   private static String clientAddress(SocketAddress client, boolean withPort) {
     String ip = client.hostAddress();
+    boolean v6 = ip.indexOf(':') >= 0;
+    if (v6) {
+      // The JDK writes IPv6 in full (0:0:0:0:0:0:0:1); ALB writes the usual compressed form (::1).
+      byte[] bytes = IpAddresses.parse(ip);
+      ip = bytes == null ? ip : IpAddresses.canonical(bytes);
+    }
     if (!withPort) {
       return ip;
     }
-    return ip.indexOf(':') >= 0 ? "[" + ip + "]:" + client.port() : ip + ":" + client.port();
+    return v6 ? "[" + ip + "]:" + client.port() : ip + ":" + client.port();
   }
 
   private static void dropInvalid(MultiMap headers) {

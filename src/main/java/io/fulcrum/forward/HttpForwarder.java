@@ -21,6 +21,7 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -43,6 +44,8 @@ public final class HttpForwarder {
   public static final int MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
   /** Connections kept per target per event loop. */
   static final int POOL_SIZE_PER_TARGET = 1024;
+  /** How much longer than the idle timeout a target connection may be silent mid-exchange. */
+  static final long STALLED_RESPONSE_MARGIN_MILLIS = 1000;
 
   private final Vertx vertx;
   private final Map<Long, HttpClientAgent> clients = new HashMap<>();
@@ -159,6 +162,11 @@ public final class HttpForwarder {
         .with(new HttpClientOptions()
             .setKeepAlive(true)
             .setKeepAliveTimeout((int) Math.max(1, idle / 1000))
+            // A connection with an exchange in flight that carries nothing for this long is closed: a target
+            // that stalls mid-body cuts its client. Before the response head the request's own idle timeout
+            // (504) fires first.
+            .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, idle + STALLED_RESPONSE_MARGIN_MILLIS))
+            .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
             .setPipelining(false)
             .setConnectTimeout(settings.connectTimeoutMillis())
             .setMaxHeaderSize(MAX_RESPONSE_HEADER_BYTES)

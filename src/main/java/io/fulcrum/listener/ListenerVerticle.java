@@ -12,6 +12,7 @@ import io.fulcrum.model.Node;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.time.Clock;
@@ -45,6 +46,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final int MAX_REQUEST_LINE = 16 * 1024;
   static final int MAX_HEADER_LINE = 16 * 1024;
   static final int MAX_HEADERS = 64 * 1024;
+  /** How much longer than the target's timeouts a client connection may sit mid-request. */
+  static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
 
   private final Clock clock;
   private final RandomGenerator random;
@@ -52,6 +55,8 @@ public final class ListenerVerticle extends VerticleBase {
   private final AtomicLong applied;
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, GroupRuntime> groups = new HashMap<>();
+  /** This loop's client connections and their idle timers. */
+  private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private HttpForwarder forwarder;
   private RequestHandler handler;
@@ -111,7 +116,8 @@ public final class ListenerVerticle extends VerticleBase {
       Binding b = e.getValue();
       if (plan == null) {
         // Removed: stop accepting, let in-flight requests finish. (A changed idle timeout keeps the
-        // server: it applies to targets at once and to client connections after a restart.)
+        // server: it applies at once to targets and to idle client connections, and to stalled requests
+        // after a restart.)
         it.remove();
         pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
       } else {
@@ -135,8 +141,12 @@ public final class ListenerVerticle extends VerticleBase {
     HttpServerOptions options = new HttpServerOptions()
         .setHost(b.node.address())
         .setPort(plan.port())
-        .setIdleTimeout((int) Math.max(1, plan.proxy().idleTimeoutMillis() / 1000))
-        .setIdleTimeoutUnit(TimeUnit.SECONDS)
+        // The idle timeout of a connection without a request is ClientConnection's. This one only ends
+        // connections stuck mid-request (a client body that stalls); it is longer than the target's connect
+        // and idle timeouts so that a slow target is answered with 504 instead of its client being cut off.
+        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE,
+            plan.proxy().idleTimeoutMillis() + plan.proxy().connectTimeoutMillis() + STALLED_REQUEST_MARGIN_MILLIS))
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
         .setMaxInitialLineLength(MAX_REQUEST_LINE)
         .setMaxHeaderSize(MAX_HEADERS)
         .setHandle100ContinueAutomatically(true)
@@ -145,6 +155,15 @@ public final class ListenerVerticle extends VerticleBase {
         .setHttp2ClearTextEnabled(false)
         .setTcpNoDelay(true);
     HttpServer server = vertx.createHttpServer(options);
+    server.connectionHandler(conn -> {
+      clients.put(conn, new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis()));
+      conn.closeHandler(v -> {
+        ClientConnection c = clients.remove(conn);
+        if (c != null) {
+          c.closed();
+        }
+      });
+    });
     server.requestHandler(req -> handler.handle(b, req));
     server.invalidRequestHandler(req -> ElbResponses.send(req, handler.invalid(req), true));
     b.server = server;
@@ -182,6 +201,11 @@ public final class ListenerVerticle extends VerticleBase {
       groups.put(arn, g);
     }
     return g;
+  }
+
+  /** The idle timer of a client connection of this loop, or null once it closed. */
+  ClientConnection client(HttpConnection connection) {
+    return clients.get(connection);
   }
 
   ElbError noTarget(GroupRuntime g) {

@@ -6,7 +6,6 @@ import io.fulcrum.routing.RequestFacts;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.net.HostAndPort;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,8 +35,8 @@ final class NodeRequest implements RequestFacts {
     if (!hostRead) {
       hostRead = true;
       if (absoluteForm) {
-        HostAndPort a = request.authority();
-        hostHeader = a == null ? null : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
+        // Not request.authority(): for HTTP/1.x Vert.x takes that from the Host header.
+        hostHeader = uriAuthority(request.uri());
       } else {
         hostHeader = request.headers().get("Host");
       }
@@ -108,6 +107,20 @@ final class NodeRequest implements RequestFacts {
       source = IpAddresses.parse(request.remoteAddress().hostAddress());
     }
     return source;
+  }
+
+  /** The authority of an absolute URI ({@code http://user@host:port/path}: {@code host:port}), or null. */
+  static String uriAuthority(String uri) {
+    int start = uri.indexOf("://") + 3;
+    int end = start;
+    while (end < uri.length() && "/?#".indexOf(uri.charAt(end)) < 0) {
+      end++;
+    }
+    int at = uri.lastIndexOf('@', end - 1);
+    if (at >= start) {
+      start = at + 1;
+    }
+    return end > start ? uri.substring(start, end) : null;
   }
 
   private static String decode(String s) {

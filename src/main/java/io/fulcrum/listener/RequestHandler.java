@@ -50,6 +50,11 @@ final class RequestHandler {
   }
 
   void handle(Binding binding, HttpServerRequest req) {
+    ClientConnection client = verticle.client(req.connection());
+    if (client != null) {
+      client.requestStarted();
+      req.response().endHandler(v -> client.requestEnded());
+    }
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
 

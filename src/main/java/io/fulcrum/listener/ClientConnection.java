@@ -1,0 +1,62 @@
+package io.fulcrum.listener;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import java.util.function.LongSupplier;
+
+/**
+ * ALB's idle timeout on one client connection (SPEC §11.4): the connection closes once it has
+ * carried no request for the idle timeout. While a request is in flight this timer is off: the
+ * target's idle and connect timeouts govern it and end in 504 or 502 for the client, which a
+ * client-side timer of the same length would otherwise cut off first.
+ *
+ * <p>Touched only on the connection's event loop.
+ */
+final class ClientConnection {
+
+  private final Vertx vertx;
+  private final HttpConnection connection;
+  private final LongSupplier idleMillis;
+  private int inFlight;
+  private long timer = -1;
+
+  /** Starts watching a new connection; its idle time starts now. */
+  ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis) {
+    this.vertx = vertx;
+    this.connection = connection;
+    this.idleMillis = idleMillis;
+    arm();
+  }
+
+  void requestStarted() {
+    inFlight++;
+    cancel();
+  }
+
+  void requestEnded() {
+    if (inFlight > 0 && --inFlight == 0) {
+      arm();
+    }
+  }
+
+  void closed() {
+    cancel();
+  }
+
+  private void arm() {
+    cancel();
+    timer = vertx.setTimer(idleMillis.getAsLong(), id -> {
+      timer = -1;
+      if (inFlight == 0) {
+        connection.close();
+      }
+    });
+  }
+
+  private void cancel() {
+    if (timer != -1) {
+      vertx.cancelTimer(timer);
+      timer = -1;
+    }
+  }
+}

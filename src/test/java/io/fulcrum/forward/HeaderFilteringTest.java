@@ -1,0 +1,133 @@
+package io.fulcrum.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.RawTarget;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Headers the load balancer does not pass on (SPEC §11.1, §11.4): hop-by-hop headers in both
+ * directions, {@code Expect: 100-continue} (answered by the load balancer itself), and header
+ * names outside {@code [-A-Za-z0-9]} when {@code drop_invalid_header_fields} is on.
+ */
+class HeaderFilteringTest {
+
+  private static final String[] HOP_BY_HOP = {"connection", "keep-alive", "te", "upgrade", "proxy-connection"};
+
+  private final Vertx backends = Vertx.vertx();
+  private Gateway gateway;
+  private int port;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    backends.close();
+  }
+
+  private void gatewayTo(int targetPort, Map<String, String> attributes) {
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, attributes, targetPort));
+  }
+
+  @Test
+  void hopByHopRequestHeaders_andThoseNamedInConnection_areNotForwarded() {
+    Backend backend = Backend.start(backends, "b");
+    gatewayTo(backend.port(), Map.of());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n"
+          + "Connection: keep-alive, X-Hop-Custom\r\n"
+          + "X-Hop-Custom: secret\r\n"
+          + "Keep-Alive: timeout=5\r\n"
+          + "TE: trailers\r\n"
+          + "Upgrade: example/1\r\n"
+          + "Proxy-Connection: keep-alive\r\n"
+          + "X-End-To-End: kept\r\n\r\n").read();
+      assertThat(r.status()).isEqualTo(200);
+    }
+
+    JsonObject headers = backend.lastRequest().getJsonObject("headers");
+    assertThat(headers.fieldNames()).doesNotContain(HOP_BY_HOP).doesNotContain("x-hop-custom");
+    assertThat(headers.getString("x-end-to-end")).isEqualTo("kept");
+  }
+
+  @Test
+  void hopByHopResponseHeaders_andThoseNamedInConnection_areNotPassedToTheClient() {
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\n"
+        + "Connection: X-Resp-Hop\r\n"
+        + "X-Resp-Hop: secret\r\n"
+        + "Keep-Alive: timeout=5\r\n"
+        + "TE: trailers\r\n"
+        + "Upgrade: example/1\r\n"
+        + "Proxy-Connection: keep-alive\r\n"
+        + "X-End-To-End: kept\r\n"
+        + "Content-Length: 2\r\n\r\nok"))) {
+      gatewayTo(target.port(), Map.of());
+
+      try (RawConnection c = RawConnection.open(port)) {
+        Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.headerNames()).doesNotContain(HOP_BY_HOP).doesNotContain("x-resp-hop");
+        assertThat(r.header("X-End-To-End")).isEqualTo("kept");
+        assertThat(r.bodyText()).isEqualTo("ok");
+      }
+    }
+  }
+
+  @Test
+  void expect100Continue_isAnsweredByTheLoadBalancer_andNotForwarded() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1",
+        req -> req.body().onSuccess(body -> req.response().end("got " + body)));
+    gatewayTo(backend.port(), Map.of());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response interim = c.send("POST /upload HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n"
+          + "Expect: 100-continue\r\n\r\n").read();
+      assertThat(interim.statusLine()).isEqualTo("HTTP/1.1 100 Continue");
+      assertThat(backend.hits()).as("nothing is forwarded before the body").isZero();
+
+      Response r = c.send("hello").read();
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.bodyText()).isEqualTo("got hello");
+    }
+    JsonObject headers = backend.lastRequest().getJsonObject("headers");
+    assertThat(headers.fieldNames()).doesNotContain("expect");
+    assertThat(headers.getString("content-length")).isEqualTo("5");
+  }
+
+  @ParameterizedTest(name = "drop_invalid_header_fields.enabled={0}")
+  @ValueSource(booleans = {false, true})
+  void headersWithInvalidNames_areDroppedOnlyWhenEnabled(boolean drop) {
+    Backend backend = Backend.start(backends, "b");
+    gatewayTo(backend.port(), Map.of("routing.http.drop_invalid_header_fields.enabled", Boolean.toString(drop)));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\nx_underscore: 1\r\nX-Valid-2: 2\r\n\r\n").read();
+      assertThat(r.status()).isEqualTo(200);
+    }
+
+    JsonObject headers = backend.lastRequest().getJsonObject("headers");
+    assertThat(headers.getString("x-valid-2")).isEqualTo("2");
+    if (drop) {
+      assertThat(headers.fieldNames()).doesNotContain("x_underscore");
+    } else {
+      assertThat(headers.getString("x_underscore")).isEqualTo("1");
+    }
+  }
+}

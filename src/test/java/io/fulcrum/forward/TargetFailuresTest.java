@@ -1,0 +1,184 @@
+package io.fulcrum.forward;
+
+import static io.fulcrum.testing.ElbAssertions.assertElbPage;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.RawConnection.Framing;
+import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.UnreachableTarget;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Real targets that misbehave, and the answers ALB gives for them (SPEC §11.3, §11.4): 502 when
+ * the target refuses, resets, closes or answers garbage before its response head; 504 when the
+ * connect times out or the target says nothing within the idle timeout (the client is answered,
+ * not cut off); and, once the head has been passed on, a cut client connection instead of a
+ * response that looks whole.
+ */
+class TargetFailuresTest {
+
+  private static final String REQUEST = "GET /path HTTP/1.1\r\nHost: example.com\r\n\r\n";
+
+  private final Vertx targets = Vertx.vertx();
+  private Gateway gateway;
+  private RawTarget target;
+  private int port;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    if (target != null) {
+      target.close();
+    }
+    targets.close();
+  }
+
+  private void gatewayTo(int targetPort, Map<String, String> attributes) {
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, attributes, targetPort));
+  }
+
+  private void gatewayTo(RawTarget t) {
+    target = t;
+    gatewayTo(t.port(), Map.of());
+  }
+
+  private Response exchange() {
+    try (RawConnection c = RawConnection.open(port)) {
+      return c.send(REQUEST).read();
+    }
+  }
+
+  @Test
+  void listener_returns502_whenTargetRefusesTheConnection() {
+    gatewayTo(Ports.free(), Map.of());
+
+    assertElbPage(exchange(), ElbError.TARGET_REFUSED);
+  }
+
+  @Test
+  void listener_returns502_whenTargetResetsTheConnectionBeforeAnswering() {
+    gatewayTo(RawTarget.start(targets, true, RawTarget.closeWithoutAnswer()));
+
+    assertElbPage(exchange(), ElbError.TARGET_RESET);
+    assertThat(target.heads()).hasSize(1);
+  }
+
+  @Test
+  void listener_returns502_whenTargetClosesAfterReadingTheRequest() {
+    gatewayTo(RawTarget.start(targets, RawTarget.closeWithoutAnswer()));
+
+    assertElbPage(exchange(), ElbError.TARGET_RESET);
+    assertThat(target.heads()).hasSize(1);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+      "HTTP/1.1 abc Broken\r\nContent-Length: 0\r\n\r\n",
+      "this is not http\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: banana\r\n\r\nok"})
+  void listener_returns502_whenTargetSendsAMalformedResponse(String response) {
+    gatewayTo(RawTarget.start(targets, RawTarget.answerAndClose(response)));
+
+    assertElbPage(exchange(), ElbError.TARGET_MALFORMED);
+  }
+
+  @Test
+  void listener_returns502_whenTargetResponseHeaderIsOver32Kb() {
+    String big = "HTTP/1.1 200 OK\r\nX-Big: " + "h".repeat(33 * 1024) + "\r\nContent-Length: 2\r\n\r\nok";
+    gatewayTo(RawTarget.start(targets, RawTarget.answerAndClose(big)));
+
+    assertElbPage(exchange(), ElbError.TARGET_MALFORMED);
+  }
+
+  @Test
+  void listener_passesOnAResponseHeaderJustUnder32Kb() {
+    String value = "h".repeat(31 * 1024);
+    gatewayTo(RawTarget.start(targets, RawTarget.answer("HTTP/1.1 200 OK\r\nX-Big: " + value
+        + "\r\nContent-Length: 2\r\n\r\nok")));
+
+    Response r = exchange();
+
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.header("X-Big")).isEqualTo(value);
+    assertThat(r.bodyText()).isEqualTo("ok");
+  }
+
+  @Test
+  void listener_returns504_whenTargetSendsNothingWithinTheIdleTimeout() {
+    target = RawTarget.start(targets, RawTarget.neverAnswer());
+    gatewayTo(target.port(), Map.of("idle_timeout.timeout_seconds", "1"));
+
+    assertElbPage(exchange(), ElbError.TARGET_TIMEOUT);
+    assertThat(target.heads()).hasSize(1);
+  }
+
+  @Test
+  void listener_returns504_whenConnectingToTheTargetTimesOut() {
+    try (UnreachableTarget unreachable = UnreachableTarget.start()) {
+      gatewayTo(unreachable.port(), Map.of("fulcrum.target_connect_timeout_ms", "500"));
+
+      assertElbPage(exchange(), ElbError.CONNECT_TIMEOUT);
+    }
+  }
+
+  static Stream<Arguments> cutBodies() {
+    return Stream.of(
+        Arguments.of("Content-Length body cut by FIN", false,
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", Framing.CONTENT_LENGTH),
+        Arguments.of("Content-Length body cut by RST", true,
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789", Framing.CONTENT_LENGTH),
+        Arguments.of("chunked body cut by FIN", false,
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n", Framing.CHUNKED),
+        Arguments.of("chunked body cut by RST", true,
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\n", Framing.CHUNKED));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cutBodies")
+  void listener_closesClientConnection_whenTargetClosesMidBody(String what, boolean reset, String partial,
+      Framing framing) {
+    gatewayTo(RawTarget.start(targets, reset, (socket, head) -> socket.write(Buffer.buffer(partial))
+        .onComplete(v -> socket.close())));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send(REQUEST).read();
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.framing()).isEqualTo(framing);
+      assertThat(r.complete()).as("the client must see the body cut short").isFalse();
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @Test
+  void listener_closesClientConnection_whenTargetStallsMidBodyPastTheIdleTimeout() {
+    target = RawTarget.start(targets, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"));
+    gatewayTo(target.port(), Map.of("idle_timeout.timeout_seconds", "1"));
+
+    // The read fails unless the connection is cut within a few idle timeouts.
+    try (RawConnection c = RawConnection.open(port).readTimeout(6000)) {
+      Response r = c.send(REQUEST).read();
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.complete()).as("the client must see the body cut short").isFalse();
+      assertThat(r.bodyText()).isEqualTo("0123456789");
+    }
+  }
+}

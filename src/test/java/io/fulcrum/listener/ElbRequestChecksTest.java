@@ -1,0 +1,211 @@
+package io.fulcrum.listener;
+
+import static io.fulcrum.testing.ElbAssertions.assertElbPage;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.forward.ElbError;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.RawTarget;
+import io.vertx.core.Vertx;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The answers the load balancer makes itself before any target is involved (SPEC §11.3, §8.5),
+ * checked on the wire with a raw client: exact status line, ALB's HTML page, {@code Server:
+ * awselb/2.0}, and that the target never saw the request.
+ */
+class ElbRequestChecksTest {
+
+  private static final int KB = 1024;
+
+  private final Vertx backends = Vertx.vertx();
+  private Gateway gateway;
+  private Backend backend;
+  private int port;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    backends.close();
+  }
+
+  private void startWithBackend() {
+    backend = Backend.start(backends, "b");
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, backend.port()));
+  }
+
+  private Response exchange(String request) {
+    try (RawConnection c = RawConnection.open(port)) {
+      return c.send(request).read();
+    }
+  }
+
+  @Test
+  void listener_returns503_whenTargetGroupHasNoRegisteredTargets() {
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port));
+
+    Response r = exchange("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n");
+
+    assertElbPage(r, ElbError.NO_TARGETS);
+    assertThat(r.statusLine()).isEqualTo("HTTP/1.1 503 Service Temporarily Unavailable");
+  }
+
+  @Test
+  void listener_returns405_forTrace_withoutReachingTheTarget() {
+    startWithBackend();
+
+    Response r = exchange("TRACE / HTTP/1.1\r\nHost: example.com\r\n\r\n");
+
+    assertElbPage(r, ElbError.METHOD_NOT_ALLOWED);
+    assertThat(backend.hits()).isZero();
+  }
+
+  @Test
+  void listener_returns463_whenXForwardedForHolds31Addresses_withoutReachingTheTarget() {
+    startWithBackend();
+
+    Response r = exchange("GET / HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-For: " + addresses(31) + "\r\n\r\n");
+
+    assertElbPage(r, ElbError.XFF_TOO_LONG);
+    assertThat(backend.hits()).isZero();
+  }
+
+  @Test
+  void listener_returns463_whenXForwardedForHeadersTogetherHold31Addresses() {
+    startWithBackend();
+
+    Response r = exchange("GET / HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-For: " + addresses(16)
+        + "\r\nX-Forwarded-For: " + addresses(15) + "\r\n\r\n");
+
+    assertElbPage(r, ElbError.XFF_TOO_LONG);
+    assertThat(backend.hits()).isZero();
+  }
+
+  @Test
+  void listener_forwards_whenXForwardedForHolds30Addresses() {
+    startWithBackend();
+
+    Response r = exchange("GET / HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-For: " + addresses(30) + "\r\n\r\n");
+
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.bodyText()).isEqualTo("b");
+    String forwarded = backend.lastRequest().getJsonObject("headers").getString("x-forwarded-for");
+    assertThat(forwarded).isEqualTo(addresses(30) + ", 127.0.0.1");
+  }
+
+  static Stream<Arguments> unsupportedTransferEncodings() {
+    String smuggled = "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n";
+    return Stream.of(
+        Arguments.of("gzip", smuggled),
+        Arguments.of("deflate", smuggled),
+        // The decoder reads this body as chunked; what follows it must not be read either.
+        Arguments.of("gzip, chunked", "5\r\nhello\r\n0\r\n\r\n" + smuggled));
+  }
+
+  @ParameterizedTest(name = "Transfer-Encoding: {0}")
+  @MethodSource("unsupportedTransferEncodings")
+  void listener_returns501AndCloses_forUnsupportedTransferEncoding_withoutReachingTheTarget(String coding, String body) {
+    startWithBackend();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      // What follows the head must never be read as a next request (a smuggled request).
+      Response r = c.send("POST / HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: " + coding + "\r\n\r\n"
+          + body).read();
+
+      assertElbPage(r, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
+      // The body's end is unknown, so the connection cannot be reused.
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    assertThat(backend.hits()).isZero();
+  }
+
+  /**
+   * What ALB rejects with 400. A request whose request line cannot be parsed is answered in
+   * HTTP/1.0: the decoder never learnt the client's version.
+   */
+  static Stream<Arguments> malformedRequests() {
+    return Stream.of(
+        Arguments.of("a control character in the method", "HTTP/1.0", "G\u0001T / HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        Arguments.of("whitespace between a header name and its colon", "HTTP/1.1",
+            "GET / HTTP/1.1\r\nHost: example.com\r\nX-Bad : value\r\n\r\n"),
+        Arguments.of("a request line over 16 KB", "HTTP/1.0",
+            "GET /" + "a".repeat(17 * KB) + " HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        Arguments.of("one header over 16 KB", "HTTP/1.1",
+            "GET / HTTP/1.1\r\nHost: example.com\r\nX-Big: " + "v".repeat(17 * KB) + "\r\n\r\n"),
+        Arguments.of("all headers over 64 KB", "HTTP/1.1",
+            "GET / HTTP/1.1\r\nHost: example.com\r\n" + headers(5, 15 * KB) + "\r\n"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("malformedRequests")
+  void listener_returns400AndCloses_forMalformedOrOversizedRequest_withoutReachingTheTarget(String what, String version,
+      String request) {
+    startWithBackend();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send(request).read();
+
+      assertElbPage(r, ElbError.BAD_REQUEST, version);
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    assertThat(backend.hits()).isZero();
+  }
+
+  static Stream<Arguments> requestsJustUnderTheLimits() {
+    return Stream.of(
+        Arguments.of("a request line just under 16 KB",
+            "GET /" + "a".repeat(16 * KB - 32) + " HTTP/1.1\r\nHost: example.com\r\n\r\n"),
+        Arguments.of("one header just under 16 KB",
+            "GET / HTTP/1.1\r\nHost: example.com\r\nX-Big: " + "v".repeat(16 * KB - 16) + "\r\n\r\n"),
+        Arguments.of("headers just under 64 KB", "GET / HTTP/1.1\r\nHost: example.com\r\n" + headers(4, 15 * KB) + "\r\n"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("requestsJustUnderTheLimits")
+  void listener_forwards_requestsJustUnderTheHeaderLimits(String what, String request) {
+    port = Ports.free();
+    // A raw target: it reads heads of any size (a Vert.x backend stops at 8 KB).
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))) {
+      gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, target.port()));
+
+      Response r = exchange(request);
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.bodyText()).isEqualTo("ok");
+      assertThat(target.heads()).hasSize(1);
+      assertThat(target.heads().get(0).length()).isGreaterThan(15 * KB);
+    }
+  }
+
+  private static String addresses(int n) {
+    return IntStream.rangeClosed(1, n).mapToObj(i -> "10.0.0." + i).collect(Collectors.joining(", "));
+  }
+
+  /** {@code n} headers {@code X-Fill-i} with values of {@code size} bytes. */
+  private static String headers(int n, int size) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      b.append("X-Fill-").append(i).append(": ").append("f".repeat(size)).append("\r\n");
+    }
+    return b.toString();
+  }
+}
