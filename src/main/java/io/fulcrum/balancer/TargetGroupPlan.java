@@ -30,17 +30,17 @@ public final class TargetGroupPlan {
   private final Upstream[] registered;
   private final Upstream[] eligible;
   private final boolean failOpen;
-  private final Set<String> draining;
+  private final Set<String> kept;
 
   private TargetGroupPlan(String arn, String name, boolean tls, Upstream[] registered, Upstream[] eligible,
-      boolean failOpen, Set<String> draining) {
+      boolean failOpen, Set<String> kept) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
     this.registered = registered;
     this.eligible = eligible;
     this.failOpen = failOpen;
-    this.draining = draining;
+    this.kept = kept;
   }
 
   /** A plan without health information: every registered target counts as initial. */
@@ -75,12 +75,13 @@ public final class TargetGroupPlan {
         open.add(u);
       }
     }
-    Set<String> drainingKeys = new HashSet<>();
-    draining.forEach(t -> drainingKeys.add(t.key()));
+    Set<String> kept = new HashSet<>();
+    draining.forEach(t -> kept.add(t.key()));
+    all.forEach(u -> kept.add(u.key()));
     boolean failOpen = healthy.isEmpty() && !open.isEmpty();
     List<Upstream> eligible = failOpen ? open : healthy;
     return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS,
-        all.toArray(Upstream[]::new), eligible.toArray(Upstream[]::new), failOpen, Set.copyOf(drainingKeys));
+        all.toArray(Upstream[]::new), eligible.toArray(Upstream[]::new), failOpen, Set.copyOf(kept));
   }
 
   public String arn() {
@@ -111,15 +112,7 @@ public final class TargetGroupPlan {
    * delay still running. Requests to any other target of this group are cut.
    */
   public boolean keepsInFlight(String key) {
-    if (draining.contains(key)) {
-      return true;
-    }
-    for (Upstream u : registered) {
-      if (u.key().equals(key)) {
-        return true;
-      }
-    }
-    return false;
+    return kept.contains(key);
   }
 
   /** The targets a selector may choose from; shared, callers must not modify it. */

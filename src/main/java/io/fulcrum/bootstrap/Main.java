@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,13 +84,20 @@ public final class Main {
     System.out.flush();
 
     if (config.reload().enabled()) {
+      Consumer<List<Problem>> refused = problems -> {
+        LOG.error("{} changed but is invalid; the running configuration stays. {} problem{}:", args.config(),
+            problems.size(), problems.size() == 1 ? "" : "s");
+        problems.forEach(p -> LOG.error("  {}", p));
+      };
       loader.watch(config.reload().scanPeriodMillis(),
-          next -> fulcrum.reload(next),
-          problems -> {
-            LOG.error("{} changed but is invalid; the running configuration stays. {} problem{}:", args.config(),
-                problems.size(), problems.size() == 1 ? "" : "s");
-            problems.forEach(p -> LOG.error("  {}", p));
-          });
+          next -> fulcrum.reload(next).onFailure(e -> {
+            if (e instanceof InvalidModelException ime) {
+              refused.accept(ime.problems());
+            } else {
+              LOG.error("applying {} failed: {}", args.config(), e.toString());
+            }
+          }),
+          refused);
     }
 
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

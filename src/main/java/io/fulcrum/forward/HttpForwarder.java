@@ -62,7 +62,7 @@ public final class HttpForwarder {
    * @param uri     the request target in origin form (path and query)
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
    */
-  public void forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
+  public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
       ProxySettings settings, ExchangeListener listener) {
     request.pause();
     Exchange ex = new Exchange(request, listener);
@@ -112,6 +112,16 @@ public final class HttpForwarder {
         out.idleTimeout(settings.idleTimeoutMillis());
       }
     });
+    return ex;
+  }
+
+  /** A proxied request in flight, which its owner may end early. */
+  public interface Handle {
+    /**
+     * Ends the exchange now (a deregistered target's delay is over): the client gets
+     * {@code error} when no response has started, else its connection is closed.
+     */
+    void cut(ElbError error);
   }
 
   private void respond(Exchange ex, HttpClientResponse in, ProxySettings settings) {
@@ -227,7 +237,7 @@ public final class HttpForwarder {
   }
 
   /** The state of one proxied request. Touched only on the owning event loop. */
-  private static final class Exchange {
+  private static final class Exchange implements Handle {
     final HttpServerRequest request;
     final ExchangeListener listener;
     HttpClientRequest out;
@@ -261,6 +271,26 @@ public final class HttpForwarder {
       if (!clientGone) {
         // A body still on its way would have to be read and thrown away: close instead.
         ElbResponses.send(request, error, !request.isEnded());
+      }
+      listener.failed(error);
+      finish(false);
+    }
+
+    @Override
+    public void cut(ElbError error) {
+      if (finished) {
+        return;
+      }
+      if (!request.response().headWritten()) {
+        fail(error, new IllegalStateException(error.reason()));
+        return;
+      }
+      done = true;
+      if (out != null) {
+        out.reset();
+      }
+      if (!clientGone) {
+        request.connection().close();
       }
       listener.failed(error);
       finish(false);

@@ -58,6 +58,7 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's client connections and their idle timers. */
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
+  private final InFlight inFlight = new InFlight();
   private HttpForwarder forwarder;
   private RequestHandler handler;
   private boolean draining;
@@ -99,6 +100,7 @@ public final class ListenerVerticle extends VerticleBase {
     }
     snapshot = next;
     groups.clear();
+    inFlight.cutDeregistered(next);
     applied.set(next.version());
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
@@ -187,6 +189,10 @@ public final class ListenerVerticle extends VerticleBase {
     }
     bindings.clear();
     return Future.all(all).mapEmpty();
+  }
+
+  InFlight inFlight() {
+    return inFlight;
   }
 
   /** The per-loop state of a target group, built on first use after each snapshot swap. */

@@ -118,7 +118,8 @@ final class RequestHandler {
     String uri = facts.originForm();
     ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), "http", plan.port(), headerBytes,
         clock.millis() / 1000, random);
-    forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, HttpForwarder.ExchangeListener.NONE);
+    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target.key());
+    node.exchange = forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, node);
   }
 
   private static void fixed(HttpServerRequest req, FixedRoute f) {

@@ -62,11 +62,9 @@ class HotReloadTest {
     Await.result(backends.close());
   }
 
-  private static String config(int port, int version, List<Integer> targets) {
-    StringBuilder t = new StringBuilder();
-    for (int p : targets) {
-      t.append("      - {id: 127.0.0.1, port: ").append(p).append("}\n");
-    }
+  /** Each version moves weight between the two groups and changes the /version answer. */
+  private static String config(int port, int version, int portA, int portB) {
+    int weightA = version % 2 == 0 ? 100 : 50;
     return """
         control: {port: 0}
         reload: {scan-period-ms: 50}
@@ -75,18 +73,17 @@ class HotReloadTest {
             listeners:
               - protocol: HTTP
                 port: %d
-                default-actions: [{type: forward, target-group: tg}]
+                default-actions:
+                  - type: forward
+                    target-groups: [{name: tg-a, weight: %d}, {name: tg-b, weight: %d}]
                 rules:
                   - priority: 1
                     conditions: [{field: path-pattern, values: ["/version"]}]
                     actions: [{type: fixed-response, status-code: 200, message-body: "v%d"}]
         target-groups:
-          - name: tg
-            target-type: ip
-            protocol: HTTP
-            port: 80
-            targets:
-        %s""".formatted(port, version, t);
+          - {name: tg-a, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
+          - {name: tg-b, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
+        """.formatted(port, weightA, 100 - weightA, version, portA, portB);
   }
 
   private void write(Path file, String content) throws IOException {
@@ -102,7 +99,7 @@ class HotReloadTest {
     Backend b = Backend.start(backends, "b");
     int port = Ports.free();
     Path file = dir.resolve("fulcrum.yaml");
-    write(file, config(port, 0, List.of(a.port())));
+    write(file, config(port, 0, a.port(), b.port()));
 
     loader = new ConfigLoader(gatewayVertx, file, Map.of());
     FulcrumConfig initial = Await.result(loader.load());
@@ -129,16 +126,15 @@ class HotReloadTest {
     }
 
     for (int version = 1; version <= RELOADS; version++) {
-      List<Integer> targets = version % 2 == 0 ? List.of(a.port()) : List.of(a.port(), b.port());
-      write(file, config(port, version, targets));
+      write(file, config(port, version, a.port(), b.port()));
       String expected = "v" + version;
       await().atMost(Duration.ofSeconds(10)).until(() -> lastVersion.get().equals(expected));
       if (version == RELOADS / 2) {
         // An invalid edit is refused and the running configuration keeps serving.
-        write(file, config(port, 99, List.of(a.port())).replace("port: 80", "port: 80\n    protocol-version: HTTP7"));
+        write(file, config(port, 99, a.port(), b.port()).replace("port: 80,", "port: 80, protocol-version: HTTP7,"));
         await().atMost(Duration.ofSeconds(10)).until(() -> !rejected.isEmpty());
         assertThat(lastVersion.get()).isEqualTo(expected);
-        write(file, config(port, version, targets));
+        write(file, config(port, version, a.port(), b.port()));
       }
     }
     running.set(false);
@@ -150,7 +146,7 @@ class HotReloadTest {
     assertThat(servedBy).containsKeys("a", "b");
     assertThat(rejected).hasSize(1);
     assertThat(rejected.get(0)).extracting(Problem::path)
-        .containsExactly("target-groups[0].protocol-version");
+        .containsExactly("target-groups[0].protocol-version", "target-groups[1].protocol-version");
     Await.result(client.close());
   }
 
