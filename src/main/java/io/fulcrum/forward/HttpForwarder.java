@@ -48,7 +48,11 @@ public final class HttpForwarder {
   static final long STALLED_RESPONSE_MARGIN_MILLIS = 1000;
 
   private final Vertx vertx;
-  private final Map<Long, HttpClientAgent> clients = new HashMap<>();
+  /** Clients by (idle timeout, connect timeout): both are client-wide options. */
+  private final Map<ClientKey, HttpClientAgent> clients = new HashMap<>();
+
+  private record ClientKey(long idleMillis, int connectMillis) {
+  }
 
   /** Must be created on the event loop that will use it. */
   public HttpForwarder(Vertx vertx) {
@@ -167,8 +171,11 @@ public final class HttpForwarder {
   }
 
   private HttpClientAgent client(ProxySettings settings) {
-    // One client per idle timeout: keep-alive pools close connections idle for that long.
-    return clients.computeIfAbsent(settings.idleTimeoutMillis(), idle -> vertx.httpClientBuilder()
+    // Keep-alive pools close connections idle for the idle timeout; the TCP connect timeout is
+    // client-wide too. Load balancers usually share one key, so usually there is one client.
+    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis());
+    long idle = key.idleMillis();
+    return clients.computeIfAbsent(key, k -> vertx.httpClientBuilder()
         .with(new HttpClientOptions()
             .setKeepAlive(true)
             .setKeepAliveTimeout((int) Math.max(1, idle / 1000))

@@ -64,7 +64,7 @@ class GracefulShutdownIT {
     Backend backend = Backend.start(vertx, "slow", "127.0.0.1", holdFor(4000));
     start(10, backend);
     Future<String> inFlight = get("/slow");
-    await("the backend received the request").atMost(Duration.ofSeconds(10)).until(() -> backend.hits() == 1);
+    await("the backend received the request").atMost(Duration.ofSeconds(10)).until(() -> backend.trafficHits() == 1);
 
     long signalled = System.nanoTime();
     gateway.sigterm();
@@ -93,7 +93,7 @@ class GracefulShutdownIT {
     Backend backend = Backend.start(vertx, "stuck", "127.0.0.1", holdFor(120_000));
     start(2, backend);
     Future<String> inFlight = get("/stuck");
-    await("the backend received the request").atMost(Duration.ofSeconds(10)).until(() -> backend.hits() == 1);
+    await("the backend received the request").atMost(Duration.ofSeconds(10)).until(() -> backend.trafficHits() == 1);
 
     long signalled = System.nanoTime();
     gateway.sigterm();
@@ -130,6 +130,7 @@ class GracefulShutdownIT {
             target-type: ip
             protocol: HTTP
             port: 80
+            health-check: {path: /health}
             targets: [{id: 127.0.0.1, port: %d}]
         """.formatted(controlPort, shutdownTimeoutSeconds, listenerPort, backend.port()));
     gateway.waitReady(controlPort);
@@ -138,6 +139,10 @@ class GracefulShutdownIT {
   /** A backend handler that answers {@link #BODY} {@code millis} after the request arrived (a timer, not a sleep). */
   private Handler<HttpServerRequest> holdFor(long millis) {
     return req -> {
+      if (req.path().equals("/health")) {
+        req.response().end();
+        return;
+      }
       req.connection().closeHandler(v -> backendConnectionClosedAt.compareAndSet(0, System.nanoTime()));
       vertx.setTimer(millis, t -> req.response().putHeader("Content-Type", "text/plain").end(BODY));
     };

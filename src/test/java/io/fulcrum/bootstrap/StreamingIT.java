@@ -75,6 +75,7 @@ class StreamingIT {
             target-type: ip
             protocol: HTTP
             port: 80
+            health-check: {path: /health}
             targets: [{id: 127.0.0.1, port: %d}]
         """.formatted(controlPort, listenerPort, backend.port()), SMALL_GATEWAY);
     gateway.waitReady(controlPort);
@@ -159,9 +160,11 @@ class StreamingIT {
     return head;
   }
 
-  /** The backend: /upload digests the body and answers with its count and CRC; /download sends 1 GiB. */
+  /** The backend: /health answers 200; /upload digests the body and answers with its count and CRC; anything else sends 1 GiB. */
   private void backendHandler(HttpServerRequest req) {
-    if (req.path().equals("/upload")) {
+    if (req.path().equals("/health")) {
+      req.response().end();
+    } else if (req.path().equals("/upload")) {
       BodyDigest digest = new BodyDigest();
       received.set(digest);
       req.handler(digest::update);

@@ -196,7 +196,7 @@ class BodyForwardingTest {
       Response next = c.send("GET /again HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
       assertThat(next.status()).isEqualTo(status);
     }
-    assertThat(backend.hits()).isEqualTo(2);
+    assertThat(backend.trafficHits()).isEqualTo(2);
   }
 
   @Test

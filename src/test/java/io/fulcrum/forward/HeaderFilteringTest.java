@@ -99,7 +99,7 @@ class HeaderFilteringTest {
       Response interim = c.send("POST /upload HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n"
           + "Expect: 100-continue\r\n\r\n").read();
       assertThat(interim.statusLine()).isEqualTo("HTTP/1.1 100 Continue");
-      assertThat(backend.hits()).as("nothing is forwarded before the body").isZero();
+      assertThat(backend.trafficHits()).as("nothing is forwarded before the body").isZero();
 
       Response r = c.send("hello").read();
 

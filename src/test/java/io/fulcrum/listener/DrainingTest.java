@@ -105,6 +105,11 @@ class DrainingTest {
     return out;
   }
 
+  /** Advances virtual time; every health check's real answer is in before its timeout can fall due. */
+  private void advance(int seconds) {
+    time.advance(Duration.ofSeconds(seconds), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+  }
+
   /** Starts a /slow request through the gateway; it completes when the target answers or Fulcrum cuts it. */
   private Future<String> slowRequest() {
     Promise<String> p = Promise.promise();
@@ -138,12 +143,12 @@ class DrainingTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> slow.stream().anyMatch(f -> "200 done-a".equals(f.result())));
 
     // Idle or not, the target shows draining until the delay is over.
-    time.advance(Duration.ofSeconds(DELAY - 1));
+    advance(DELAY - 1);
     gateway.awaitDataPlane();
     assertThat(health()).containsEntry("a", TargetHealth.DRAINING);
     assertThat(slow.stream().filter(Future::isComplete)).hasSize(1);
 
-    time.advance(Duration.ofSeconds(1));
+    advance(1);
     gateway.awaitDataPlane();
     assertThat(health()).containsOnlyKeys("b");
     // a's other request was still running: cut with 502. b's requests are untouched.
@@ -160,7 +165,7 @@ class DrainingTest {
   @Test
   void ipTarget_cannotBeRegisteredAgain_beforeItsDelayEnds() {
     gateway.reload(config(false));
-    time.advance(Duration.ofSeconds(DELAY - 10));
+    advance(DELAY - 10);
     assertThatThrownBy(() -> gateway.reload(config(true)))
         .isInstanceOf(InvalidModelException.class)
         .satisfies(e -> assertThat(((InvalidModelException) e).problems()).extracting(Problem::code, Problem::message)
@@ -170,7 +175,7 @@ class DrainingTest {
     // Refused means nothing changed: a still drains, b still serves.
     assertThat(health()).containsEntry("a", TargetHealth.DRAINING).containsEntry("b", TargetHealth.HEALTHY);
 
-    time.advance(Duration.ofSeconds(10));
+    advance(10);
     gateway.reload(config(true));
     gateway.awaitDataPlane();
     assertThat(health().get("a").state().wire()).isEqualTo("initial");

@@ -74,7 +74,7 @@ class ElbRequestChecksTest {
     Response r = exchange("TRACE / HTTP/1.1\r\nHost: example.com\r\n\r\n");
 
     assertElbPage(r, ElbError.METHOD_NOT_ALLOWED);
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 
   @Test
@@ -84,7 +84,7 @@ class ElbRequestChecksTest {
     Response r = exchange("GET / HTTP/1.1\r\nHost: example.com\r\nX-Forwarded-For: " + addresses(31) + "\r\n\r\n");
 
     assertElbPage(r, ElbError.XFF_TOO_LONG);
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 
   @Test
@@ -95,7 +95,7 @@ class ElbRequestChecksTest {
         + "\r\nX-Forwarded-For: " + addresses(15) + "\r\n\r\n");
 
     assertElbPage(r, ElbError.XFF_TOO_LONG);
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 
   @Test
@@ -134,7 +134,7 @@ class ElbRequestChecksTest {
       assertThat(r.header("Connection")).isEqualTo("close");
       assertThat(c.closedByServer()).isTrue();
     }
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 
   /**
@@ -167,7 +167,7 @@ class ElbRequestChecksTest {
       assertThat(r.header("Connection")).isEqualTo("close");
       assertThat(c.closedByServer()).isTrue();
     }
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 
   static Stream<Arguments> requestsJustUnderTheLimits() {

@@ -74,7 +74,7 @@ class NodeZonesTest {
     assertThat(viaA.bodyText()).isEqualTo("b");
     assertThat(viaB.status()).isEqualTo(200);
     assertThat(viaB.bodyText()).isEqualTo("b");
-    assertThat(backend.hits()).isEqualTo(2);
+    assertThat(backend.trafficHits()).isEqualTo(2);
   }
 
   @Test
@@ -96,6 +96,6 @@ class NodeZonesTest {
     gateway = Gateway.start(Vertx.vertx(), config(port, "zones: [zone-a]", "zone-b", backend.port()));
 
     assertElbPage(get("127.0.0.1", port), ElbError.NO_TARGETS_IN_ZONE);
-    assertThat(backend.hits()).isZero();
+    assertThat(backend.trafficHits()).isZero();
   }
 }

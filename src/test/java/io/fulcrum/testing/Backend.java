@@ -65,17 +65,33 @@ public final class Backend implements AutoCloseable {
     return server.actualPort();
   }
 
+  /** Every request received, health checks included. */
   public int hits() {
     return hits.get();
   }
 
-  /** What the backend received, one JSON object per request (method, uri, version, headers by lower-case name). */
-  public List<JsonObject> received() {
-    return received;
+  /** Requests received that are not Fulcrum's health checks. */
+  public long trafficHits() {
+    return received.stream().filter(r -> !isHealthCheck(r)).count();
   }
 
+  /** Whether a recorded request is one of Fulcrum's health checks (its User-Agent says so). */
+  public static boolean isHealthCheck(JsonObject received) {
+    return "ELB-HealthChecker/2.0".equals(received.getJsonObject("headers").getString("user-agent"));
+  }
+
+  /**
+   * What the backend received, health checks left out: one JSON object per request (method, uri,
+   * version, headers by lower-case name).
+   */
+  public List<JsonObject> received() {
+    return received.stream().filter(r -> !isHealthCheck(r)).toList();
+  }
+
+  /** The last request received that is not a health check. */
   public JsonObject lastRequest() {
-    return received.get(received.size() - 1);
+    List<JsonObject> traffic = received();
+    return traffic.get(traffic.size() - 1);
   }
 
   @Override

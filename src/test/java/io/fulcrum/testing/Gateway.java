@@ -29,12 +29,18 @@ public final class Gateway implements AutoCloseable {
     this.fulcrum = fulcrum;
   }
 
+  /**
+   * A gateway for data-path tests: real clock, one listener instance, and the control plane's
+   * timers frozen, so no health check reaches the test's backends (targets stay initial and the
+   * group fails open to all of them). Tests of health and draining pass a {@link VirtualTime}.
+   */
   public static Gateway start(Vertx vertx, String yaml) {
     return start(vertx, yaml, 1, Clock.systemUTC());
   }
 
+  /** Like {@link #start(Vertx, String)} with {@code instances} listener verticles and the given clock. */
   public static Gateway start(Vertx vertx, String yaml, int instances, Clock clock) {
-    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, clock)));
+    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, clock, new VirtualTime())));
   }
 
   /** A gateway whose control plane runs on virtual time (health checks, deregistration delays). */
