@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 
 /**
@@ -69,6 +70,25 @@ final class HealthHarness implements AutoCloseable {
     Backend b = Backend.start(backends, id, "127.0.0.1", handler);
     resources.add(b);
     return b;
+  }
+
+  /**
+   * A real Vert.x target that answers a path listed in {@code statuses} with its status (a check:
+   * counted by path in {@code checks}, its virtual time added to {@code checkTimes}) and any other
+   * path with its id.
+   */
+  Backend pathTarget(String id, Map<String, Integer> statuses, Map<String, AtomicInteger> checks,
+      List<Long> checkTimes) {
+    return backend(id, req -> {
+      Integer status = statuses.get(req.path());
+      if (status == null) {
+        req.response().end(id);
+        return;
+      }
+      checks.computeIfAbsent(req.path(), p -> new AtomicInteger()).incrementAndGet();
+      checkTimes.add(time.now());
+      req.response().setStatusCode(status).end();
+    });
   }
 
   /** Counts more checks that are left unanswered on purpose (see {@link #advance}). */
