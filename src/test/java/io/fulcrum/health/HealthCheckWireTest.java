@@ -51,7 +51,8 @@ class HealthCheckWireTest {
   /** The header lines of a raw request, as "name: value" with the name lower-cased. */
   private static List<String> headers(String request) {
     return request.lines().skip(1).filter(l -> !l.isEmpty())
-        .map(l -> l.substring(0, l.indexOf(':')).toLowerCase(Locale.ROOT) + ": " + l.substring(l.indexOf(':') + 1).strip())
+        .map(l -> l.substring(0, l.indexOf(':')).toLowerCase(Locale.ROOT) + ": "
+            + l.substring(l.indexOf(':') + 1).strip())
         .toList();
   }
 

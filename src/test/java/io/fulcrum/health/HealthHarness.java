@@ -48,10 +48,7 @@ final class HealthHarness implements AutoCloseable {
 
   /** A raw target that follows {@code script}, closed with the harness. */
   ScriptedTarget scripted(ScriptedTarget.Step... script) {
-    ScriptedTarget t = ScriptedTarget.start(script);
-    resources.add(t);
-    holders.add(t::holding);
-    return t;
+    return scripted(List.of(script));
   }
 
   ScriptedTarget scripted(List<ScriptedTarget.Step> script) {
@@ -150,12 +147,9 @@ final class HealthHarness implements AutoCloseable {
 
   /** Sends {@code n} requests through the listener; counts answers by body (the backend's id). */
   Map<String, Integer> spread(int n) {
-    if (http == null) {
-      http = new Http(backends);
-    }
     Map<String, Integer> counts = new HashMap<>();
     for (int i = 0; i < n; i++) {
-      Http.Response r = http.get(listenerPort, "/");
+      Http.Response r = http().get(listenerPort, "/");
       counts.merge(r.status() == 200 ? r.body() : "status " + r.status(), 1, Integer::sum);
     }
     return counts;

@@ -148,7 +148,8 @@ class HealthLifecycleTest {
     TargetHealth unused = h.health("tg", b.port());
     assertThat(unused).isEqualTo(TargetHealth.ZONE_NOT_ENABLED);
     assertThat(HealthHarness.describe(unused)).isEqualTo("unused/Target.NotInUse");
-    assertThat(unused.description()).isEqualTo("Target is in an Availability Zone that is not enabled for the load balancer");
+    assertThat(unused.description())
+        .isEqualTo("Target is in an Availability Zone that is not enabled for the load balancer");
     assertThat(h.report("tg").get("127.0.0.1:" + b.port()).healthCheckPort()).isZero();
     assertThat(b.hits()).isZero();
     assertThat(h.health("tg", a.port())).isEqualTo(TargetHealth.HEALTHY);

@@ -40,7 +40,8 @@ class HealthPerGroupTest {
   void sameTargetInTwoGroups_isCheckedAndDecidedPerGroup_andRoutingFollowsEachGroup() {
     Map<String, AtomicInteger> checksT = new ConcurrentHashMap<>();
     Backend t = h.pathTarget("t", Map.of("/a", 200, "/b", 404), checksT, new CopyOnWriteArrayList<>());
-    Backend u = h.pathTarget("u", Map.of("/a", 200, "/b", 200), new ConcurrentHashMap<>(), new CopyOnWriteArrayList<>());
+    Backend u = h.pathTarget("u", Map.of("/a", 200, "/b", 200), new ConcurrentHashMap<>(),
+        new CopyOnWriteArrayList<>());
     h.start("""
         load-balancers:
           - name: lb

@@ -60,7 +60,8 @@ class HealthSettingsReloadTest {
     // The registry published the new registrations to the health checker's context before the reload
     // completed, so they are applied there before any timer that virtual time runs from now on.
     assertThat(h.health("tg", t.port())).as("t right after the reload").isEqualTo(TargetHealth.HEALTHY);
-    assertThat(h.health("tg", v.port())).as("v right after the reload").isEqualTo(TargetHealth.responseCodeMismatch(500));
+    assertThat(h.health("tg", v.port())).as("v right after the reload")
+        .isEqualTo(TargetHealth.responseCodeMismatch(500));
 
     // One check per target every 20 s from now on, on the new path, judged with the new thresholds.
     for (int n = 1; n <= 4; n++) {

@@ -111,10 +111,6 @@ final class ScriptedTarget implements AutoCloseable {
     threads.execute(this::acceptLoop);
   }
 
-  static ScriptedTarget start(Step... script) {
-    return new ScriptedTarget(List.of(script));
-  }
-
   static ScriptedTarget start(List<Step> script) {
     return new ScriptedTarget(script);
   }
