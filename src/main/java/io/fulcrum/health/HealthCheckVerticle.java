@@ -153,6 +153,9 @@ public final class HealthCheckVerticle extends VerticleBase {
           changed = true;
         } else {
           t.target = e.target();
+          if (t.active()) {
+            t.retime(group.healthCheck());
+          }
         }
         if (t.active() && t.timer == -1 && !t.inFlight) {
           t.schedule(firstCheckDelay(group.healthCheck()));
@@ -183,6 +186,8 @@ public final class HealthCheckVerticle extends VerticleBase {
     HealthTracker tracker;
     long timer = -1;
     long nextAt;
+    /** When the last check was due, or -1 before the first one. */
+    long lastDueAt = -1;
     boolean inFlight;
     /** Bumped when checks stop, so a result that arrives afterwards is ignored. */
     int epoch;
@@ -226,8 +231,28 @@ public final class HealthCheckVerticle extends VerticleBase {
       });
     }
 
+    /**
+     * After the interval changed, moves the pending check to one new interval after the last one
+     * (spread out again when that time has already passed), so a shorter interval applies now
+     * rather than after the check the old interval scheduled.
+     */
+    void retime(HealthCheck hc) {
+      if (timer == -1 || lastDueAt < 0) {
+        return;
+      }
+      long due = lastDueAt + hc.intervalSeconds() * 1000L;
+      if (due == nextAt) {
+        return;
+      }
+      timers.cancelTimer(timer);
+      timer = -1;
+      long delay = due - timers.now();
+      schedule(delay > 0 ? delay : firstCheckDelay(hc));
+    }
+
     void cancel() {
       epoch++;
+      lastDueAt = -1;
       if (inFlight) {
         inFlight = false;
         HealthCheckVerticle.this.inFlight.decrementAndGet();
@@ -243,6 +268,7 @@ public final class HealthCheckVerticle extends VerticleBase {
       long interval = hc.intervalSeconds() * 1000L;
       // Fixed rate: the next check's time does not depend on how long this one takes.
       long next = Math.max(1, nextAt + interval - timers.now());
+      lastDueAt = nextAt;
       if (tracker.checkStarted(timers.now())) {
         publish(group);
       }

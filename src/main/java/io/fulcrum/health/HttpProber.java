@@ -22,6 +22,9 @@ import io.vertx.core.http.RequestOptions;
 final class HttpProber implements Prober {
 
   static final String USER_AGENT = "ELB-HealthChecker/2.0";
+  /** The range of valid HTTP status codes; the decoder passes on any number. */
+  static final int MIN_STATUS = 100;
+  static final int MAX_STATUS = 599;
 
   private final Timers timers;
   private final HttpClientAgent client;
@@ -79,9 +82,14 @@ final class HttpProber implements Prober {
           return;
         }
         int code = rar.result().statusCode();
-        boolean ok = check.matcher().matches(code);
-        attempt.finish(ok ? CheckResult.pass(code, latency)
-            : CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.responseCodeMismatch(code), code, latency));
+        if (code < MIN_STATUS || code > MAX_STATUS) {
+          // Not an HTTP status (RFC 9110 §15: three digits, 1xx-5xx): a malformed answer, not a code mismatch.
+          attempt.finish(CheckResult.fail(TargetHealth.FAILED, code, latency));
+        } else {
+          boolean ok = check.matcher().matches(code);
+          attempt.finish(ok ? CheckResult.pass(code, latency)
+              : CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.responseCodeMismatch(code), code, latency));
+        }
         // The answer is in; the rest of the body is of no interest and the connection is not reused.
         request.connection().close();
       });
