@@ -31,9 +31,7 @@ public final class ElbResponses {
 
   static {
     for (ElbError e : ElbError.values()) {
-      String title = e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase();
-      PAGES.put(e, Buffer.buffer("<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>" + title
-          + "</h1></center>\r\n</body>\r\n</html>\r\n"));
+      PAGES.put(e, Buffer.buffer(page(e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase())));
     }
   }
 
@@ -70,6 +68,12 @@ public final class ElbResponses {
       // Once the page is out, close at once rather than at the shutdown's deadline.
       written.onComplete(ar -> connection.close());
     }
+  }
+
+  /** ALB's small HTML page with {@code title} as title and heading ({@code 502 Bad Gateway}). */
+  public static String page(String title) {
+    return "<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>" + title
+        + "</h1></center>\r\n</body>\r\n</html>\r\n";
   }
 
   /** The page ALB shows for an error (tests and the access log use it). */

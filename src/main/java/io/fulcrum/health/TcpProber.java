@@ -7,7 +7,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClient;
 import io.vertx.core.net.NetClientOptions;
-import io.vertx.core.net.NetSocket;
 
 /**
  * TCP health checks: a target passes when it accepts a connection within the timeout; the
@@ -27,7 +26,6 @@ final class TcpProber implements Prober {
   public void probe(String address, int port, HealthCheck check, boolean nlb, Handler<CheckResult> result) {
     long start = timers.now();
     boolean[] done = {false};
-    NetSocket[] socket = {null};
     long timer = timers.setTimer(check.timeoutSeconds() * 1000L, id -> {
       if (!done[0]) {
         done[0] = true;
@@ -36,8 +34,7 @@ final class TcpProber implements Prober {
     });
     client.connect(port, address).onComplete(ar -> {
       if (ar.succeeded()) {
-        socket[0] = ar.result();
-        socket[0].close();
+        ar.result().close();
       }
       if (done[0]) {
         return;

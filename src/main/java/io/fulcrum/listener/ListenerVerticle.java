@@ -99,7 +99,8 @@ public final class ListenerVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     snapshot = next;
-    groups.clear();
+    // A group whose plan is unchanged (the same object) keeps its selector, and so its position.
+    groups.values().removeIf(g -> next.groups().get(g.plan().arn()) != g.plan());
     inFlight.cutDeregistered(next);
     applied.set(next.version());
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();

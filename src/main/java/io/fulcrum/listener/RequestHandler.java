@@ -137,9 +137,7 @@ final class RequestHandler {
     String phrase = r.statusCode() == 301 ? "Moved Permanently" : "Found";
     response.setStatusCode(r.statusCode()).setStatusMessage(phrase);
     response.headers().set(SERVER_NAME, SERVER).set(LOCATION_NAME, location).set(CONTENT_TYPE_NAME, "text/html");
-    String title = r.statusCode() + " " + phrase;
-    end(req, response, Buffer.buffer("<html>\r\n<head><title>" + title + "</title></head>\r\n<body>\r\n<center><h1>"
-        + title + "</h1></center>\r\n</body>\r\n</html>\r\n"));
+    end(req, response, Buffer.buffer(ElbResponses.page(r.statusCode() + " " + phrase)));
   }
 
   private static void end(HttpServerRequest req, HttpServerResponse response, Buffer body) {
