@@ -3,7 +3,6 @@ package io.fulcrum.forward;
 import io.fulcrum.balancer.Upstream;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;

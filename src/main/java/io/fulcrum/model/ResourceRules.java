@@ -1,7 +1,6 @@
 package io.fulcrum.model;
 
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
