@@ -1,22 +1,55 @@
 package io.fulcrum.balancer;
 
-/** Round robin over the eligible targets, in registration order. Owned by one event loop. */
+/**
+ * Round robin over the eligible targets, in registration order (SPEC §4.2), with slow start
+ * (§4.6): a target in slow start with weight {@code w} collects {@code w} credit each time its
+ * turn comes and is chosen when its credit reaches 1, so over a cycle it gets {@code w} of its
+ * share, and the sequence is exact for a given time. Outside slow start a choice costs O(1).
+ * Owned by one event loop.
+ */
 final class RoundRobinSelector implements TargetSelector {
 
+  private final Scope scope;
   private final Upstream[] targets;
+  private final double[] credit;
   private int next;
 
-  RoundRobinSelector(Upstream[] targets) {
-    this.targets = targets;
+  RoundRobinSelector(Scope scope) {
+    this.scope = scope;
+    this.targets = scope.eligible();
+    this.credit = new double[targets.length];
   }
 
   @Override
-  public Upstream choose() {
-    if (targets.length == 0) {
+  public Upstream choose(long now) {
+    int n = targets.length;
+    if (n == 0) {
       return null;
     }
-    Upstream u = targets[next];
-    next = next + 1 == targets.length ? 0 : next + 1;
-    return u;
+    if (!scope.slowStartActive(now)) {
+      Upstream u = targets[next];
+      next = next + 1 == n ? 0 : next + 1;
+      return u;
+    }
+    int best = -1;
+    for (int step = 0; step < n; step++) {
+      int i = next;
+      next = next + 1 == n ? 0 : next + 1;
+      double w = scope.slowStartWeight(i, now);
+      if (w >= 1) {
+        return targets[i];
+      }
+      credit[i] += w;
+      if (credit[i] >= 1) {
+        credit[i] -= 1;
+        return targets[i];
+      }
+      if (best < 0 || credit[i] > credit[best]) {
+        best = i;
+      }
+    }
+    // Every target is in slow start and none has a full credit yet: the richest one goes.
+    credit[best] -= 1;
+    return targets[best];
   }
 }

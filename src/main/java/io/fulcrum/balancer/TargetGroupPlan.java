@@ -3,85 +3,184 @@ package io.fulcrum.balancer;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetGroupAttributes;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
- * A target group as one snapshot of the data plane sees it: which targets new requests may go to,
- * decided before any selection (DESIGN §4.4), and how to reach them. Immutable and shared by every
- * event loop.
+ * A target group as one snapshot of the data plane sees it: for the nodes of each zone, the
+ * {@link Scope} of targets new requests may go to, decided before any selection (DESIGN §4.4), and
+ * how to choose among them. Immutable and shared by every event loop.
  *
- * <p>Eligibility (SPEC §2.5): the healthy targets of the load balancer's enabled zones. When none
- * is healthy the group fails open: requests go to the healthy and unhealthy targets, and to those
- * still in their initial checks; never to draining or unused ones. Targets whose health checks are
- * disabled ({@code unavailable}) take traffic like healthy ones.
+ * <p>Scopes (SPEC §10): with cross-zone load balancing on, one scope of every target in the load
+ * balancer's enabled zones; with it off, one scope per zone, so that a node routes only to its own
+ * zone's targets and thresholds are checked per zone. In each scope the eligible targets are the
+ * healthy ones (and those whose checks are disabled); when the routing threshold
+ * ({@code target_group_health.unhealthy_state_routing.*}, by default "fewer than 1 healthy") is
+ * breached, the unhealthy ones too, and, when none is healthy, those still in their initial checks
+ * (SPEC §2.5 and Fulcrum's decisions). Never draining or unused targets.
  */
 public final class TargetGroupPlan {
+
+  /**
+   * What a plan is built from.
+   *
+   * @param group          the target group (its registered targets and attributes)
+   * @param zones          the enabled zones of the load balancer using it
+   * @param health         the latest health by target key (a target without an entry is initial)
+   * @param draining       deregistered targets whose delay still runs
+   * @param slowStartSince when each target in slow start entered it (epoch millis)
+   * @param anomalyWeights mitigation weights by target key (absent: 1)
+   * @param upstreams      the registry's stable {@link Upstream} for a target
+   */
+  public record Inputs(
+      TargetGroup group,
+      List<String> zones,
+      Map<String, TargetHealth> health,
+      Collection<Target> draining,
+      Map<String, Long> slowStartSince,
+      Map<String, Double> anomalyWeights,
+      Function<Target, Upstream> upstreams) {
+  }
+
+  /** Stickiness as the target group's attributes set it (SPEC §5). */
+  public record Stickiness(boolean enabled, String type, int lbCookieSeconds, String appCookieName,
+      int appCookieSeconds) {
+    public boolean lbCookie() {
+      return enabled && "lb_cookie".equals(type);
+    }
+
+    public boolean appCookie() {
+      return enabled && "app_cookie".equals(type);
+    }
+  }
 
   private final String arn;
   private final String name;
   private final boolean tls;
-  private final Upstream[] registered;
-  private final Upstream[] eligible;
-  private final boolean failOpen;
+  private final Algorithm algorithm;
+  private final Stickiness stickiness;
+  private final boolean crossZone;
+  private final Scope all;
+  private final Map<String, Scope> byZone;
+  private final boolean registered;
   private final Set<String> kept;
 
-  private TargetGroupPlan(String arn, String name, boolean tls, Upstream[] registered, Upstream[] eligible,
-      boolean failOpen, Set<String> kept) {
+  private TargetGroupPlan(String arn, String name, boolean tls, Algorithm algorithm, Stickiness stickiness,
+      boolean crossZone, Scope all, Map<String, Scope> byZone, boolean registered, Set<String> kept) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
+    this.algorithm = algorithm;
+    this.stickiness = stickiness;
+    this.crossZone = crossZone;
+    this.all = all;
+    this.byZone = byZone;
     this.registered = registered;
-    this.eligible = eligible;
-    this.failOpen = failOpen;
     this.kept = kept;
   }
 
   /** A plan without health information: every registered target counts as initial. */
   public static TargetGroupPlan of(TargetGroup group, List<String> zones) {
-    return of(group, zones, Map.of(), List.of());
+    return build(new Inputs(group, zones, Map.of(), List.of(), Map.of(), Map.of(),
+        t -> new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())));
   }
 
-  /**
-   * Builds the plan of a group for a load balancer whose enabled zones are {@code zones}.
-   *
-   * @param health   the latest health by target key (a target without an entry is initial)
-   * @param draining deregistered targets whose delay still runs: no new requests, but their
-   *                 requests in flight are not cut
-   */
-  public static TargetGroupPlan of(TargetGroup group, List<String> zones, Map<String, TargetHealth> health,
-      Collection<Target> draining) {
-    List<Upstream> all = new ArrayList<>();
-    List<Upstream> healthy = new ArrayList<>();
-    List<Upstream> open = new ArrayList<>();
+  /** Whether cross-zone load balancing is on for the group (ALB: unless the group turns it off). */
+  public static boolean crossZone(TargetGroup group) {
+    return !"false".equals(group.attributes().crossZone());
+  }
+
+  public static TargetGroupPlan build(Inputs in) {
+    TargetGroup group = in.group();
+    TargetGroupAttributes attrs = group.attributes();
+    boolean crossZone = crossZone(group);
+    Thresholds routing = new Thresholds(attrs.routingFailoverCount(), attrs.routingFailoverPercentage());
+    Thresholds dns = new Thresholds(attrs.dnsFailoverCount(), attrs.dnsFailoverPercentage());
+    long slowStartMillis = attrs.slowStartSeconds() * 1000L;
+
+    List<Target> inZones = new ArrayList<>();
     for (Target t : group.targets()) {
-      if (!Target.ALL_ZONES.equals(t.zone()) && !zones.contains(t.zone())) {
-        continue;
+      if (Target.ALL_ZONES.equals(t.zone()) || in.zones().contains(t.zone())) {
+        inZones.add(t);
       }
-      Upstream u = new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone());
-      all.add(u);
-      TargetHealth h = health.getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS);
-      TargetState s = h.state();
-      if (s == TargetState.HEALTHY || s == TargetState.UNAVAILABLE) {
-        healthy.add(u);
-        open.add(u);
-      } else if (s == TargetState.UNHEALTHY || s == TargetState.INITIAL) {
-        open.add(u);
+    }
+    Scope all = null;
+    Map<String, Scope> byZone = new LinkedHashMap<>();
+    if (crossZone) {
+      all = scope(inZones, in, routing, dns, slowStartMillis);
+    } else {
+      for (String zone : in.zones()) {
+        List<Target> local = inZones.stream().filter(t -> t.zone().equals(zone)).toList();
+        byZone.put(zone, scope(local, in, routing, dns, slowStartMillis));
       }
     }
     Set<String> kept = new HashSet<>();
-    draining.forEach(t -> kept.add(t.key()));
-    all.forEach(u -> kept.add(u.key()));
-    boolean failOpen = healthy.isEmpty() && !open.isEmpty();
-    List<Upstream> eligible = failOpen ? open : healthy;
+    inZones.forEach(t -> kept.add(t.key()));
+    in.draining().forEach(t -> kept.add(t.key()));
+    Stickiness stickiness = new Stickiness(attrs.stickinessEnabled(), attrs.stickinessType(),
+        attrs.lbCookieDurationSeconds(), attrs.appCookieName(), attrs.appCookieDurationSeconds());
     return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS,
-        all.toArray(Upstream[]::new), eligible.toArray(Upstream[]::new), failOpen, Set.copyOf(kept));
+        Algorithm.of(attrs.algorithm()), stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
+  }
+
+  private static Scope scope(List<Target> targets, Inputs in, Thresholds routing, Thresholds dns, long slowStartMillis) {
+    List<Target> healthy = new ArrayList<>();
+    List<Target> unhealthy = new ArrayList<>();
+    List<Target> initial = new ArrayList<>();
+    for (Target t : targets) {
+      TargetState s = in.health().getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state();
+      if (s == TargetState.HEALTHY || s == TargetState.UNAVAILABLE) {
+        healthy.add(t);
+      } else if (s == TargetState.UNHEALTHY) {
+        unhealthy.add(t);
+      } else if (s == TargetState.INITIAL) {
+        initial.add(t);
+      }
+    }
+    boolean breached = routing.breached(healthy.size(), targets.size());
+    List<Target> chosen = new ArrayList<>(healthy);
+    if (breached) {
+      // Keep registration order, so that round robin's sequence does not depend on health.
+      Set<Target> open = new HashSet<>(healthy);
+      open.addAll(unhealthy);
+      if (healthy.isEmpty()) {
+        open.addAll(initial);
+      }
+      chosen = targets.stream().filter(open::contains).toList();
+    }
+    List<Upstream> eligible = new ArrayList<>();
+    long[] since = null;
+    double[] weights = null;
+    for (int i = 0; i < chosen.size(); i++) {
+      Target t = chosen.get(i);
+      eligible.add(in.upstreams().apply(t));
+      Long s = in.slowStartSince().get(t.key());
+      if (s != null && slowStartMillis > 0) {
+        if (since == null) {
+          since = new long[chosen.size()];
+        }
+        since[i] = s;
+      }
+      Double w = in.anomalyWeights().get(t.key());
+      if (w != null && w < 1) {
+        if (weights == null) {
+          weights = new double[chosen.size()];
+          java.util.Arrays.fill(weights, 1);
+        }
+        weights[i] = w;
+      }
+    }
+    return new Scope(eligible, since, slowStartMillis, weights, breached && !targets.isEmpty(),
+        dns.breached(healthy.size(), targets.size()), targets.size(), healthy.size());
   }
 
   public String arn() {
@@ -97,14 +196,34 @@ public final class TargetGroupPlan {
     return tls;
   }
 
-  /** Whether the group has any registered target in an enabled zone (else: 503). */
-  public boolean hasRegisteredTargets() {
-    return registered.length > 0;
+  public Algorithm algorithm() {
+    return algorithm;
   }
 
-  /** Whether no target is healthy and requests go to every registered target (fail-open). */
-  public boolean failOpen() {
-    return failOpen;
+  public Stickiness stickiness() {
+    return stickiness;
+  }
+
+  public boolean crossZone() {
+    return crossZone;
+  }
+
+  /** Whether the group has any registered target in an enabled zone (else: 503, no registered targets). */
+  public boolean hasRegisteredTargets() {
+    return registered;
+  }
+
+  /**
+   * The scope for requests arriving on a node of {@code zone}: every zone's targets with
+   * cross-zone on, the zone's own with it off; null when the zone is not enabled.
+   */
+  public Scope scope(String zone) {
+    return crossZone ? all : byZone.get(zone);
+  }
+
+  /** Every scope: one with cross-zone on, one per enabled zone with it off. */
+  public Map<String, Scope> scopes() {
+    return crossZone ? Map.of("*", all) : byZone;
   }
 
   /**
@@ -113,23 +232,5 @@ public final class TargetGroupPlan {
    */
   public boolean keepsInFlight(String key) {
     return kept.contains(key);
-  }
-
-  /** The targets a selector may choose from; shared, callers must not modify it. */
-  Upstream[] eligible() {
-    return eligible;
-  }
-
-  public int eligibleCount() {
-    return eligible.length;
-  }
-
-  /** The eligible targets' keys, in order (tests, explain). */
-  public List<String> eligibleKeys() {
-    List<String> keys = new ArrayList<>();
-    for (Upstream u : eligible) {
-      keys.add(u.key());
-    }
-    return keys;
   }
 }

@@ -21,6 +21,12 @@ public final class Addresses {
   /** Request/reply: the health checker's report on one group (body: the group ARN). */
   public static final String HEALTH_REPORT = "fulcrum.health.report";
 
+  /** Published by the registry: the {@link ZoneStatus} after every change that can move it. */
+  public static final String ZONES = "fulcrum.zones";
+
+  /** Request/reply: asks the registry for the current {@link ZoneStatus}. */
+  public static final String ZONES_CURRENT = "fulcrum.zones.current";
+
   private Addresses() {
   }
 }

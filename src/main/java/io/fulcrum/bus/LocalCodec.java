@@ -22,6 +22,7 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
     register(vertx, Registrations.class);
     register(vertx, GroupHealth.class);
     register(vertx, HealthReport.class);
+    register(vertx, ZoneStatus.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

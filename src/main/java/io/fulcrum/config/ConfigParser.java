@@ -50,6 +50,7 @@ public final class ConfigParser {
 
   private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
   private static final Pattern ACCOUNT = Pattern.compile("\\d{12}");
+  private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
   private static final Pattern LB_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   /** Target group attributes whose values are spelt on/off rather than true/false. */
@@ -97,6 +98,21 @@ public final class ConfigParser {
     controlNode.at("port").checkRange(controlPort, 0, 65535);
     controlNode.finish();
 
+    ConfigNode dnsNode = root.object("dns");
+    boolean dnsEnabled = dnsNode.bool("enabled", true);
+    String dnsAddress = dnsNode.string("address", controlAddress);
+    if (dnsNode.has("address") && !IpAddresses.isLiteral(dnsAddress)) {
+      dnsNode.at("address").add("'" + dnsAddress + "' is not an IP address");
+    }
+    int dnsPort = dnsNode.integer("port", FulcrumConfig.Dns.DEFAULT_PORT);
+    dnsNode.at("port").checkRange(dnsPort, 0, 65535);
+    String dnsDomain = dnsNode.string("domain", Arns.DEFAULT_DNS_DOMAIN).toLowerCase(java.util.Locale.ROOT);
+    if (!DOMAIN.matcher(dnsDomain).matches()) {
+      dnsNode.at("domain").add("'" + dnsDomain + "' is not a domain name (expected e.g. elb.localhost)");
+    }
+    dnsNode.finish();
+    FulcrumConfig.Dns dns = new FulcrumConfig.Dns(dnsEnabled, dnsAddress, dnsPort, dnsDomain);
+
     ConfigNode resourcesNode = root.object("resources");
     String sourceText = resourcesNode.string("source", "config");
     ResourceSource source = ResourceSource.CONFIG;
@@ -126,13 +142,13 @@ public final class ConfigParser {
 
     Map<String, String> tgArns = new LinkedHashMap<>();
     List<TargetGroup> groups = parseTargetGroups(root, env, tgArns);
-    List<LoadBalancer> lbs = parseLoadBalancers(root, env, tgArns);
+    List<LoadBalancer> lbs = parseLoadBalancers(root, env, tgArns, dnsDomain);
     Resources resources = new Resources(lbs, groups);
     if (problems.isEmpty()) {
       ResourceRules.check(env, resources, problems);
     }
     root.finish();
-    return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort),
+    return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
   }
@@ -377,7 +393,8 @@ public final class ConfigParser {
 
   // ---- load balancers ----
 
-  private static List<LoadBalancer> parseLoadBalancers(ConfigNode root, Environment env, Map<String, String> tgArns) {
+  private static List<LoadBalancer> parseLoadBalancers(ConfigNode root, Environment env, Map<String, String> tgArns,
+      String dnsDomain) {
     List<LoadBalancer> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
     Arns arns = env.arns();
@@ -430,7 +447,7 @@ public final class ConfigParser {
       }
       n.finish();
       if (n.problems().size() == before && type != null) {
-        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, lbId), zones, attrs, listeners));
+        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, dnsDomain), zones, attrs, listeners));
       }
     }
     return out;

@@ -14,6 +14,7 @@ import java.util.OptionalLong;
  * @param resources       load balancers and target groups
  * @param source          who owns the resources ({@code config} or {@code api})
  * @param control         where the control plane listens
+ * @param dns             the DNS responder for load balancer names
  * @param dataDir         persisted state and generated certificates
  * @param reload          hot reload of the config file
  * @param shutdownTimeoutSeconds how long in-flight requests may finish after SIGTERM
@@ -25,6 +26,7 @@ public record FulcrumConfig(
     Resources resources,
     ResourceSource source,
     Control control,
+    Dns dns,
     Path dataDir,
     Reload reload,
     int shutdownTimeoutSeconds,
@@ -50,6 +52,20 @@ public record FulcrumConfig(
 
   /** The control plane's bind address and port (0 picks a free port). */
   public record Control(String address, int port) {
+  }
+
+  /**
+   * The DNS responder: answers A/AAAA queries for each load balancer's DNS name with the addresses
+   * of the nodes whose zones pass DNS failover (TTL 60 s).
+   *
+   * @param enabled whether it runs
+   * @param address the UDP bind address (default: the control plane's)
+   * @param port    the UDP port (0 picks a free port)
+   * @param domain  load balancer names are {@code <name>.<region>.<domain>}
+   */
+  public record Dns(boolean enabled, String address, int port, String domain) {
+    public static final int DEFAULT_PORT = 8053;
+    public static final int TTL_SECONDS = 60;
   }
 
   /** Whether and how often the config file is re-read. */

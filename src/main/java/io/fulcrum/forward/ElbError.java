@@ -44,6 +44,15 @@ public enum ElbError {
     return phrase;
   }
 
+  /**
+   * Whether the target is to blame (anomaly detection counts it): it refused, reset or closed the
+   * connection, failed TLS, answered malformed, or went silent.
+   */
+  public boolean targetFault() {
+    return this == TARGET_REFUSED || this == TARGET_RESET || this == TARGET_MALFORMED || this == TARGET_TLS
+        || this == CONNECT_TIMEOUT || this == TARGET_TIMEOUT;
+  }
+
   /** What happened, in words (logs, journal). */
   public String reason() {
     return reason;

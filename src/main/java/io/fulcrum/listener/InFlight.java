@@ -1,6 +1,7 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.HttpForwarder;
@@ -19,27 +20,43 @@ final class InFlight {
   /** One request in flight; also its exchange listener, so that it leaves the list when it ends. */
   static final class Node implements HttpForwarder.ExchangeListener {
     final String groupArn;
-    final String targetKey;
+    final Upstream target;
     HttpForwarder.Handle exchange;
     private InFlight owner;
     private Node prev;
     private Node next;
 
-    Node(String groupArn, String targetKey) {
+    Node(String groupArn, Upstream target) {
       this.groupArn = groupArn;
-      this.targetKey = targetKey;
+      this.target = target;
+    }
+
+    @Override
+    public void responseHead(int status) {
+      if (status >= 500) {
+        target.failed();
+      }
+    }
+
+    @Override
+    public void failed(ElbError error) {
+      if (error.targetFault()) {
+        target.failed();
+      }
     }
 
     @Override
     public void finished(boolean complete) {
       if (owner != null) {
         owner.remove(this);
+        target.completed();
       }
     }
   }
 
-  Node add(String groupArn, String targetKey) {
-    Node n = new Node(groupArn, targetKey);
+  /** Adds a request dispatched to {@code target} (whose outstanding count the caller has raised). */
+  Node add(String groupArn, Upstream target) {
+    Node n = new Node(groupArn, target);
     n.owner = this;
     n.next = head;
     if (head != null) {
@@ -79,7 +96,7 @@ final class InFlight {
     while (n != null) {
       Node following = n.next;
       TargetGroupPlan plan = next.groups().get(n.groupArn);
-      if (plan != null && !plan.keepsInFlight(n.targetKey) && n.exchange != null) {
+      if (plan != null && !plan.keepsInFlight(n.target.key()) && n.exchange != null) {
         // cut() ends the exchange, whose listener (this node) then leaves the list.
         n.exchange.cut(ElbError.DEREGISTRATION_TIMEOUT);
       }

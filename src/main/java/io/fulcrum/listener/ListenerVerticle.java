@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.bus.Addresses;
@@ -204,7 +205,7 @@ public final class ListenerVerticle extends VerticleBase {
       if (plan == null) {
         return null;
       }
-      g = new GroupRuntime(plan, TargetSelector.of(plan));
+      g = new GroupRuntime(plan, random);
       groups.put(arn, g);
     }
     return g;
@@ -232,6 +233,46 @@ public final class ListenerVerticle extends VerticleBase {
   }
 
   /** A target group's plan and this loop's selector for it. */
-  record GroupRuntime(TargetGroupPlan plan, TargetSelector selector) {
+  /**
+   * A target group's plan and this loop's selectors for it: one with cross-zone on, one per node
+   * zone with it off, each built on first use.
+   */
+  static final class GroupRuntime {
+    private final TargetGroupPlan plan;
+    private final RandomGenerator random;
+    private TargetSelector all;
+    private Map<String, TargetSelector> byZone;
+
+    GroupRuntime(TargetGroupPlan plan, RandomGenerator random) {
+      this.plan = plan;
+      this.random = random;
+    }
+
+    TargetGroupPlan plan() {
+      return plan;
+    }
+
+    /** The selector for requests arriving on a node of {@code zone}, or null when it has no scope. */
+    TargetSelector selector(String zone) {
+      if (plan.crossZone()) {
+        if (all == null) {
+          all = TargetSelector.of(plan.algorithm(), plan.scope(zone), random);
+        }
+        return all;
+      }
+      if (byZone == null) {
+        byZone = new HashMap<>();
+      }
+      TargetSelector s = byZone.get(zone);
+      if (s == null) {
+        Scope scope = plan.scope(zone);
+        if (scope == null) {
+          return null;
+        }
+        s = TargetSelector.of(plan.algorithm(), scope, random);
+        byZone.put(zone, s);
+      }
+      return s;
+    }
   }
 }

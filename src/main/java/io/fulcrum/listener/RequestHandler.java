@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ElbError;
@@ -108,7 +109,8 @@ final class RequestHandler {
       ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
       return;
     }
-    Upstream target = group.selector().choose();
+    TargetSelector selector = group.selector(binding.node.zone());
+    Upstream target = selector == null ? null : selector.choose(clock.millis());
     if (target == null) {
       ElbResponses.send(req, verticle.noTarget(group), false);
       return;
@@ -118,7 +120,8 @@ final class RequestHandler {
     String uri = facts.originForm();
     ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), "http", plan.port(), headerBytes,
         clock.millis() / 1000, random);
-    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target.key());
+    target.dispatched();
+    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target);
     node.exchange = forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, node);
   }
 

@@ -30,10 +30,12 @@ public record Arns(String region, String account) {
         + listenerId + "/" + id;
   }
 
-  /** {@code <name>-<10 digits>.<region>.elb.fulcrum.internal}: stable for a name, like AWS's. */
-  public String dnsName(String lbName, String lbId) {
-    long n = Long.parseUnsignedLong(lbId.substring(0, 12), 16) % 10_000_000_000L;
-    return lbName + "-" + String.format("%010d", n) + "." + region + ".elb.fulcrum.internal";
+  /** The default domain of load balancer DNS names. */
+  public static final String DEFAULT_DNS_DOMAIN = "elb.localhost";
+
+  /** {@code <name>.<region>.<domain>}, e.g. {@code demo.us-east-1.elb.localhost}. */
+  public String dnsName(String lbName, String domain) {
+    return lbName.toLowerCase(java.util.Locale.ROOT) + "." + region + "." + domain;
   }
 
   /** A stable 16-hex-digit id derived from the parts (resources defined in the config file). */

@@ -1,11 +1,13 @@
 package io.fulcrum.registry;
 
 import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.GroupHealth;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.Registrations;
+import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
@@ -47,7 +49,14 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, TargetGroupPlan> plans = new HashMap<>();
   private final Map<String, GroupHealth> health = new HashMap<>();
   private final Map<String, Map<String, Draining>> draining = new HashMap<>();
+  /** One {@link Upstream} per target per group, kept across snapshots for its shared counters. */
+  private final Map<String, Map<String, Upstream>> upstreams = new HashMap<>();
+  /** When targets entered slow start, by group and target key. */
+  private final Map<String, Map<String, Long>> slowStart = new HashMap<>();
+  /** Anomaly-mitigation weights by group and target key (absent: 1). */
+  private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private DataPlaneSnapshot current;
+  private ZoneStatus zones = ZoneStatus.EMPTY;
   private Registrations registrations;
   private long version;
 
@@ -68,6 +77,7 @@ public final class RegistryVerticle extends VerticleBase {
     return Future.all(
         bus.<Void>localConsumer(Addresses.SNAPSHOT_CURRENT, m -> m.reply(current)).completion(),
         bus.<Void>localConsumer(Addresses.REGISTRATIONS_CURRENT, m -> m.reply(registrations)).completion(),
+        bus.<Void>localConsumer(Addresses.ZONES_CURRENT, m -> m.reply(zones)).completion(),
         bus.<GroupHealth>localConsumer(Addresses.HEALTH, m -> onHealth(m.body())).completion());
   }
 
@@ -129,6 +139,9 @@ public final class RegistryVerticle extends VerticleBase {
           d.values().forEach(e -> timers.cancelTimer(e.timer()));
         }
         health.remove(old.arn());
+        upstreams.remove(old.arn());
+        slowStart.remove(old.arn());
+        anomalyWeights.remove(old.arn());
         continue;
       }
       Map<String, Target> kept = new HashMap<>();
@@ -180,12 +193,42 @@ public final class RegistryVerticle extends VerticleBase {
     }
     health.put(gh.groupArn(), gh);
     TargetGroup group = resources.targetGroup(gh.groupArn()).orElse(null);
+    if (group != null) {
+      trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets());
+    }
     List<String> zones = inUse.get(gh.groupArn());
     if (group == null || zones == null) {
       return;
     }
     plans.put(group.arn(), plan(group, zones));
     publishSnapshot();
+  }
+
+  /**
+   * Slow start (SPEC §4.6): a target that turns healthy enters it when the group already has a
+   * healthy target not in slow start; it leaves it early when it stops being healthy.
+   */
+  private void trackSlowStart(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after) {
+    long duration = group.attributes().slowStartSeconds() * 1000L;
+    Map<String, Long> since = slowStart.computeIfAbsent(group.arn(), k -> new HashMap<>());
+    long now = timers.now();
+    since.values().removeIf(t -> now - t >= duration);
+    since.keySet().removeIf(key -> !after.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy());
+    if (duration == 0) {
+      since.clear();
+      return;
+    }
+    boolean settledPeer = after.entrySet().stream()
+        .anyMatch(e -> e.getValue().healthy() && before.getOrDefault(e.getKey(), TargetHealth.NOT_REGISTERED).healthy()
+            && !since.containsKey(e.getKey()));
+    if (!settledPeer) {
+      return;
+    }
+    after.forEach((key, h) -> {
+      if (h.healthy() && !before.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy()) {
+        since.put(key, now);
+      }
+    });
   }
 
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
@@ -212,13 +255,27 @@ public final class RegistryVerticle extends VerticleBase {
     GroupHealth gh = health.get(g.arn());
     Map<String, TargetHealth> h = gh == null ? Map.of() : gh.targets();
     Map<String, Draining> d = draining.getOrDefault(g.arn(), Map.of());
-    return SnapshotBuilder.plan(g, zones, h, d.values().stream().map(Draining::target).toList());
+    Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
+    return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, d.values().stream().map(Draining::target).toList(),
+        slowStart.getOrDefault(g.arn(), Map.of()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
+        t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
+            : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone()))));
   }
 
   private void publishSnapshot() {
     current = new DataPlaneSnapshot(++version, listeners, plans);
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.SNAPSHOT, current);
+    }
+    ZoneStatus next = SnapshotBuilder.zones(version, environment, resources, plans);
+    if (!next.loadBalancers().equals(zones.loadBalancers())) {
+      zones = next;
+      if (vertx != null) {
+        vertx.eventBus().publish(Addresses.ZONES, zones);
+        zones.loadBalancers().forEach(lb -> lb.zones().stream().filter(z -> !z.passing()).forEach(z ->
+            LOG.info("load balancer {}: zone {} fails DNS failover (target groups {}){}", lb.name(), z.name(),
+                z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "")));
+      }
     }
   }
 

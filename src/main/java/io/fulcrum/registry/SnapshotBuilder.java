@@ -1,8 +1,10 @@
 package io.fulcrum.registry;
 
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.Registrations;
+import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Environment;
@@ -13,11 +15,11 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
-import io.fulcrum.model.TargetHealth;
 import io.fulcrum.routing.RouteTable;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 
@@ -62,9 +64,36 @@ final class SnapshotBuilder {
     return inUse;
   }
 
-  static TargetGroupPlan plan(TargetGroup group, List<String> zones, Map<String, TargetHealth> health,
-      Collection<Target> draining) {
-    return TargetGroupPlan.of(group, zones, health, draining);
+  /** Each load balancer's zones and whether each meets the DNS-failover threshold of every group it uses. */
+  static ZoneStatus zones(long version, Environment env, Resources resources, Map<String, TargetGroupPlan> plans) {
+    List<ZoneStatus.LoadBalancerZones> out = new ArrayList<>();
+    for (LoadBalancer lb : resources.loadBalancers()) {
+      Set<String> arns = new LinkedHashSet<>();
+      for (Listener l : lb.listeners()) {
+        List<Action> actions = new ArrayList<>(l.defaultActions());
+        l.rules().forEach(r -> actions.addAll(r.actions()));
+        for (Action a : actions) {
+          if (a instanceof Action.Forward f) {
+            f.targetGroups().forEach(w -> arns.add(w.arn()));
+          }
+        }
+      }
+      List<ZoneStatus.Zone> zones = new ArrayList<>();
+      for (String zone : lb.zones()) {
+        List<String> failing = new ArrayList<>();
+        for (String arn : arns) {
+          TargetGroupPlan plan = plans.get(arn);
+          Scope scope = plan == null ? null : plan.scope(zone);
+          if (scope != null && scope.dnsBreached()) {
+            failing.add(plan.name());
+          }
+        }
+        List<String> addresses = env.nodes().stream().filter(n -> n.zone().equals(zone)).map(Node::address).toList();
+        zones.add(new ZoneStatus.Zone(zone, addresses, failing.isEmpty(), failing));
+      }
+      out.add(new ZoneStatus.LoadBalancerZones(lb.name(), lb.dnsName(), zones));
+    }
+    return new ZoneStatus(version, out);
   }
 
   /** What the health checker watches: every group, each target with why it is or is not checked. */

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The whole document: the demo file, defaults, the deployment keys, unknown keys and wrong types. */
 class ConfigParserTest {
 
-  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, control, resources,"
+  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, control, dns, resources,"
       + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers";
 
   @Test
@@ -337,7 +337,7 @@ class ConfigParserTest {
   void minimalConfig_parses() {
     FulcrumConfig config = parse(MINIMAL);
     assertThat(config.resources().targetGroups()).hasSize(1);
-    assertThat(config.resources().loadBalancers().get(0).dnsName()).endsWith(".us-east-1.elb.fulcrum.internal");
+    assertThat(config.resources().loadBalancers().get(0).dnsName()).isEqualTo("demo.us-east-1.elb.localhost");
     assertThat(config.resources().targetGroups().get(0).arn())
         .matches("arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/web/[0-9a-f]{16}");
   }

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The Host sent to targets, the client address in X-Forwarded-For (SPEC §11.1), and the address count (463). */
 class ForwardHeadersTest {
 
-  private static final String DNS = "lb-0123456789.us-east-1.elb.fulcrum.internal";
+  private static final String DNS = "lb.us-east-1.elb.localhost";
 
   private static ProxySettings settings(boolean preserveHost) {
     return new ProxySettings(60_000, 10_000, "append", false, preserveHost, false, DNS);

@@ -1,0 +1,59 @@
+package io.fulcrum.balancer;
+
+import java.util.random.RandomGenerator;
+
+/**
+ * Least outstanding requests (SPEC §4.3): the target with the fewest requests in flight across
+ * every event loop (atomic counters, no lock), at random among ties. Up to
+ * {@value #EXACT_LIMIT} targets every counter is read; beyond, the lesser of two random targets
+ * (power of two choices, as Envoy does) keeps a choice O(1) while still steering away from busy
+ * targets. Owned by one event loop.
+ */
+final class LeastOutstandingSelector implements TargetSelector {
+
+  static final int EXACT_LIMIT = 32;
+
+  private final Upstream[] targets;
+  private final RandomGenerator random;
+
+  LeastOutstandingSelector(Upstream[] targets, RandomGenerator random) {
+    this.targets = targets;
+    this.random = random;
+  }
+
+  @Override
+  public Upstream choose(long now) {
+    int n = targets.length;
+    if (n == 0) {
+      return null;
+    }
+    if (n == 1) {
+      return targets[0];
+    }
+    if (n > EXACT_LIMIT) {
+      int a = random.nextInt(n);
+      int b = random.nextInt(n - 1);
+      if (b >= a) {
+        b++;
+      }
+      int oa = targets[a].outstanding();
+      int ob = targets[b].outstanding();
+      return oa < ob ? targets[a] : ob < oa ? targets[b] : random.nextBoolean() ? targets[a] : targets[b];
+    }
+    Upstream chosen = null;
+    int least = Integer.MAX_VALUE;
+    int ties = 0;
+    for (Upstream u : targets) {
+      int o = u.outstanding();
+      if (o < least) {
+        least = o;
+        chosen = u;
+        ties = 1;
+      } else if (o == least && random.nextInt(++ties) == 0) {
+        // Reservoir sampling: each tied target ends up chosen with probability 1/ties.
+        chosen = u;
+      }
+    }
+    return chosen;
+  }
+}
