@@ -128,6 +128,11 @@ public final class Fulcrum {
     return vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null).map(m -> m.body().version());
   }
 
+  /** Anomaly detection results of a target group's targets, by target key. */
+  public Future<java.util.Map<String, io.fulcrum.model.AnomalyDetection>> anomalies(String groupArn) {
+    return registry.anomalies(groupArn);
+  }
+
   /** Health checks sent and not yet decided. */
   public int healthChecksInFlight() {
     return health.checksInFlight();

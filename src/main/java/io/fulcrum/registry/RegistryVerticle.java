@@ -8,6 +8,7 @@ import io.fulcrum.bus.GroupHealth;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
+import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
@@ -21,6 +22,7 @@ import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -53,8 +55,14 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, Map<String, Upstream>> upstreams = new HashMap<>();
   /** When targets entered slow start, by group and target key. */
   private final Map<String, Map<String, Long>> slowStart = new HashMap<>();
+  /**
+   * Targets that may slow-start when they turn healthy: registered while their group already had
+   * a healthy target not in slow start, or healthy before (then slow start starts over).
+   */
+  private final Map<String, java.util.Set<String>> slowStartCandidates = new HashMap<>();
   /** Anomaly-mitigation weights by group and target key (absent: 1). */
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
+  private final Map<String, AnomalyDetector> detectors = new HashMap<>();
   private DataPlaneSnapshot current;
   private ZoneStatus zones = ZoneStatus.EMPTY;
   private Registrations registrations;
@@ -73,6 +81,7 @@ public final class RegistryVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     rebuildAll();
+    scheduleAnomalyTick();
     var bus = vertx.eventBus();
     return Future.all(
         bus.<Void>localConsumer(Addresses.SNAPSHOT_CURRENT, m -> m.reply(current)).completion(),
@@ -96,6 +105,7 @@ public final class RegistryVerticle extends VerticleBase {
         return;
       }
       startDraining(resources, next);
+      markSlowStartCandidates(resources, next);
       environment = env;
       resources = next;
       rebuildAll();
@@ -141,6 +151,7 @@ public final class RegistryVerticle extends VerticleBase {
         health.remove(old.arn());
         upstreams.remove(old.arn());
         slowStart.remove(old.arn());
+        slowStartCandidates.remove(old.arn());
         anomalyWeights.remove(old.arn());
         continue;
       }
@@ -205,30 +216,65 @@ public final class RegistryVerticle extends VerticleBase {
   }
 
   /**
-   * Slow start (SPEC §4.6): a target that turns healthy enters it when the group already has a
-   * healthy target not in slow start; it leaves it early when it stops being healthy.
+   * Slow start (SPEC §4.6): a target that turns healthy enters it when it was registered while its
+   * group already had a healthy target not in slow start (a batch registered into a group with none
+   * does not slow-start), or when it had been healthy before; and only if such a peer exists now.
+   * It leaves slow start early when it stops being healthy.
    */
   private void trackSlowStart(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after) {
     long duration = group.attributes().slowStartSeconds() * 1000L;
     Map<String, Long> since = slowStart.computeIfAbsent(group.arn(), k -> new HashMap<>());
+    java.util.Set<String> candidates = slowStartCandidates.computeIfAbsent(group.arn(), k -> new java.util.HashSet<>());
     long now = timers.now();
     since.values().removeIf(t -> now - t >= duration);
     since.keySet().removeIf(key -> !after.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy());
     if (duration == 0) {
       since.clear();
-      return;
     }
     boolean settledPeer = after.entrySet().stream()
         .anyMatch(e -> e.getValue().healthy() && before.getOrDefault(e.getKey(), TargetHealth.NOT_REGISTERED).healthy()
             && !since.containsKey(e.getKey()));
-    if (!settledPeer) {
-      return;
-    }
     after.forEach((key, h) -> {
       if (h.healthy() && !before.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy()) {
-        since.put(key, now);
+        if (duration > 0 && settledPeer && candidates.contains(key)) {
+          since.put(key, now);
+        }
+        // Healthy once: if it falls and recovers, slow start starts over.
+        candidates.add(key);
       }
     });
+  }
+
+  /** Marks targets added by a reload as slow-start candidates when their group has a settled healthy target. */
+  private void markSlowStartCandidates(Resources before, Resources next) {
+    Map<String, TargetGroup> old = new HashMap<>();
+    before.targetGroups().forEach(g -> old.put(g.arn(), g));
+    for (TargetGroup g : next.targetGroups()) {
+      TargetGroup prev = old.get(g.arn());
+      java.util.Set<String> candidates = slowStartCandidates.computeIfAbsent(g.arn(), k -> new java.util.HashSet<>());
+      java.util.Set<String> known = new java.util.HashSet<>();
+      if (prev != null) {
+        prev.targets().forEach(t -> known.add(t.key()));
+      }
+      GroupHealth gh = health.get(g.arn());
+      Map<String, Long> since = slowStart.getOrDefault(g.arn(), Map.of());
+      boolean settled = gh != null && gh.targets().entrySet().stream()
+          .anyMatch(e -> e.getValue().healthy() && !since.containsKey(e.getKey()));
+      for (Target t : g.targets()) {
+        if (!known.contains(t.key())) {
+          // A new registration starts over: it slow-starts only if a settled peer is there now.
+          candidates.remove(t.key());
+          if (settled) {
+            candidates.add(t.key());
+          }
+        }
+      }
+      if (prev != null) {
+        java.util.Set<String> current = new java.util.HashSet<>();
+        g.targets().forEach(t -> current.add(t.key()));
+        candidates.retainAll(current);
+      }
+    }
   }
 
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
@@ -277,6 +323,57 @@ public final class RegistryVerticle extends VerticleBase {
                 z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "")));
       }
     }
+  }
+
+  private void scheduleAnomalyTick() {
+    timers.setTimer(AnomalyDetector.BUCKET_MILLIS, id -> {
+      anomalyTick();
+      scheduleAnomalyTick();
+    });
+  }
+
+  /** Closes one bucket of every group's anomaly window; rebuilds the plans whose weights moved. */
+  private void anomalyTick() {
+    detectors.keySet().retainAll(plans.keySet());
+    boolean changed = false;
+    for (TargetGroup g : resources.targetGroups()) {
+      List<String> zones = inUse.get(g.arn());
+      if (zones == null || !g.protocol().isHttpFamily()) {
+        continue;
+      }
+      Map<String, Upstream> cache = upstreams.getOrDefault(g.arn(), Map.of());
+      boolean crossZone = TargetGroupPlan.crossZone(g);
+      Map<String, List<Upstream>> scopes = new LinkedHashMap<>();
+      for (Target t : g.targets()) {
+        Upstream u = cache.get(t.key());
+        boolean enabled = Target.ALL_ZONES.equals(t.zone()) || zones.contains(t.zone());
+        if (u != null && enabled) {
+          scopes.computeIfAbsent(crossZone ? "*" : t.zone(), k -> new ArrayList<>()).add(u);
+        }
+      }
+      GroupHealth gh = health.get(g.arn());
+      int healthy = gh == null ? 0 : (int) gh.targets().values().stream().filter(TargetHealth::healthy).count();
+      boolean mitigate = g.attributes().anomalyMitigation() && "weighted_random".equals(g.attributes().algorithm());
+      AnomalyDetector d = detectors.computeIfAbsent(g.arn(), k -> new AnomalyDetector());
+      if (d.tick(scopes, healthy, mitigate)) {
+        anomalyWeights.put(g.arn(), d.weights());
+        plans.put(g.arn(), plan(g, zones));
+        changed = true;
+      }
+    }
+    if (changed) {
+      publishSnapshot();
+    }
+  }
+
+  /** Anomaly detection results of a group's targets, by key (DescribeTargetHealth, Include=AnomalyDetection). */
+  public Future<Map<String, AnomalyDetection>> anomalies(String groupArn) {
+    Promise<Map<String, AnomalyDetection>> p = Promise.promise();
+    context.runOnContext(v -> {
+      AnomalyDetector d = detectors.get(groupArn);
+      p.complete(d == null ? Map.of() : Map.copyOf(d.results()));
+    });
+    return p.future();
   }
 
   /** The current resources; readable from any thread. */

@@ -1,0 +1,161 @@
+package io.fulcrum.balancer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.fulcrum.bus.HealthReport;
+import io.fulcrum.model.TargetState;
+import io.fulcrum.testing.Await;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.VirtualTime;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The algorithms on real targets through a running gateway. */
+class AlgorithmsThroughGatewayTest {
+
+  private final Vertx backends = Vertx.vertx();
+  private Gateway gateway;
+
+  @AfterEach
+  void stop() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    backends.close();
+  }
+
+  private static String group(String name, String algorithm, String extra, int... ports) {
+    StringBuilder t = new StringBuilder();
+    for (int p : ports) {
+      t.append("{id: 127.0.0.1, port: ").append(p).append("}, ");
+    }
+    return """
+          - name: %s
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            health-check: {path: /health, interval-seconds: 5, timeout-seconds: 2, healthy-threshold-count: 2}
+            attributes: {load_balancing.algorithm.type: %s%s}
+            targets: [%s]
+        """.formatted(name, algorithm, extra, t.substring(0, t.length() - 2));
+  }
+
+  @Test
+  void slowStart_throughTheGateway_givesTheExactSequenceOnTheVirtualClock() {
+    Backend a = Backend.start(backends, "a");
+    Backend b = Backend.start(backends, "b");
+    Backend c = Backend.start(backends, "c");
+    int port = Ports.free();
+    VirtualTime time = new VirtualTime();
+    String lb = """
+        load-balancers:
+          - name: lb
+            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
+        target-groups:
+        """.formatted(port);
+    String slow = ", slow_start.duration_seconds: 40";
+    gateway = Gateway.start(Vertx.vertx(), lb + group("tg", "round_robin", slow, a.port(), b.port()), 1, time);
+    String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
+    time.advance(Duration.ofSeconds(5), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+
+    // a and b turned healthy together: neither is in slow start. c joins and turns healthy later.
+    gateway.reload(lb + group("tg", "round_robin", slow, a.port(), b.port(), c.port()));
+    time.advance(Duration.ofSeconds(5), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+    HealthReport report = Await.result(gateway.fulcrum().health(arn));
+    HealthReport.TargetReport cReport = report.targets().get("127.0.0.1:" + c.port());
+    assertThat(cReport.health().state()).isEqualTo(TargetState.HEALTHY);
+    long healthyAt = cReport.history().stream().filter(h -> h.transition() && h.health().healthy())
+        .findFirst().orElseThrow().time();
+
+    // 10 s into its 40 s slow start, c's weight is 0.25: it gets every fourth of its turns.
+    time.advance(Duration.ofMillis(healthyAt + 10_000 - time.now()), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+    gateway.awaitDataPlane();
+    List<String> seen = new ArrayList<>();
+    try (Http http = new Http(backends)) {
+      for (int i = 0; i < 9; i++) {
+        seen.add(http.get(port, "/").body());
+      }
+    }
+    assertThat(seen).containsExactly("a", "b", "a", "b", "a", "b", "a", "b", "c");
+  }
+
+  @Test
+  void leastOutstandingRequests_sendsFewerRequestsToASlowTarget_thanRoundRobin_inTheSameRun() {
+    // The slow target holds each request 40 ms (a timer in the backend); the others answer at once.
+    Backend fast1 = Backend.start(backends, "fast1");
+    Backend fast2 = Backend.start(backends, "fast2");
+    Backend slow = Backend.start(backends, "slow", "127.0.0.1",
+        req -> backends.setTimer(40, t -> req.response().end("slow")));
+    int port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), """
+        load-balancers:
+          - name: lb
+            listeners:
+              - protocol: HTTP
+                port: %d
+                default-actions: [{type: forward, target-group: rr}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: [/lor]}], actions: [{type: forward, target-group: lor}]}
+        target-groups:
+        """.formatted(port) + group("rr", "round_robin", "", fast1.port(), fast2.port(), slow.port())
+        + group("lor", "least_outstanding_requests", "", fast1.port(), fast2.port(), slow.port()));
+
+    Map<String, Integer> rr = load(port, "/rr", 8, 300);
+    Map<String, Integer> lor = load(port, "/lor", 8, 300);
+    double rrSlow = rr.getOrDefault("slow", 0) / 300.0;
+    double lorSlow = lor.getOrDefault("slow", 0) / 300.0;
+    assertThat(rrSlow).as("round robin ignores the slow target's backlog").isCloseTo(1 / 3.0, within(0.02));
+    assertThat(lorSlow).as("least outstanding requests steers away from it").isLessThan(rrSlow * 0.5);
+  }
+
+  /** {@code total} requests to {@code uri} from {@code concurrency} keep-alive loops; answers by body. */
+  private Map<String, Integer> load(int port, String uri, int concurrency, int total) {
+    HttpClientAgent client = backends.createHttpClient(new HttpClientOptions(), new PoolOptions().setHttp1MaxSize(concurrency));
+    Map<String, Integer> counts = new ConcurrentHashMap<>();
+    AtomicInteger issued = new AtomicInteger();
+    Promise<Void> done = Promise.promise();
+    AtomicInteger finished = new AtomicInteger();
+    Context ctx = backends.getOrCreateContext();
+    for (int i = 0; i < concurrency; i++) {
+      ctx.runOnContext(v -> next(client, port, uri, total, issued, counts, finished, done));
+    }
+    Await.result(done.future(), 60);
+    Await.result(client.close());
+    return counts;
+  }
+
+  private void next(HttpClientAgent client, int port, String uri, int total, AtomicInteger issued,
+      Map<String, Integer> counts, AtomicInteger finished, Promise<Void> done) {
+    if (issued.incrementAndGet() > total) {
+      return;
+    }
+    Future<String> f = client.request(new RequestOptions().setHost("127.0.0.1").setPort(port).setURI(uri))
+        .compose(req -> req.send().compose(resp -> resp.body().map(Object::toString)));
+    f.onComplete(ar -> {
+      counts.merge(ar.succeeded() ? ar.result() : "failed", 1, Integer::sum);
+      if (finished.incrementAndGet() == total) {
+        done.complete();
+      } else {
+        next(client, port, uri, total, issued, counts, finished, done);
+      }
+    });
+  }
+}
