@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -95,6 +96,60 @@ class AlgorithmsThroughGatewayTest {
       }
     }
     assertThat(seen).containsExactly("a", "b", "a", "b", "a", "b", "a", "b", "c");
+  }
+
+  @Test
+  void slowStart_notForABatchRegisteredIntoAGroupWithoutHealthyTargets_butOverAgainAfterAFall() {
+    AtomicBoolean cHealthy = new AtomicBoolean(true);
+    Backend a = Backend.start(backends, "a");
+    Backend b = Backend.start(backends, "b");
+    Backend c = Backend.start(backends, "c", "127.0.0.1", req -> {
+      if (req.path().equals("/health") && !cHealthy.get()) {
+        req.response().setStatusCode(503).end();
+      } else {
+        req.response().end("c");
+      }
+    });
+    int port = Ports.free();
+    VirtualTime time = new VirtualTime();
+    gateway = Gateway.start(Vertx.vertx(), """
+        load-balancers:
+          - name: lb
+            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
+        target-groups:
+        """.formatted(port) + group("tg", "round_robin", ", slow_start.duration_seconds: 40", a.port(), b.port(), c.port()),
+        1, time);
+    String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
+    java.util.function.BooleanSupplier settled = () -> gateway.fulcrum().healthChecksInFlight() == 0;
+    time.advance(Duration.ofSeconds(5), settled);
+    gateway.awaitDataPlane();
+    // Registered together into a group with no healthy target: none slow-starts, though they turned
+    // healthy at different moments.
+    assertThat(nine(port)).containsExactly("a", "b", "c", "a", "b", "c", "a", "b", "c");
+
+    // c falls (2 failures), then recovers (2 passes): it has been healthy before, so slow start starts over.
+    cHealthy.set(false);
+    time.advance(Duration.ofSeconds(10), settled);
+    cHealthy.set(true);
+    time.advance(Duration.ofSeconds(10), settled);
+    HealthReport.TargetReport cReport = Await.result(gateway.fulcrum().health(arn)).targets().get("127.0.0.1:" + c.port());
+    assertThat(cReport.health().state()).isEqualTo(TargetState.HEALTHY);
+    long healthyAgainAt = cReport.history().stream().filter(h -> h.transition() && h.health().healthy())
+        .reduce((x, y) -> y).orElseThrow().time();
+    time.advance(Duration.ofMillis(healthyAgainAt + 20_000 - time.now()), settled);
+    gateway.awaitDataPlane();
+    // Half-way through: c gets every second of its turns.
+    assertThat(nine(port)).containsExactly("a", "b", "a", "b", "c", "a", "b", "a", "b");
+  }
+
+  private List<String> nine(int port) {
+    List<String> seen = new ArrayList<>();
+    try (Http http = new Http(backends)) {
+      for (int i = 0; i < 9; i++) {
+        seen.add(http.get(port, "/").body());
+      }
+    }
+    return seen;
   }
 
   @Test
