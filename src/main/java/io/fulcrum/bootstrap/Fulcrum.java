@@ -12,7 +12,9 @@ import io.fulcrum.time.VertxTimers;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.demo.DemoTargetsVerticle;
 import io.fulcrum.listener.ListenerVerticle;
+import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
+import io.fulcrum.registry.StateStore;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -33,7 +35,8 @@ public final class Fulcrum {
 
   private final Vertx vertx;
   private volatile FulcrumConfig config;
-  private final RegistryVerticle registry;
+  private RegistryVerticle registry;
+  private final Timers timers;
   private final HealthCheckVerticle health;
   private ControlVerticle control;
   private String listenersDeployment;
@@ -44,8 +47,31 @@ public final class Fulcrum {
   private Fulcrum(Vertx vertx, FulcrumConfig config, Timers timers, SplittableRandom healthRandom) {
     this.vertx = vertx;
     this.config = config;
-    this.registry = new RegistryVerticle(config.environment(), config.resources(), timers);
+    this.timers = timers;
     this.health = new HealthCheckVerticle(timers, healthRandom);
+  }
+
+  /**
+   * The resources to start with: the config file's, or, when the API owns them, the persisted
+   * state (the config file seeds an empty store). Fails with the state file's problem when it is
+   * torn or corrupt; nothing is changed then.
+   */
+  private static Future<RegistryVerticle> registry(Vertx vertx, FulcrumConfig config, Timers timers) {
+    if (config.source() != FulcrumConfig.ResourceSource.API) {
+      return Future.succeededFuture(new RegistryVerticle(config.environment(), config.resources(), timers));
+    }
+    StateStore store = new StateStore(config.dataDir());
+    return vertx.executeBlocking(() -> {
+      Resources initial = store.load(config.environment()).orElse(null);
+      if (initial == null) {
+        LOG.info("no state in {}: seeding it from the config file", store.file());
+        initial = config.resources();
+        store.save(initial);
+      } else {
+        LOG.info("resources loaded from {} (the API owns them; the config file's are not used)", store.file());
+      }
+      return new RegistryVerticle(config.environment(), initial, timers, store);
+    });
   }
 
   /**
@@ -69,7 +95,11 @@ public final class Fulcrum {
     Future<?> demo = config.demoTargets().isEmpty() ? Future.succeededFuture()
         : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets()));
     return demo
-        .compose(v -> vertx.deployVerticle(f.registry))
+        .compose(v -> registry(vertx, config, timers))
+        .compose(r -> {
+          f.registry = r;
+          return vertx.deployVerticle(r);
+        })
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
@@ -93,15 +123,48 @@ public final class Fulcrum {
         });
   }
 
-  /** Applies a new configuration (hot reload); connections and in-flight requests are kept. */
+  /**
+   * Applies a new configuration (hot reload); connections and in-flight requests are kept. When
+   * the API owns the resources, the file's load balancers and target groups are not applied.
+   */
   public Future<Void> reload(FulcrumConfig next) {
     FulcrumConfig previous = config;
     if (!previous.control().equals(next.control()) || !previous.demoTargets().equals(next.demoTargets())
-        || !previous.dataDir().equals(next.dataDir())) {
-      LOG.warn("changes to control, demo and data-dir apply at the next start");
+        || !previous.dataDir().equals(next.dataDir()) || previous.source() != next.source()) {
+      LOG.warn("changes to control, demo, data-dir and resources.source apply at the next start");
     }
     config = next;
+    if (previous.source() == FulcrumConfig.ResourceSource.API) {
+      if (!next.resources().equals(previous.resources())) {
+        LOG.warn("the config file's load balancers and target groups are ignored: the API owns them");
+      }
+      return registry.replace(next.environment(), registry.resources()).mapEmpty();
+    }
     return registry.replace(next.environment(), next.resources()).mapEmpty();
+  }
+
+  /** The registry: the API reads resources from it and sends it every change. */
+  public RegistryVerticle registry() {
+    return registry;
+  }
+
+  /** Completes once every listener verticle routes by snapshot {@code version} or a later one. */
+  public Future<Void> awaitApplied(long version) {
+    if (applied.min() >= version) {
+      return Future.succeededFuture();
+    }
+    io.vertx.core.Promise<Void> p = io.vertx.core.Promise.promise();
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    vertx.setPeriodic(1, id -> {
+      if (applied.min() >= version) {
+        vertx.cancelTimer(id);
+        p.tryComplete();
+      } else if (System.nanoTime() > deadline) {
+        vertx.cancelTimer(id);
+        p.tryFail("the listeners did not apply snapshot " + version + " within 5 s");
+      }
+    });
+    return p.future();
   }
 
   /**

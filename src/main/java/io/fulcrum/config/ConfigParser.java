@@ -117,7 +117,7 @@ public final class ConfigParser {
     String sourceText = resourcesNode.string("source", "config");
     ResourceSource source = ResourceSource.CONFIG;
     if (sourceText.equals("api")) {
-      resourcesNode.at("source").add("'api' is not available yet (expected: config)");
+      source = ResourceSource.API;
     } else if (!sourceText.equals("config")) {
       resourcesNode.at("source").add("'" + sourceText + "' is not one of: config, api");
     }

@@ -73,9 +73,84 @@ public final class RegistryVerticle extends VerticleBase {
   }
 
   public RegistryVerticle(Environment environment, Resources resources, Timers timers) {
+    this(environment, resources, timers, null);
+  }
+
+  /**
+   * @param store where API-owned resources are persisted before a change is acknowledged; null when
+   *              the config file owns them (every API change is then refused)
+   */
+  public RegistryVerticle(Environment environment, Resources resources, Timers timers, StateStore store) {
     this.environment = environment;
     this.resources = resources;
     this.timers = timers;
+    this.store = store;
+  }
+
+  /** Refuses API changes when the config file owns the resources. */
+  public static final String READ_ONLY = "OperationNotPermitted";
+
+  private final StateStore store;
+  /** Mutations run one after another: each sees the result of the one before. */
+  private Future<?> mutations = Future.succeededFuture();
+
+  /**
+   * Applies a change made through the API: validated as a whole (cross-resource rules, quotas, IP
+   * targets still draining), persisted when the API owns the resources, then applied and published.
+   * The future completes once the new snapshot is published; fails, changing nothing, with an
+   * {@link InvalidModelException} whose problems carry the AWS error codes. Safe from any thread.
+   *
+   * @param change builds the next resources from the current ones; may throw
+   *               {@link InvalidModelException}
+   */
+  public Future<MutationResult> mutate(java.util.function.Function<Resources, Resources> change) {
+    Promise<MutationResult> done = Promise.promise();
+    context.runOnContext(v -> {
+      mutations = mutations.transform(ignored -> {
+        Future<MutationResult> f = applyMutation(change);
+        f.onComplete(done);
+        return f.otherwiseEmpty();
+      });
+    });
+    return done.future();
+  }
+
+  /** The outcome of a mutation: the resources after it and the snapshot version that carries them. */
+  public record MutationResult(Resources resources, long version) {
+  }
+
+  private Future<MutationResult> applyMutation(java.util.function.Function<Resources, Resources> change) {
+    if (store == null) {
+      return Future.failedFuture(new InvalidModelException(List.of(new io.fulcrum.model.Problem("", READ_ONLY,
+          "resources are owned by the config file (resources.source: config); change them there, or set"
+              + " resources.source: api to manage them through the API"))));
+    }
+    Resources next;
+    try {
+      next = change.apply(resources);
+    } catch (InvalidModelException e) {
+      return Future.failedFuture(e);
+    }
+    if (next == resources) {
+      return Future.succeededFuture(new MutationResult(resources, current.version()));
+    }
+    Problems problems = new Problems();
+    io.fulcrum.model.ResourceRules.check(environment, next, problems);
+    checkReRegistrations(next, problems);
+    if (!problems.isEmpty()) {
+      return Future.failedFuture(new InvalidModelException(problems.list()));
+    }
+    Resources accepted = next;
+    return vertx.executeBlocking(() -> {
+      store.save(accepted);
+      return null;
+    }, false).map(saved -> {
+      startDraining(resources, accepted);
+      markSlowStartCandidates(resources, accepted);
+      resources = accepted;
+      rebuildAll();
+      return new MutationResult(accepted, current.version());
+    });
   }
 
   @Override

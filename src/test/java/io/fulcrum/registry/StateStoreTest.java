@@ -1,0 +1,87 @@
+package io.fulcrum.registry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Resources;
+import io.fulcrum.testing.Gateway;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The persisted state: exact round trips, atomic replacement, and torn files that lose nothing. */
+class StateStoreTest {
+
+  @TempDir
+  Path dir;
+
+  private static FulcrumConfig demo() throws IOException {
+    return Gateway.config(Files.readString(Path.of("conf", "fulcrum.yaml")));
+  }
+
+  @Test
+  void demoResources_roundTripExactly_tagsIncluded() throws IOException {
+    FulcrumConfig c = demo();
+    Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups(),
+        Map.of(c.resources().targetGroups().get(0).arn(), Map.of("team", "web", "env", "demo")));
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    assertThat(store.load(c.environment())).contains(r);
+  }
+
+  @Test
+  void save_replacesTheFileWhole_keepsThePreviousGoodOne_andLeavesNoTemporaryFile() throws IOException {
+    FulcrumConfig c = demo();
+    StateStore store = new StateStore(dir);
+    store.save(Resources.EMPTY);
+    String first = Files.readString(dir.resolve(StateStore.FILE));
+    store.save(c.resources());
+    assertThat(Files.readString(dir.resolve(StateStore.PREVIOUS))).isEqualTo(first);
+    assertThat(store.load(c.environment())).contains(c.resources());
+    try (var files = Files.list(dir)) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(StateStore.FILE, StateStore.PREVIOUS);
+    }
+  }
+
+  @Test
+  void noFile_meansNoState() throws IOException {
+    assertThat(new StateStore(dir).load(demo().environment())).isEmpty();
+  }
+
+  @Test
+  void tornFile_isRefusedWithAClearError_andNothingIsChanged() throws IOException {
+    FulcrumConfig c = demo();
+    StateStore store = new StateStore(dir);
+    store.save(Resources.EMPTY);
+    store.save(c.resources());
+    String good = Files.readString(dir.resolve(StateStore.FILE));
+    String torn = good.substring(0, good.length() / 2);
+    Files.writeString(dir.resolve(StateStore.FILE), torn, StandardCharsets.UTF_8);
+    String previous = Files.readString(dir.resolve(StateStore.PREVIOUS));
+
+    assertThatThrownBy(() -> store.load(c.environment()))
+        .isInstanceOf(InvalidModelException.class)
+        .hasMessageContaining("is not valid JSON (torn or corrupt)")
+        .hasMessageContaining("the previous good state is in " + dir.resolve(StateStore.PREVIOUS));
+    assertThat(Files.readString(dir.resolve(StateStore.FILE))).isEqualTo(torn);
+    assertThat(Files.readString(dir.resolve(StateStore.PREVIOUS))).isEqualTo(previous);
+  }
+
+  @Test
+  void validJsonWithInvalidResources_isRefused() throws IOException {
+    StateStore store = new StateStore(dir);
+    store.save(demo().resources());
+    String text = Files.readString(dir.resolve(StateStore.FILE)).replace("\"intervalSeconds\" : 5", "\"intervalSeconds\" : 301");
+    Files.writeString(dir.resolve(StateStore.FILE), text);
+    assertThatThrownBy(() -> store.load(demo().environment()))
+        .isInstanceOf(InvalidModelException.class)
+        .hasMessageContaining("holds resources this deployment refuses")
+        .hasMessageContaining("301 is above the maximum 300");
+  }
+}
