@@ -38,7 +38,7 @@ public final class ConfigLoader {
 
   /** The top-level keys of the config file, which environment overrides may set. */
   public static final Set<String> TOP_LEVEL_KEYS = Set.of("region", "account", "nodes", "vpc-cidrs", "instances",
-      "control", "dns", "resources", "data-dir", "reload", "shutdown", "random-seed", "demo", "target-groups",
+      "control", "dns", "credentials", "resources", "data-dir", "reload", "shutdown", "random-seed", "demo", "target-groups",
       "load-balancers");
 
   /** Keys whose value is a list of scalars, which an override gives as a comma-separated list. */
@@ -187,6 +187,13 @@ public final class ConfigLoader {
 
   /** {@code FULCRUM_NODES__0__ADDRESS} → {@code [nodes, 0, address]}. */
   static List<String> envPath(String name) {
+    // The API's key pair has the names AWS tools use for theirs.
+    if (name.equals(ENV_PREFIX + "ACCESS_KEY_ID")) {
+      return List.of("credentials", "access-key-id");
+    }
+    if (name.equals(ENV_PREFIX + "SECRET_ACCESS_KEY")) {
+      return List.of("credentials", "secret-access-key");
+    }
     String rest = name.substring(ENV_PREFIX.length());
     List<String> out = new ArrayList<>();
     for (String seg : rest.split("__", -1)) {

@@ -113,6 +113,21 @@ public final class ConfigParser {
     dnsNode.finish();
     FulcrumConfig.Dns dns = new FulcrumConfig.Dns(dnsEnabled, dnsAddress, dnsPort, dnsDomain);
 
+    FulcrumConfig.Credentials credentials = null;
+    if (root.has("credentials")) {
+      ConfigNode cred = root.object("credentials");
+      String id = cred.string("access-key-id", null);
+      String secret = cred.string("secret-access-key", null);
+      if (id == null || !id.matches("[A-Z0-9]{16,128}")) {
+        cred.at("access-key-id").add("an access key id of 16-128 upper-case letters and digits is required");
+      }
+      if (secret == null || secret.length() < 16) {
+        cred.at("secret-access-key").add("a secret access key of at least 16 characters is required");
+      }
+      cred.finish();
+      credentials = new FulcrumConfig.Credentials(id, secret);
+    }
+
     ConfigNode resourcesNode = root.object("resources");
     String sourceText = resourcesNode.string("source", "config");
     ResourceSource source = ResourceSource.CONFIG;
@@ -148,7 +163,7 @@ public final class ConfigParser {
       ResourceRules.check(env, resources, problems);
     }
     root.finish();
-    return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns,
+    return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
   }

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
  * @param source          who owns the resources ({@code config} or {@code api})
  * @param control         where the control plane listens
  * @param dns             the DNS responder for load balancer names
+ * @param credentials     the access key the ELBv2 API accepts, or null (then it accepts none)
  * @param dataDir         persisted state and generated certificates
  * @param reload          hot reload of the config file
  * @param shutdownTimeoutSeconds how long in-flight requests may finish after SIGTERM
@@ -27,6 +28,7 @@ public record FulcrumConfig(
     ResourceSource source,
     Control control,
     Dns dns,
+    Credentials credentials,
     Path dataDir,
     Reload reload,
     int shutdownTimeoutSeconds,
@@ -66,6 +68,17 @@ public record FulcrumConfig(
   public record Dns(boolean enabled, String address, int port, String domain) {
     public static final int DEFAULT_PORT = 8053;
     public static final int TTL_SECONDS = 60;
+  }
+
+  /**
+   * The access key pair that ELBv2 API requests must be signed with (SigV4). Environment:
+   * {@code FULCRUM_ACCESS_KEY_ID}, {@code FULCRUM_SECRET_ACCESS_KEY}.
+   */
+  public record Credentials(String accessKeyId, String secretAccessKey) {
+    @Override
+    public String toString() {
+      return "Credentials[" + accessKeyId + ", secret hidden]";
+    }
   }
 
   /** Whether and how often the config file is re-read. */
