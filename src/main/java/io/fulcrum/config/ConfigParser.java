@@ -118,11 +118,11 @@ public final class ConfigParser {
       ConfigNode cred = root.object("credentials");
       String id = cred.string("access-key-id", null);
       String secret = cred.string("secret-access-key", null);
-      if (id == null || !id.matches("[A-Z0-9]{16,128}")) {
-        cred.at("access-key-id").add("an access key id of 16-128 upper-case letters and digits is required");
+      if (id == null || !id.matches("[A-Za-z0-9]{1,128}")) {
+        cred.at("access-key-id").add("an access key id of 1-128 letters and digits is required");
       }
-      if (secret == null || secret.length() < 16) {
-        cred.at("secret-access-key").add("a secret access key of at least 16 characters is required");
+      if (secret == null || secret.isEmpty()) {
+        cred.at("secret-access-key").add("a secret access key is required");
       }
       cred.finish();
       credentials = new FulcrumConfig.Credentials(id, secret);

@@ -160,13 +160,19 @@ class ConfigLoaderTest {
   void variablesThatAreNotConfigKeys_areIgnored() throws IOException {
     FulcrumConfig config = load(FILE, Map.of(
         "FULCRUM_REQUIRE_INTEROP", "1",
-        "FULCRUM_ACCESS_KEY_ID", "AKIDEXAMPLE",
-        "FULCRUM_SECRET_ACCESS_KEY", "secret",
         "FULCRUM_", "x",
         "FULCRUM_CONTROL____PORT", "1",
         "CONTROL__PORT", "1",
         "PATH", "/usr/bin"));
     assertThat(config.control().port()).isEqualTo(9090);
+  }
+
+  @Test
+  void apiKeyPair_comesFromTheVariablesAwsToolsUse() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_ACCESS_KEY_ID", "AKIDEXAMPLE",
+        "FULCRUM_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"));
+    assertThat(config.credentials().accessKeyId()).isEqualTo("AKIDEXAMPLE");
+    assertThat(config.credentials().secretAccessKey()).isEqualTo("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY");
   }
 
   @Test

@@ -100,9 +100,8 @@ class ConfigParserTest {
   }
 
   @Test
-  void apiResourceSource_isNotAvailableYet() {
-    assertThat(messages("resources: {source: api}"))
-        .containsExactly("resources.source: 'api' is not available yet (expected: config)");
+  void apiResourceSource_isAccepted() {
+    assertThat(parse("resources: {source: api}").source()).isEqualTo(FulcrumConfig.ResourceSource.API);
   }
 
   @ParameterizedTest
