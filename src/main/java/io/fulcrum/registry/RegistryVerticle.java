@@ -64,7 +64,7 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
   private DataPlaneSnapshot current;
-  private ZoneStatus zones = ZoneStatus.EMPTY;
+  private volatile ZoneStatus zones = ZoneStatus.EMPTY;
   private Registrations registrations;
   private long version;
 
@@ -449,6 +449,22 @@ public final class RegistryVerticle extends VerticleBase {
       p.complete(d == null ? Map.of() : Map.copyOf(d.results()));
     });
     return p.future();
+  }
+
+  /** Draining targets of a group with the end of their delay (epoch millis), by target key. */
+  public Future<Map<String, Long>> draining(String groupArn) {
+    Promise<Map<String, Long>> p = Promise.promise();
+    context.runOnContext(v -> {
+      Map<String, Long> out = new HashMap<>();
+      draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.deadline()));
+      p.complete(out);
+    });
+    return p.future();
+  }
+
+  /** The latest DNS failover state; readable from any thread. */
+  public ZoneStatus zones() {
+    return zones;
   }
 
   /** The current resources; readable from any thread. */
