@@ -1,6 +1,7 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.admin.ControlVerticle;
+import io.fulcrum.admin.DnsResponderVerticle;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
@@ -24,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running Fulcrum: the verticles of one process, deployed in order (demo targets, registry,
- * control plane, then the listener verticle once per event loop). Used by {@link Main} and by
- * tests that run Fulcrum in-process exactly as it runs from the jar.
+ * health checker, control plane, DNS responder, then the listener verticle once per event loop).
+ * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
 public final class Fulcrum {
 
@@ -36,6 +37,7 @@ public final class Fulcrum {
   private final RegistryVerticle registry;
   private final HealthCheckVerticle health;
   private ControlVerticle control;
+  private DnsResponderVerticle dns;
   private String listenersDeployment;
   private volatile boolean ready;
 
@@ -78,6 +80,15 @@ public final class Fulcrum {
               + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })
         .compose(v -> {
+          FulcrumConfig.Dns d = config.dns();
+          if (!d.enabled()) {
+            return Future.succeededFuture();
+          }
+          f.dns = new DnsResponderVerticle(d.address(), d.port(), () -> f.config.dns().domain());
+          return vertx.deployVerticle(f.dns).recover(e -> Future.failedFuture("the DNS responder cannot listen on udp://"
+              + Banner.host(d.address()) + ":" + d.port() + ": " + e.getMessage()));
+        })
+        .compose(v -> {
           AtomicInteger index = new AtomicInteger();
           return vertx.deployVerticle(() -> {
                 int i = index.getAndIncrement();
@@ -97,11 +108,15 @@ public final class Fulcrum {
   public Future<Void> reload(FulcrumConfig next) {
     FulcrumConfig previous = config;
     if (!previous.control().equals(next.control()) || !previous.demoTargets().equals(next.demoTargets())
-        || !previous.dataDir().equals(next.dataDir())) {
-      LOG.warn("changes to control, demo and data-dir apply at the next start");
+        || !previous.dataDir().equals(next.dataDir()) || !sameSocket(previous.dns(), next.dns())) {
+      LOG.warn("changes to control, dns (enabled, address, port), demo and data-dir apply at the next start");
     }
     config = next;
     return registry.replace(next.environment(), next.resources()).mapEmpty();
+  }
+
+  private static boolean sameSocket(FulcrumConfig.Dns a, FulcrumConfig.Dns b) {
+    return a.enabled() == b.enabled() && a.address().equals(b.address()) && a.port() == b.port();
   }
 
   /**
@@ -149,5 +164,10 @@ public final class Fulcrum {
   /** The control plane's port (useful when it was configured as 0). */
   public int controlPort() {
     return control.actualPort();
+  }
+
+  /** The DNS responder's UDP port (useful when it was configured as 0), or -1 when it is disabled. */
+  public int dnsPort() {
+    return dns == null ? -1 : dns.actualPort();
   }
 }
