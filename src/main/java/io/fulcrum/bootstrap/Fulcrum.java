@@ -38,7 +38,7 @@ public final class Fulcrum {
   private final HealthCheckVerticle health;
   private ControlVerticle control;
   private DnsResponderVerticle dns;
-  private String listenersDeployment;
+  private volatile String listenersDeployment;
   private volatile boolean ready;
 
   private final AppliedVersions applied = new AppliedVersions();
@@ -126,7 +126,10 @@ public final class Fulcrum {
    */
   public Future<Void> shutdown() {
     ready = false;
-    Future<?> listeners = listenersDeployment == null ? Future.succeededFuture() : vertx.undeploy(listenersDeployment);
+    String id = listenersDeployment;
+    // A second call (a test closing a gateway it already shut down) finds nothing left to undeploy.
+    listenersDeployment = null;
+    Future<?> listeners = id == null ? Future.succeededFuture() : vertx.undeploy(id);
     return listeners.mapEmpty();
   }
 
