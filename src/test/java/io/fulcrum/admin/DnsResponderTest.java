@@ -8,11 +8,13 @@ import static io.fulcrum.testing.DnsProbe.raw;
 import static io.fulcrum.testing.DnsProbe.rcode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.VirtualTime;
 import io.netty.handler.codec.dns.DnsRecordType;
@@ -25,11 +27,13 @@ import io.vertx.core.dns.DnsClient;
 import io.vertx.core.dns.DnsClientOptions;
 import io.vertx.core.dns.DnsException;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.IntStream;
@@ -59,6 +63,9 @@ class DnsResponderTest {
   private final Vertx backends = Vertx.vertx();
   private final VirtualTime time = new VirtualTime();
   private final AtomicInteger healthB = new AtomicInteger(200);
+  private final AtomicInteger healthApiB = new AtomicInteger(200);
+  private final Http http = new Http(backends);
+  private int listenerPort;
   private Gateway gateway;
   private DnsProbe dns;
 
@@ -66,6 +73,9 @@ class DnsResponderTest {
   void start() {
     Backend a = Backend.start(backends, "a", "127.0.0.1", req -> answer(req, "a", new AtomicInteger(200)));
     Backend b = Backend.start(backends, "b", "127.0.0.1", req -> answer(req, "b", healthB));
+    Backend apiA = Backend.start(backends, "api-a", "127.0.0.1", req -> answer(req, "api-a", new AtomicInteger(200)));
+    Backend apiB = Backend.start(backends, "api-b", "127.0.0.1", req -> answer(req, "api-b", healthApiB));
+    listenerPort = Ports.free();
     StringBuilder bigNodes = new StringBuilder();
     for (int i = 1; i <= 40; i++) {
       bigNodes.append("  - {zone: zone-z, address: 127.0.1.").append(i).append("}\n");
@@ -81,7 +91,11 @@ class DnsResponderTest {
           - name: web
             zones: [zone-a, zone-b]
             listeners:
-              - {protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}
+              - protocol: HTTP
+                port: %d
+                default-actions: [{type: forward, target-group: tg}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: ["/api/*"]}], actions: [{type: forward, target-group: api}]}
           - name: Legacy
             zones: [zone-c]
           - name: big
@@ -96,7 +110,16 @@ class DnsResponderTest {
             targets:
               - {id: 127.0.0.1, port: %d, zone: zone-a}
               - {id: 127.0.0.1, port: %d, zone: zone-b}
-        """.formatted(bigNodes, Ports.free(), a.port(), b.port()), 1, time);
+          - name: api
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            health-check: {path: /health, interval-seconds: 10, timeout-seconds: 5, healthy-threshold-count: 2, unhealthy-threshold-count: 2}
+            attributes: {load_balancing.cross_zone.enabled: "false"}
+            targets:
+              - {id: 127.0.0.1, port: %d, zone: zone-a}
+              - {id: 127.0.0.1, port: %d, zone: zone-b}
+        """.formatted(bigNodes, listenerPort, a.port(), b.port(), apiA.port(), apiB.port()), 1, time);
     tick();
     dns = new DnsProbe("127.0.0.1", gateway.dnsPort());
   }
@@ -106,6 +129,7 @@ class DnsResponderTest {
     if (dns != null) {
       dns.close();
     }
+    http.close();
     gateway.close();
     Await.result(backends.close());
   }
@@ -351,13 +375,36 @@ class DnsResponderTest {
     healthB.set(503);
     tick();
     tick();
-    assertThat(dns.query(WEB, DnsRecordType.A).addresses()).containsExactly("127.0.0.1");
+    awaitA(WEB, "127.0.0.1");
     assertThat(dns.query(WEB, DnsRecordType.AAAA).addresses()).containsExactly("0:0:0:0:0:0:0:1");
 
     healthB.set(200);
     tick();
     tick();
-    assertThat(dns.query(WEB, DnsRecordType.A).addresses()).containsExactlyInAnyOrder("127.0.0.1", "127.0.0.2");
+    awaitA(WEB, "127.0.0.1", "127.0.0.2");
+  }
+
+  @Test
+  void oneTargetGroupFailingInAZone_pullsTheZoneForTheWholeLoadBalancer_whileItsOtherGroupsStillServeThere() {
+    healthApiB.set(503);
+    tick();
+    tick();
+
+    awaitA(WEB, "127.0.0.1");
+    Http.Response ready = http.get("127.0.0.1", gateway.controlPort(), "/health/ready/zone-b", Map.of());
+    assertThat(ready.status()).isEqualTo(503);
+    assertThat(new JsonObject(ready.body()).getJsonArray("failing").getJsonObject(0).getJsonArray("targetGroups"))
+        .containsExactly("api");
+    // A client that still has zone B's address (TTL 60) is served there: by tg's healthy target,
+    // and by api's unhealthy one (its only target in the zone: routing fails open).
+    assertThat(http.get("127.0.0.2", listenerPort, "/", Map.of()).body()).isEqualTo("b");
+    assertThat(http.get("127.0.0.2", listenerPort, "/api/x", Map.of()).body()).isEqualTo("api-b");
+  }
+
+  /** Waits (up to 5 s) until the A answer is exactly these addresses: the zone status travels on the bus. */
+  private void awaitA(String name, String... addresses) {
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+        assertThat(dns.query(name, DnsRecordType.A).addresses()).containsExactlyInAnyOrder(addresses));
   }
 
   @Test
