@@ -1,11 +1,13 @@
 package io.fulcrum.admin;
 
+import io.fulcrum.bus.ZoneStatus;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.function.BooleanSupplier;
@@ -14,6 +16,11 @@ import java.util.function.Supplier;
 /**
  * The control plane's HTTP server: probes ({@code /health/live}, {@code /health/ready},
  * {@code /health/ready/{zone}}). Later issues add the ELBv2 API, metrics and the dashboard.
+ *
+ * <p>Readiness follows DNS failover (SPEC §10): a zone's node is ready when the process serves
+ * (started, not draining) and every load balancer enabled in the zone advertises it in DNS
+ * ({@link ZoneStatus#zoneReady}, fail-open included); the process is ready when one of its
+ * node zones is. The zone status comes from the registry over the event bus.
  */
 public final class ControlVerticle extends VerticleBase {
 
@@ -21,6 +28,7 @@ public final class ControlVerticle extends VerticleBase {
   private final int port;
   private final BooleanSupplier ready;
   private final Supplier<List<String>> zones;
+  private final ZoneStatusFeed feed = new ZoneStatusFeed();
   private HttpServer server;
 
   /**
@@ -38,7 +46,7 @@ public final class ControlVerticle extends VerticleBase {
   public Future<?> start() {
     server = vertx.createHttpServer(new HttpServerOptions().setHost(address).setPort(port));
     server.requestHandler(this::handle);
-    return server.listen();
+    return feed.start(vertx).compose(v -> server.listen());
   }
 
   /** The port actually bound (the configured one, or a free one when 0 was configured). */
@@ -53,19 +61,70 @@ public final class ControlVerticle extends VerticleBase {
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
-      boolean ok = ready.getAsBoolean();
-      json(req, ok ? 200 : 503, new JsonObject().put("status", ok ? "UP" : "DOWN"));
+      processReadiness(req);
     } else if (path.startsWith("/health/ready/")) {
-      String zone = path.substring("/health/ready/".length());
-      if (!zones.get().contains(zone)) {
-        json(req, 404, new JsonObject().put("error", "no node in zone '" + zone + "'"));
-        return;
-      }
-      boolean ok = ready.getAsBoolean();
-      json(req, ok ? 200 : 503, new JsonObject().put("zone", zone).put("status", ok ? "UP" : "DOWN"));
+      zoneReadiness(req, path.substring("/health/ready/".length()));
     } else {
       json(req, 404, new JsonObject().put("error", "not found"));
     }
+  }
+
+  /** 200 when the process serves and at least one of its node zones is ready. */
+  private void processReadiness(HttpServerRequest req) {
+    ZoneStatus status = feed.current();
+    JsonObject byZone = new JsonObject();
+    boolean anyReady = false;
+    for (String zone : zones.get()) {
+      boolean ok = status.zoneReady(zone);
+      byZone.put(zone, ok ? "UP" : "DOWN");
+      anyReady |= ok;
+    }
+    boolean serving = ready.getAsBoolean();
+    boolean ok = serving && (anyReady || byZone.isEmpty());
+    JsonObject body = new JsonObject().put("status", ok ? "UP" : "DOWN").put("zones", byZone);
+    if (!serving) {
+      body.put("reason", "not serving (starting or shutting down)");
+    } else if (!ok) {
+      body.put("reason", "no zone of this process passes DNS failover");
+    }
+    json(req, ok ? 200 : 503, body);
+  }
+
+  /** 200 when the process serves and DNS advertises the zone for every load balancer enabled in it. */
+  private void zoneReadiness(HttpServerRequest req, String zone) {
+    if (!zones.get().contains(zone)) {
+      json(req, 404, new JsonObject().put("error", "no node in zone '" + zone + "'"));
+      return;
+    }
+    ZoneStatus status = feed.current();
+    boolean serving = ready.getAsBoolean();
+    boolean passes = status.zoneReady(zone);
+    boolean ok = serving && passes;
+    JsonObject body = new JsonObject().put("zone", zone).put("status", ok ? "UP" : "DOWN");
+    JsonArray failing = new JsonArray();
+    JsonArray failingOpen = new JsonArray();
+    for (ZoneStatus.LoadBalancerZones lb : status.loadBalancers()) {
+      for (ZoneStatus.Zone z : lb.zones()) {
+        if (z.name().equals(zone) && !z.passing()) {
+          JsonObject entry = new JsonObject().put("loadBalancer", lb.name()).put("dnsName", lb.dnsName())
+              .put("targetGroups", new JsonArray(z.failing()));
+          (lb.failOpen() ? failingOpen : failing).add(entry);
+        }
+      }
+    }
+    if (!serving) {
+      body.put("reason", "not serving (starting or shutting down)");
+    } else if (!passes) {
+      body.put("reason", "the zone fails DNS failover: too few healthy targets");
+    }
+    if (!failing.isEmpty()) {
+      body.put("failing", failing);
+    }
+    if (!failingOpen.isEmpty()) {
+      // Every zone of these load balancers fails, so DNS advertises them all (fail-open).
+      body.put("failingOpen", failingOpen);
+    }
+    json(req, ok ? 200 : 503, body);
   }
 
   private static void json(HttpServerRequest req, int status, JsonObject body) {

@@ -14,13 +14,25 @@ final class Banner {
   private Banner() {
   }
 
-  static String render(FulcrumConfig config, int controlPort, int instances, String configFile) {
+  /**
+   * @param dnsPort the DNS responder's bound port, or -1 when it is disabled
+   */
+  static String render(FulcrumConfig config, int controlPort, int dnsPort, int instances, String configFile) {
     StringBuilder b = new StringBuilder();
     b.append("\nFulcrum is ready (").append(instances).append(" listener instance").append(instances == 1 ? "" : "s")
         .append(", config ").append(configFile).append(")\n");
     List<String> firstUrls = new ArrayList<>();
     for (LoadBalancer lb : config.resources().loadBalancers()) {
       b.append("\n  load balancer ").append(lb.name()).append("  ").append(lb.dnsName()).append('\n');
+      // As DescribeLoadBalancers lists AvailabilityZones: each zone with its node addresses.
+      b.append("    zones:");
+      for (String zone : lb.zones()) {
+        List<String> addresses = config.environment().nodes().stream().filter(n -> n.zone().equals(zone))
+            .map(Node::address).toList();
+        b.append("  ").append(zone).append(" (").append(addresses.isEmpty() ? "no node" : String.join(", ", addresses))
+            .append(')');
+      }
+      b.append('\n');
       for (Listener l : lb.listeners()) {
         b.append("    ").append(l.protocol().wire()).append(' ').append(l.port()).append(':');
         for (Node n : config.environment().nodes()) {
@@ -42,6 +54,15 @@ final class Banner {
     }
     String control = "http://" + host(config.control().address()) + ":" + controlPort;
     b.append("\n  control plane  ").append(control).append("/health/ready\n");
+    if (dnsPort >= 0) {
+      String address = config.dns().address();
+      b.append("  dns            udp://").append(host(address)).append(':').append(dnsPort);
+      if (!config.resources().loadBalancers().isEmpty()) {
+        b.append("  (try: dig @").append(address).append(" -p ").append(dnsPort).append(' ')
+            .append(config.resources().loadBalancers().get(0).dnsName()).append(" +short)");
+      }
+      b.append('\n');
+    }
     if (!config.demoTargets().isEmpty()) {
       b.append("  demo targets   ").append(config.demoTargets().size()).append(" embedded backends\n");
     }

@@ -1,6 +1,7 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.admin.ControlVerticle;
+import io.fulcrum.admin.DnsResponderVerticle;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
@@ -26,8 +27,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running Fulcrum: the verticles of one process, deployed in order (demo targets, registry,
- * control plane, then the listener verticle once per event loop). Used by {@link Main} and by
- * tests that run Fulcrum in-process exactly as it runs from the jar.
+ * health checker, control plane, DNS responder, then the listener verticle once per event loop).
+ * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
 public final class Fulcrum {
 
@@ -39,7 +40,8 @@ public final class Fulcrum {
   private final Timers timers;
   private final HealthCheckVerticle health;
   private ControlVerticle control;
-  private String listenersDeployment;
+  private DnsResponderVerticle dns;
+  private volatile String listenersDeployment;
   private volatile boolean ready;
 
   private final AppliedVersions applied = new AppliedVersions();
@@ -108,6 +110,15 @@ public final class Fulcrum {
               + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })
         .compose(v -> {
+          FulcrumConfig.Dns d = config.dns();
+          if (!d.enabled()) {
+            return Future.succeededFuture();
+          }
+          f.dns = new DnsResponderVerticle(d.address(), d.port(), () -> f.config.dns().domain());
+          return vertx.deployVerticle(f.dns).recover(e -> Future.failedFuture("the DNS responder cannot listen on udp://"
+              + Banner.host(d.address()) + ":" + d.port() + ": " + e.getMessage()));
+        })
+        .compose(v -> {
           AtomicInteger index = new AtomicInteger();
           return vertx.deployVerticle(() -> {
                 int i = index.getAndIncrement();
@@ -130,8 +141,10 @@ public final class Fulcrum {
   public Future<Void> reload(FulcrumConfig next) {
     FulcrumConfig previous = config;
     if (!previous.control().equals(next.control()) || !previous.demoTargets().equals(next.demoTargets())
-        || !previous.dataDir().equals(next.dataDir()) || previous.source() != next.source()) {
-      LOG.warn("changes to control, demo, data-dir and resources.source apply at the next start");
+        || !previous.dataDir().equals(next.dataDir()) || !sameSocket(previous.dns(), next.dns())
+        || previous.source() != next.source()) {
+      LOG.warn("changes to control, dns (enabled, address, port), demo, data-dir and resources.source apply at the"
+          + " next start");
     }
     config = next;
     if (previous.source() == FulcrumConfig.ResourceSource.API) {
@@ -167,6 +180,10 @@ public final class Fulcrum {
     return p.future();
   }
 
+  private static boolean sameSocket(FulcrumConfig.Dns a, FulcrumConfig.Dns b) {
+    return a.enabled() == b.enabled() && a.address().equals(b.address()) && a.port() == b.port();
+  }
+
   /**
    * Stops accepting connections and lets in-flight requests finish (up to the configured shutdown
    * timeout). Readiness turns 503 at once. The caller closes the Vert.x instance afterwards, from a
@@ -174,7 +191,10 @@ public final class Fulcrum {
    */
   public Future<Void> shutdown() {
     ready = false;
-    Future<?> listeners = listenersDeployment == null ? Future.succeededFuture() : vertx.undeploy(listenersDeployment);
+    String id = listenersDeployment;
+    // A second call (a test closing a gateway it already shut down) finds nothing left to undeploy.
+    listenersDeployment = null;
+    Future<?> listeners = id == null ? Future.succeededFuture() : vertx.undeploy(id);
     return listeners.mapEmpty();
   }
 
@@ -217,5 +237,10 @@ public final class Fulcrum {
   /** The control plane's port (useful when it was configured as 0). */
   public int controlPort() {
     return control.actualPort();
+  }
+
+  /** The DNS responder's UDP port (useful when it was configured as 0), or -1 when it is disabled. */
+  public int dnsPort() {
+    return dns == null ? -1 : dns.actualPort();
   }
 }

@@ -80,7 +80,7 @@ public final class Main {
       return;
     }
 
-    System.out.println(Banner.render(config, fulcrum.controlPort(), args.instances(), args.config().toString()));
+    System.out.println(Banner.render(config, fulcrum.controlPort(), fulcrum.dnsPort(), args.instances(), args.config().toString()));
     System.out.flush();
 
     if (config.reload().enabled()) {

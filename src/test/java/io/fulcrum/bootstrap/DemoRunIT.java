@@ -2,11 +2,14 @@ package io.fulcrum.bootstrap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
+import static org.awaitility.Awaitility.await;
 
+import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Interop;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -47,6 +50,7 @@ class DemoRunIT {
     requireFree("127.0.0.1", 8080, "the demo listener in zone-a");
     requireFree("127.0.0.2", 8080, "the demo listener in zone-b");
     requireFree("127.0.0.1", 9090, "the demo control plane");
+    requireFreeUdp("127.0.0.1", 8053, "the demo DNS responder");
     for (int p = 9101; p <= 9104; p++) {
       requireFree("127.0.0.1", p, "a demo target in zone-a");
     }
@@ -54,7 +58,9 @@ class DemoRunIT {
       requireFree("127.0.0.2", p, "a demo target in zone-b");
     }
     // No --config: the default conf/fulcrum.yaml, relative to the working directory.
-    fulcrum = FulcrumProcess.builder(work).directory(FulcrumProcess.projectRoot()).start();
+    // The file's DNS port too (FulcrumProcess otherwise picks a free one).
+    fulcrum = FulcrumProcess.builder(work).directory(FulcrumProcess.projectRoot()).env("FULCRUM_DNS__PORT", null)
+        .start();
     fulcrum.waitReady(9090);
   }
 
@@ -112,7 +118,9 @@ class DemoRunIT {
 
     assertThat(out).contains("Fulcrum is ready", "config conf/fulcrum.yaml",
         "http://127.0.0.1:8080/ (zone-a)", "http://127.0.0.2:8080/ (zone-b)",
-        "http://127.0.0.1:9090/health/ready", "targetgroup/web/", "8 embedded backends");
+        "http://127.0.0.1:9090/health/ready", "targetgroup/web/", "8 embedded backends",
+        "zones:  zone-a (127.0.0.1)  zone-b (127.0.0.2)",
+        "dns            udp://127.0.0.1:8053  (try: dig @127.0.0.1 -p 8053 demo.us-east-1.elb.localhost +short)");
     List<String> lines = out.strip().lines().toList();
     assertThat(lines.get(lines.size() - 2)).isEqualTo("Try:");
     assertThat(lines.get(lines.size() - 1)).isEqualTo("  curl -s http://127.0.0.1:8080/");
@@ -134,9 +142,27 @@ class DemoRunIT {
     }
   }
 
+  @Test
+  void demoName_resolvesThroughTheDnsResponderOnPort8053_toBothNodes() throws Exception {
+    // The JDK's own DNS client (JNDI). Until every zone has a healthy target (the first checks are
+    // spread over 5 s), a zone with none is out of DNS, unless no zone has one (fail-open).
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
+        assertThat(DnsProbe.jdk("127.0.0.1", 8053, "demo.us-east-1.elb.localhost", "A"))
+            .containsExactlyInAnyOrder("127.0.0.1", "127.0.0.2"));
+  }
+
   private HttpResponse<String> get(String url) throws IOException, InterruptedException {
     return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static void requireFreeUdp(String host, int port, String what) {
+    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getByName(host), port))) {
+      s.setReuseAddress(false);
+    } catch (IOException e) {
+      fail("DemoRunIT needs the demo's fixed UDP port " + host + ":" + port + " (" + what + "), but it is busy ("
+          + e.getMessage() + "). Stop whatever listens there (another Fulcrum?) and run again.");
+    }
   }
 
   private static void requireFree(String host, int port, String what) {

@@ -67,6 +67,7 @@ class HotReloadTest {
     int weightA = version % 2 == 0 ? 100 : 50;
     return """
         control: {port: 0}
+        dns: {port: 0}
         reload: {scan-period-ms: 50}
         load-balancers:
           - name: lb

@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Ports;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -59,8 +62,29 @@ class StartupFailureIT {
         .contains("127.0.0.1:" + controlPort);
   }
 
+  @Test
+  void dnsPortTaken_exits1NamingTheDnsResponderAddress() throws IOException {
+    try (DatagramSocket udp = new DatagramSocket(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0))) {
+      int dnsPort = udp.getLocalPort();
+
+      // The file's DNS port, not the free one FulcrumProcess picks by default.
+      String stderr = runExpectingExit1(FulcrumProcess.builder(work).env("FULCRUM_DNS__PORT", null),
+          "dns: {port: " + dnsPort + "}\n");
+
+      assertThat(stderr).contains("fulcrum: start-up failed: ").contains("DNS responder")
+          .contains("udp://127.0.0.1:" + dnsPort);
+    }
+  }
+
   private String runExpectingExit1() {
-    fulcrum = FulcrumProcess.start(work, """
+    return runExpectingExit1(FulcrumProcess.builder(work), "");
+  }
+
+  /** Runs {@code builder} with a config of {@code extra} YAML and a listener; expects exit code 1. */
+  private String runExpectingExit1(FulcrumProcess.Builder builder, String extra) {
+    Path config = work.resolve("fulcrum.yaml");
+    try {
+      Files.writeString(config, extra + """
         control: {address: 127.0.0.1, port: %d}
         reload: {enabled: false}
         load-balancers:
@@ -70,6 +94,10 @@ class StartupFailureIT {
                 port: %d
                 default-actions: [{type: fixed-response, status-code: "200"}]
         """.formatted(controlPort, listenerPort));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    fulcrum = builder.args("--config", config.toString()).start();
 
     int exit = fulcrum.waitForExit(Duration.ofSeconds(30));
 

@@ -76,7 +76,12 @@ public final class FulcrumProcess implements AutoCloseable {
     return new Builder(workDir);
   }
 
-  /** What to run. Defaults: working directory = the project root, no arguments. */
+  /**
+   * What to run. Defaults: working directory = the project root, no arguments, and
+   * {@code FULCRUM_DNS__PORT=0}: the DNS responder on a free UDP port (the banner names it), not
+   * the fixed 8053 that processes of other tests or builds may hold. Pass
+   * {@code env("FULCRUM_DNS__PORT", null)} to keep the file's port.
+   */
   public static final class Builder {
     private final Path workDir;
     private Path directory = projectRoot();
@@ -87,6 +92,7 @@ public final class FulcrumProcess implements AutoCloseable {
     private Builder(Path workDir) {
       this.workDir = workDir;
       env.put("FULCRUM_DATA_DIR", workDir.resolve("data").toString());
+      env.put("FULCRUM_DNS__PORT", "0");
     }
 
     public Builder jvmArgs(String... flags) {

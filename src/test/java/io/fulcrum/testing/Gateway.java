@@ -17,7 +17,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * Fulcrum deployed in-process exactly as {@code Main} deploys it, from a YAML config given as
- * text. The control plane binds a free port.
+ * text. The control plane, and the DNS responder unless the config gives its port, bind free ports.
  */
 public final class Gateway implements AutoCloseable {
 
@@ -61,6 +61,11 @@ public final class Gateway implements AutoCloseable {
     if (!json.containsKey("control")) {
       json.put("control", new JsonObject().put("port", 0));
     }
+    // Not the fixed 8053: tests (and builds in other checkouts) run side by side.
+    JsonObject dns = json.getValue("dns") instanceof JsonObject o ? o : new JsonObject();
+    if (!dns.containsKey("port")) {
+      json.put("dns", dns.put("port", 0));
+    }
     Problems problems = new Problems();
     FulcrumConfig config = ConfigParser.parse(json, problems, Path.of("target", "test-data"));
     if (!problems.isEmpty()) {
@@ -87,6 +92,11 @@ public final class Gateway implements AutoCloseable {
 
   public int controlPort() {
     return fulcrum.controlPort();
+  }
+
+  /** The DNS responder's UDP port (on {@code dns.address}, by default 127.0.0.1). */
+  public int dnsPort() {
+    return fulcrum.dnsPort();
   }
 
   @Override

@@ -1,0 +1,60 @@
+package io.fulcrum.bootstrap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.testing.Gateway;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** The start-up banner shows each load balancer's zones and node addresses, and the DNS responder. */
+class BannerTest {
+
+  private static FulcrumConfig demo() throws IOException {
+    return Gateway.config(Files.readString(Path.of("conf", "fulcrum.yaml")));
+  }
+
+  @Test
+  void banner_listsEachLoadBalancersZonesWithTheirNodeAddresses_likeDescribeLoadBalancers() throws IOException {
+    String banner = Banner.render(demo(), 9090, 8053, 2, "conf/fulcrum.yaml");
+
+    assertThat(banner).contains("""
+          load balancer demo  demo.us-east-1.elb.localhost
+            zones:  zone-a (127.0.0.1)  zone-b (127.0.0.2)
+            HTTP 8080:  http://127.0.0.1:8080/ (zone-a)  http://127.0.0.2:8080/ (zone-b)
+        """);
+  }
+
+  @Test
+  void banner_namesTheDnsResponder_withADigCommandToPaste() throws IOException {
+    String banner = Banner.render(demo(), 9090, 8053, 2, "conf/fulcrum.yaml");
+
+    assertThat(banner.lines()).contains("  dns            udp://127.0.0.1:8053  "
+        + "(try: dig @127.0.0.1 -p 8053 demo.us-east-1.elb.localhost +short)");
+  }
+
+  @Test
+  void banner_withTheDnsResponderOff_hasNoDnsLine() throws IOException {
+    String banner = Banner.render(demo(), 9090, -1, 2, "conf/fulcrum.yaml");
+
+    assertThat(banner).doesNotContain("udp://", "dig ");
+  }
+
+  @Test
+  void banner_showsIpv6DnsAddressesInBracketsInTheUrl_andBareForDig() {
+    FulcrumConfig config = Gateway.config("""
+        nodes:
+          - {zone: zone-a, address: "::1"}
+        dns: {address: "::1", port: 5353}
+        load-balancers:
+          - name: six
+        """);
+
+    String banner = Banner.render(config, 9090, 5353, 1, "x.yaml");
+
+    assertThat(banner).contains("    zones:  zone-a (::1)\n")
+        .contains("  dns            udp://[::1]:5353  (try: dig @::1 -p 5353 six.us-east-1.elb.localhost +short)");
+  }
+}
