@@ -216,6 +216,16 @@ public final class Fulcrum {
     return registry.anomalies(groupArn);
   }
 
+  /** Whether the registry has taken in every health decision published so far. */
+  public boolean registryCaughtUpWithHealth() {
+    return registry.healthReceived() >= health.healthPublished();
+  }
+
+  /** Whether the health checker watches the registry's latest registrations (a reload has reached it). */
+  public boolean healthCheckerCaughtUp() {
+    return health.registrationsVersion() >= registry.registrationsVersion();
+  }
+
   /** Health checks sent and not yet decided. */
   public int healthChecksInFlight() {
     return health.checksInFlight();

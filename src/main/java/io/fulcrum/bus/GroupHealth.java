@@ -10,8 +10,10 @@ import java.util.Map;
  * @param groupArn the target group
  * @param version  increases with every message about this group
  * @param targets  health by target key ({@code id:port})
+ * @param decidedAt when the health checker decided this state (epoch millis): transitions such as
+ *                  the start of slow start date from it, not from when a consumer reads it
  */
-public record GroupHealth(String groupArn, long version, Map<String, TargetHealth> targets) {
+public record GroupHealth(String groupArn, long version, Map<String, TargetHealth> targets, long decidedAt) {
 
   public GroupHealth {
     targets = Map.copyOf(targets);

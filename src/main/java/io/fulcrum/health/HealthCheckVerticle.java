@@ -46,7 +46,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   private final RandomGenerator random;
   private final Map<String, GroupState> groups = new LinkedHashMap<>();
   private final AtomicInteger inFlight = new AtomicInteger();
-  private long registrationsVersion = -1;
+  private final java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+  private volatile long registrationsVersion = -1;
   private Prober http;
   private Prober tcp;
 
@@ -64,6 +65,16 @@ public final class HealthCheckVerticle extends VerticleBase {
     return Future.all(updates.completion(), reports.completion())
         .compose(v -> vertx.eventBus().<Registrations>request(Addresses.REGISTRATIONS_CURRENT, null))
         .onSuccess(reply -> apply(reply.body()));
+  }
+
+  /** How many group health messages it has published; readable from any thread. */
+  public long healthPublished() {
+    return published.get();
+  }
+
+  /** The version of the registrations it watches; readable from any thread. */
+  public long registrationsVersion() {
+    return registrationsVersion;
   }
 
   /** Checks sent and not yet decided; readable from any thread (tests settle virtual time on it). */
@@ -105,7 +116,8 @@ public final class HealthCheckVerticle extends VerticleBase {
     g.version++;
     Map<String, TargetHealth> health = new HashMap<>();
     g.targets.forEach((key, t) -> health.put(key, t.health()));
-    vertx.eventBus().publish(Addresses.HEALTH, new GroupHealth(g.arn, g.version, health));
+    published.incrementAndGet();
+    vertx.eventBus().publish(Addresses.HEALTH, new GroupHealth(g.arn, g.version, health, timers.now()));
   }
 
   private HealthReport report(String groupArn) {

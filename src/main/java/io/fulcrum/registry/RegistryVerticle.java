@@ -65,7 +65,7 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
   private DataPlaneSnapshot current;
   private volatile ZoneStatus zones = ZoneStatus.EMPTY;
-  private Registrations registrations;
+  private volatile Registrations registrations;
   private long version;
 
   /** A deregistered target whose delay still runs. */
@@ -272,7 +272,22 @@ public final class RegistryVerticle extends VerticleBase {
     rebuildAll();
   }
 
+  private final java.util.concurrent.atomic.AtomicLong healthReceived = new java.util.concurrent.atomic.AtomicLong();
+
+  /** How many group health messages it has processed; readable from any thread. */
+  public long healthReceived() {
+    return healthReceived.get();
+  }
+
   private void onHealth(GroupHealth gh) {
+    try {
+      applyHealth(gh);
+    } finally {
+      healthReceived.incrementAndGet();
+    }
+  }
+
+  private void applyHealth(GroupHealth gh) {
     GroupHealth previous = health.get(gh.groupArn());
     if (previous != null && previous.version() >= gh.version()) {
       return;
@@ -280,7 +295,7 @@ public final class RegistryVerticle extends VerticleBase {
     health.put(gh.groupArn(), gh);
     TargetGroup group = resources.targetGroup(gh.groupArn()).orElse(null);
     if (group != null) {
-      trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets());
+      trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets(), gh.decidedAt());
     }
     List<String> zones = inUse.get(gh.groupArn());
     if (group == null || zones == null) {
@@ -296,11 +311,11 @@ public final class RegistryVerticle extends VerticleBase {
    * does not slow-start), or when it had been healthy before; and only if such a peer exists now.
    * It leaves slow start early when it stops being healthy.
    */
-  private void trackSlowStart(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after) {
+  private void trackSlowStart(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after,
+      long now) {
     long duration = group.attributes().slowStartSeconds() * 1000L;
     Map<String, Long> since = slowStart.computeIfAbsent(group.arn(), k -> new HashMap<>());
     java.util.Set<String> candidates = slowStartCandidates.computeIfAbsent(group.arn(), k -> new java.util.HashSet<>());
-    long now = timers.now();
     since.values().removeIf(t -> now - t >= duration);
     since.keySet().removeIf(key -> !after.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy());
     if (duration == 0) {
@@ -460,6 +475,11 @@ public final class RegistryVerticle extends VerticleBase {
       p.complete(out);
     });
     return p.future();
+  }
+
+  /** The version of the latest registrations published to the health checker; any thread. */
+  public long registrationsVersion() {
+    return registrations == null ? 0 : registrations.version();
   }
 
   /** The latest DNS failover state; readable from any thread. */

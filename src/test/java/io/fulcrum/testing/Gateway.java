@@ -48,8 +48,13 @@ public final class Gateway implements AutoCloseable {
     return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, time, time)));
   }
 
-  /** Waits until every listener verticle routes by the registry's current snapshot. */
+  /**
+   * Waits until the registry has taken in every health decision made so far and every listener
+   * verticle routes by the resulting snapshot.
+   */
   public void awaitDataPlane() {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+        .until(fulcrum::registryCaughtUpWithHealth);
     long version = Await.result(fulcrum.snapshotVersion());
     org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
         .until(() -> fulcrum.appliedVersion() >= version);
@@ -82,8 +87,13 @@ public final class Gateway implements AutoCloseable {
     return new JsonObject(map);
   }
 
+  /**
+   * Applies a new config and waits until the health checker watches it too, so that virtual time
+   * advanced afterwards runs the checks of newly registered targets.
+   */
   public void reload(String yaml) {
     Await.result(fulcrum.reload(config(yaml)));
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(fulcrum::healthCheckerCaughtUp);
   }
 
   public Fulcrum fulcrum() {
