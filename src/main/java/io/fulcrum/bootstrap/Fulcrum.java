@@ -6,6 +6,7 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
 import io.fulcrum.health.HealthCheckVerticle;
+import io.fulcrum.keys.KeyRingVerticle;
 import io.fulcrum.listener.AppliedVersions;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
@@ -35,6 +36,7 @@ public final class Fulcrum {
   private volatile FulcrumConfig config;
   private final RegistryVerticle registry;
   private final HealthCheckVerticle health;
+  private final KeyRingVerticle keys;
   private ControlVerticle control;
   private String listenersDeployment;
   private volatile boolean ready;
@@ -46,6 +48,7 @@ public final class Fulcrum {
     this.config = config;
     this.registry = new RegistryVerticle(config.environment(), config.resources(), timers);
     this.health = new HealthCheckVerticle(timers, healthRandom);
+    this.keys = new KeyRingVerticle(config.dataDir(), config.reload().scanPeriodMillis());
   }
 
   /**
@@ -71,6 +74,7 @@ public final class Fulcrum {
     return demo
         .compose(v -> vertx.deployVerticle(f.registry))
         .compose(v -> vertx.deployVerticle(f.health))
+        .compose(v -> vertx.deployVerticle(f.keys))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones());
@@ -101,7 +105,17 @@ public final class Fulcrum {
       LOG.warn("changes to control, demo and data-dir apply at the next start");
     }
     config = next;
-    return registry.replace(next.environment(), next.resources()).mapEmpty();
+    return registry.replace(next.environment(), next.resources())
+        .compose(v -> keys.reload())
+        .mapEmpty();
+  }
+
+  /**
+   * Re-reads the stickiness key file now (it is also re-read every scan period); completes with
+   * true when the ring changed, once the new ring is on its way to every listener verticle.
+   */
+  public Future<Boolean> reloadStickinessKeys() {
+    return keys.reload();
   }
 
   /**

@@ -34,6 +34,10 @@ public final class Main {
 
   public static void main(String[] argv) {
     PrintStream err = System.err;
+    if (argv.length > 0 && argv[0].equals(RotateKeyCommand.NAME)) {
+      System.exit(RotateKeyCommand.run(argv, System.getenv(), System.out, err));
+      return;
+    }
     Args args;
     try {
       args = Args.parse(argv);
