@@ -102,6 +102,11 @@ class StickinessEligibilityTest {
     gateway.awaitDataPlane();
   }
 
+  private boolean healthy(String id) {
+    var t = Await.result(gateway.fulcrum().health(arn())).targets().get("127.0.0.1:" + byId.get(id).port());
+    return t != null && t.health().equals(TargetHealth.HEALTHY);
+  }
+
   private String arn() {
     return gateway.fulcrum().config().resources().targetGroups().get(0).arn();
   }
@@ -152,17 +157,17 @@ class StickinessEligibilityTest {
   void stickiness_overridesSlowStart_aStickyClientKeepsGoingToATargetInSlowStart() {
     backends("a", "b");
     time = new VirtualTime(System.currentTimeMillis());
-    gateway = Gateway.start(Vertx.vertx(), group(", slow_start.duration_seconds: \"300\"",
-        targets("a", "zone-a", "b", "zone-a")), 1, time);
+    String slowStart = ", slow_start.duration_seconds: \"300\"";
+    gateway = Gateway.start(Vertx.vertx(), group(slowStart, targets("a", "zone-a")), 1, time);
     tick();
-    health.get("b").set(500);
-    tick();
-    tick();
-    health.get("b").set(200);
-    tick();
-    tick();
-    tick();
-    // b is healthy again and in slow start (a was healthy all along): weight 0.01 to 0.1 for a while.
+    // b registers while a is healthy and not in slow start: b enters slow start when it turns healthy.
+    gateway.reload(group(slowStart, targets("a", "zone-a", "b", "zone-a")));
+    // Its first check goes out within a jittered delay after the health checker learns of it.
+    for (int i = 0; i < 3 && !healthy("b"); i++) {
+      tick();
+    }
+    assertThat(healthy("b")).isTrue();
+    // b's slow-start weight is at most 30 s / 300 s = 0.1 now: round robin gives it a turn in ten.
     Map<String, Integer> fresh = new HashMap<>();
     for (int i = 0; i < 20; i++) {
       fresh.merge(http.get(port, "/").body(), 1, Integer::sum);
