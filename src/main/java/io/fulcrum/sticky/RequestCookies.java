@@ -93,30 +93,53 @@ public final class RequestCookies {
     spans[at + 2] = vs;
     spans[at + 3] = ve;
     count++;
-    int n = ne - ns;
-    if (n < 6 || !text.startsWith("AWSALB", ns)) {
-      return;
-    }
-    // The first of a name wins (a browser sends the most specific path first).
-    if (n == 6) {
-      fulcrumCookies = true;
-      lb = lb == null ? text.substring(vs, ve) : lb;
-    } else if (n == 10 && text.startsWith("CORS", ns + 6)) {
-      fulcrumCookies = true;
-      lbCors = lbCors == null ? text.substring(vs, ve) : lbCors;
-    } else if (n == 8 && text.startsWith("TG", ns + 6)) {
-      fulcrumCookies = true;
-      tg = tg == null ? text.substring(vs, ve) : tg;
-    } else if (n == 12 && text.startsWith("TGCORS", ns + 6)) {
-      fulcrumCookies = true;
-      tgCors = tgCors == null ? text.substring(vs, ve) : tgCors;
-    } else if (n == 11 && text.startsWith("APP-", ns + 6)) {
-      int shard = text.charAt(ns + 10) - '0';
-      if (shard >= 0 && shard < APP_SHARDS) {
-        fulcrumCookies = true;
+    switch (kind(ns, ne)) {
+      case LB -> lb = lb == null ? text.substring(vs, ve) : lb;
+      case LB_CORS -> lbCors = lbCors == null ? text.substring(vs, ve) : lbCors;
+      case TG -> tg = tg == null ? text.substring(vs, ve) : tg;
+      case TG_CORS -> tgCors = tgCors == null ? text.substring(vs, ve) : tgCors;
+      case APP -> {
+        int shard = text.charAt(ne - 1) - '0';
         app[shard] = app[shard] == null ? text.substring(vs, ve) : app[shard];
       }
+      default -> {
+        return;
+      }
     }
+    // The first of a name wins (a browser sends the cookie of the most specific path first).
+    fulcrumCookies = true;
+  }
+
+  private static final int OTHER = 0;
+  private static final int LB = 1;
+  private static final int LB_CORS = 2;
+  private static final int TG = 3;
+  private static final int TG_CORS = 4;
+  private static final int APP = 5;
+
+  /** Which of Fulcrum's cookies the name {@code text[ns, ne)} is, or {@link #OTHER}. */
+  private int kind(int ns, int ne) {
+    int n = ne - ns;
+    if (n < 6 || !text.startsWith("AWSALB", ns)) {
+      return OTHER;
+    }
+    if (n == 6) {
+      return LB;
+    }
+    if (n == 10 && text.startsWith("CORS", ns + 6)) {
+      return LB_CORS;
+    }
+    if (n == 8 && text.startsWith("TG", ns + 6)) {
+      return TG;
+    }
+    if (n == 12 && text.startsWith("TGCORS", ns + 6)) {
+      return TG_CORS;
+    }
+    if (n == 11 && text.startsWith("APP-", ns + 6) && text.charAt(ns + 10) >= '0'
+        && text.charAt(ns + 10) < '0' + APP_SHARDS) {
+      return APP;
+    }
+    return OTHER;
   }
 
   private static boolean isSpace(char c) {
@@ -189,7 +212,7 @@ public final class RequestCookies {
     for (int i = 0; i < count; i++) {
       int ns = spans[i * 4];
       int ne = spans[i * 4 + 1];
-      if (isStickinessCookie(ns, ne)) {
+      if (kind(ns, ne) != OTHER) {
         continue;
       }
       if (out.length() > 0) {
@@ -211,17 +234,5 @@ public final class RequestCookies {
     } else {
       headers.set(HttpHeaders.COOKIE, rest);
     }
-  }
-
-  private boolean isStickinessCookie(int ns, int ne) {
-    int n = ne - ns;
-    if (n < 6 || !text.startsWith("AWSALB", ns)) {
-      return false;
-    }
-    return n == 6
-        || n == 10 && text.startsWith("CORS", ns + 6)
-        || n == 8 && text.startsWith("TG", ns + 6)
-        || n == 12 && text.startsWith("TGCORS", ns + 6)
-        || n == 11 && text.startsWith("APP-", ns + 6) && text.charAt(ns + 10) >= '0' && text.charAt(ns + 10) <= '3';
   }
 }
