@@ -74,7 +74,11 @@ public final class KeyRingVerticle extends VerticleBase {
     if (checking != null) {
       return checking;
     }
-    checking = vertx.fileSystem().readFile(file.toString())
+    // Marked before the read starts: a read that completes at once runs the whole chain before
+    // readFile returns, and must still find the mark to clear.
+    Promise<Boolean> done = Promise.promise();
+    checking = done.future();
+    vertx.fileSystem().readFile(file.toString())
         .map(buffer -> {
           KeyRing next;
           try {
@@ -99,7 +103,10 @@ public final class KeyRingVerticle extends VerticleBase {
           }
           return Future.succeededFuture(false);
         })
-        .onComplete(ar -> checking = null);
-    return checking;
+        .onComplete(ar -> {
+          checking = null;
+          done.handle(ar);
+        });
+    return done.future();
   }
 }

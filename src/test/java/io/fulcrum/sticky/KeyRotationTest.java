@@ -121,14 +121,28 @@ class KeyRotationTest {
   }
 
   @Test
-  void runningGateway_picksUpARotatedFileWithinItsScanPeriod() throws Exception {
+  void runningGateway_picksUpEachRotationOfItsFileWithinItsScanPeriod() throws Exception {
     Path data = dir.resolve("scan");
-    int port = gateway(data, 100);
+    int port = gateway(data, 50);
     int before = CookieCodec.keyId(awsalb(get(port, null)));
-    KeyRingFile.rotate(KeyRingFile.in(data), new SecureRandom(), KeyRingFile.KEEP);
-    int rotated = newestKey(data);
-    assertThat(rotated).isNotEqualTo(before);
-    await().atMost(Duration.ofSeconds(10)).until(() -> CookieCodec.keyId(awsalb(get(port, null))) == rotated);
+    for (int i = 0; i < 5; i++) {
+      KeyRingFile.rotate(KeyRingFile.in(data), new SecureRandom(), KeyRingFile.KEEP);
+      int rotated = newestKey(data);
+      assertThat(rotated).isNotEqualTo(before);
+      await().atMost(Duration.ofSeconds(10)).until(() -> CookieCodec.keyId(awsalb(get(port, null))) == rotated);
+      before = rotated;
+    }
+  }
+
+  @Test
+  void reloadingTheKeysOnDemand_answersEveryTime() throws Exception {
+    Path data = dir.resolve("demand");
+    gateway(data, 3_600_000);
+    for (int i = 0; i < 20; i++) {
+      assertThat(reloadKeys(gateways.get(0))).isFalse();
+      KeyRingFile.rotate(KeyRingFile.in(data), new SecureRandom(), KeyRingFile.KEEP);
+      assertThat(reloadKeys(gateways.get(0))).as("rotation %d", i).isTrue();
+    }
   }
 
   @Test
