@@ -18,6 +18,7 @@ import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -84,7 +85,7 @@ public final class ListenerVerticle extends VerticleBase {
   public Future<?> start() {
     forwarder = new HttpForwarder(vertx);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
-    stickiness = new Stickiness(new java.security.SecureRandom());
+    stickiness = new Stickiness(new SecureRandom());
     handler = new RequestHandler(this, forwarder, stickiness, clock, random);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));

@@ -128,7 +128,7 @@ final class RequestHandler {
     TargetSelector selector = group.selector(zone);
     Upstream target = null;
     TargetGroupPlan.Stickiness groupStickiness = group.plan().stickiness();
-    if (selector != null && groupStickiness.enabled()) {
+    if (selector != null && (groupStickiness.lbCookie() || groupStickiness.appCookie())) {
       if (sticky == null) {
         sticky = stickiness.request(req.headers(), now);
       }
