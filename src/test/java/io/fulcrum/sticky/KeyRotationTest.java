@@ -166,6 +166,21 @@ class KeyRotationTest {
     assertThat(CookieCodec.keyId(awsalb(get(port, null)))).isEqualTo(key);
   }
 
+  @Test
+  void aMalformedKeyFileAtStart_stopsTheStart_namingTheFileLineAndReason() throws Exception {
+    Path data = dir.resolve("bad");
+    Files.createDirectories(data);
+    Files.writeString(KeyRingFile.in(data), "# keys\nzz 123\n");
+    Vertx vertx = Vertx.vertx();
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> Gateway.start(vertx, "data-dir: " + data + "\n"))
+          .hasMessageContaining("cannot use the stickiness key file " + KeyRingFile.in(data))
+          .hasMessageContaining("line 2: expected '<id: 8 hex digits> <key: base64url>'");
+    } finally {
+      Await.result(vertx.close());
+    }
+  }
+
   /** Re-reads the gateway's key file now; true when the ring changed. */
   private static boolean reloadKeys(Gateway gateway) {
     return Await.result(gateway.fulcrum().reloadStickinessKeys());
