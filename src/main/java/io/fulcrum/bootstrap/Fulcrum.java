@@ -7,6 +7,7 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
 import io.fulcrum.health.HealthCheckVerticle;
+import io.fulcrum.keys.KeyRingVerticle;
 import io.fulcrum.listener.AppliedVersions;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
@@ -39,6 +40,7 @@ public final class Fulcrum {
   private RegistryVerticle registry;
   private final Timers timers;
   private final HealthCheckVerticle health;
+  private final KeyRingVerticle keys;
   private ControlVerticle control;
   private DnsResponderVerticle dns;
   private volatile String listenersDeployment;
@@ -51,6 +53,7 @@ public final class Fulcrum {
     this.config = config;
     this.timers = timers;
     this.health = new HealthCheckVerticle(timers, healthRandom);
+    this.keys = new KeyRingVerticle(config.dataDir(), config.reload().scanPeriodMillis());
   }
 
   /**
@@ -103,6 +106,7 @@ public final class Fulcrum {
           return vertx.deployVerticle(r);
         })
         .compose(v -> vertx.deployVerticle(f.health))
+        .compose(v -> vertx.deployVerticle(f.keys))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones());
@@ -147,13 +151,24 @@ public final class Fulcrum {
           + " next start");
     }
     config = next;
+    Resources resources = next.resources();
     if (previous.source() == FulcrumConfig.ResourceSource.API) {
       if (!next.resources().equals(previous.resources())) {
         LOG.warn("the config file's load balancers and target groups are ignored: the API owns them");
       }
-      return registry.replace(next.environment(), registry.resources()).mapEmpty();
+      resources = registry.resources();
     }
-    return registry.replace(next.environment(), next.resources()).mapEmpty();
+    return registry.replace(next.environment(), resources)
+        .compose(v -> keys.reload())
+        .mapEmpty();
+  }
+
+  /**
+   * Re-reads the stickiness key file now (it is also re-read every scan period); completes with
+   * true when the ring changed, once the new ring is on its way to every listener verticle.
+   */
+  public Future<Boolean> reloadStickinessKeys() {
+    return keys.reload();
   }
 
   /** The registry: the API reads resources from it and sends it every change. */

@@ -19,6 +19,8 @@ import org.slf4j.LoggerFactory;
  * {@code java -jar fulcrum.jar [--config PATH] [--instances N]}: loads and validates the config
  * (exit code 2 with every problem listed when it is bad; nothing starts), deploys Fulcrum, prints
  * the banner, watches the file for changes, and shuts down gracefully on SIGTERM (exit code 0).
+ * {@code java -jar fulcrum.jar rotate-stickiness-key} rotates the stickiness key ring and exits
+ * ({@link RotateKeyCommand}).
  */
 public final class Main {
 
@@ -34,6 +36,10 @@ public final class Main {
 
   public static void main(String[] argv) {
     PrintStream err = System.err;
+    if (argv.length > 0 && argv[0].equals(RotateKeyCommand.NAME)) {
+      System.exit(RotateKeyCommand.run(argv, System.getenv(), System.out, err));
+      return;
+    }
     Args args;
     try {
       args = Args.parse(argv);

@@ -27,6 +27,12 @@ public final class Addresses {
   /** Request/reply: asks the registry for the current {@link ZoneStatus}. */
   public static final String ZONES_CURRENT = "fulcrum.zones.current";
 
+  /** Published by the key ring owner: the stickiness {@code KeyRing} after every change of the key file. */
+  public static final String STICKINESS_KEYS = "fulcrum.stickiness.keys";
+
+  /** Request/reply: asks for the current stickiness {@code KeyRing}. */
+  public static final String STICKINESS_KEYS_CURRENT = "fulcrum.stickiness.keys.current";
+
   private Addresses() {
   }
 }

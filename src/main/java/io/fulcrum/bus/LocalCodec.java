@@ -1,5 +1,6 @@
 package io.fulcrum.bus;
 
+import io.fulcrum.sticky.KeyRing;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.MessageCodec;
@@ -23,6 +24,7 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
     register(vertx, GroupHealth.class);
     register(vertx, HealthReport.class);
     register(vertx, ZoneStatus.class);
+    register(vertx, KeyRing.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

@@ -67,8 +67,17 @@ public final class HttpForwarder {
    */
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
       ProxySettings settings, ExchangeListener listener) {
+    return forward(request, uri, chunked, target, tls, settings, listener, null);
+  }
+
+  /**
+   * Like {@link #forward(HttpServerRequest, String, boolean, Upstream, boolean, ProxySettings, ExchangeListener)},
+   * with {@code hook} (may be null) called on the target's response head before it is written.
+   */
+  public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
+      ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
     request.pause();
-    Exchange ex = new Exchange(request, listener);
+    Exchange ex = new Exchange(request, listener, hook);
     boolean hasBody = chunked || request.headers().contains(HttpHeaders.CONTENT_LENGTH);
     RequestOptions options = new RequestOptions()
         .setMethod(request.method())
@@ -139,6 +148,9 @@ public final class HttpForwarder {
     var headers = response.headers();
     headers.addAll(in.headers());
     HopByHop.strip(headers);
+    if (ex.hook != null) {
+      ex.hook.beforeHead(headers);
+    }
     boolean bodyless = request.method() == HttpMethod.HEAD || in.statusCode() == 204 || in.statusCode() == 304
         || in.statusCode() < 200;
     if (!bodyless && !headers.contains(HttpHeaders.CONTENT_LENGTH)) {
@@ -224,6 +236,16 @@ public final class HttpForwarder {
     return connecting ? ElbError.TARGET_REFUSED : ElbError.TARGET_MALFORMED;
   }
 
+  /**
+   * Adds to a target's response head before it goes to the client (stickiness cookies). Called on
+   * the owning event loop, only for a response that came from the target.
+   */
+  @FunctionalInterface
+  public interface ResponseHook {
+    /** @param headers the response headers as the client will get them; may be changed */
+    void beforeHead(io.vertx.core.MultiMap headers);
+  }
+
   /** Told what happens to an exchange (metrics, outstanding-request counts, access log). */
   public interface ExchangeListener {
     /** The target's response head arrived. */
@@ -246,6 +268,7 @@ public final class HttpForwarder {
   private static final class Exchange implements Handle {
     final HttpServerRequest request;
     final ExchangeListener listener;
+    final ResponseHook hook;
     HttpClientRequest out;
     /** No more response may be written by the forwarder. */
     boolean done;
@@ -253,9 +276,10 @@ public final class HttpForwarder {
     boolean clientGone;
     boolean closeAfter;
 
-    Exchange(HttpServerRequest request, ExchangeListener listener) {
+    Exchange(HttpServerRequest request, ExchangeListener listener, ResponseHook hook) {
       this.request = request;
       this.listener = listener;
+      this.hook = hook;
     }
 
     void finish(boolean complete) {

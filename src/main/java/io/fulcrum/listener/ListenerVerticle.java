@@ -10,12 +10,15 @@ import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.model.Node;
+import io.fulcrum.sticky.KeyRing;
+import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,6 +64,7 @@ public final class ListenerVerticle extends VerticleBase {
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private final InFlight inFlight = new InFlight();
   private HttpForwarder forwarder;
+  private Stickiness stickiness;
   private RequestHandler handler;
   private boolean draining;
 
@@ -80,10 +84,21 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     forwarder = new HttpForwarder(vertx);
-    handler = new RequestHandler(this, forwarder, clock, random);
+    // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
+    stickiness = new Stickiness(new SecureRandom());
+    handler = new RequestHandler(this, forwarder, stickiness, clock, random);
+    MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
+        m -> stickiness.keys(m.body()));
     MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> apply(m.body()).onFailure(e -> LOG.error("applying snapshot {} failed: {}", m.body().version(), e.getMessage())));
-    return updates.completion()
+    return keys.completion()
+        .compose(v -> vertx.eventBus().<KeyRing>request(Addresses.STICKINESS_KEYS_CURRENT, null))
+        .compose(reply -> {
+          if (!stickiness.ready()) {
+            stickiness.keys(reply.body());
+          }
+          return updates.completion();
+        })
         .compose(v -> vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null))
         .compose(reply -> apply(reply.body()));
   }

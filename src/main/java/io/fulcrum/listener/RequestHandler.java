@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.ListenerPlan;
@@ -14,6 +15,8 @@ import io.fulcrum.routing.FixedRoute;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
+import io.fulcrum.sticky.Stickiness;
+import io.fulcrum.sticky.StickyRequest;
 import io.netty.handler.codec.TooLongFrameException;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -40,12 +43,15 @@ final class RequestHandler {
 
   private final ListenerVerticle verticle;
   private final HttpForwarder forwarder;
+  private final Stickiness stickiness;
   private final Clock clock;
   private final RandomGenerator random;
 
-  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Clock clock, RandomGenerator random) {
+  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Stickiness stickiness, Clock clock,
+      RandomGenerator random) {
     this.verticle = verticle;
     this.forwarder = forwarder;
+    this.stickiness = stickiness;
     this.clock = clock;
     this.random = random;
   }
@@ -103,26 +109,52 @@ final class RequestHandler {
 
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
       boolean chunked, long headerBytes) {
-    String arn = route.choose(random);
+    long now = clock.millis();
+    // Cookie stickiness (SPEC §5): the Cookie header is parsed only for sticky actions and groups.
+    StickyRequest sticky = null;
+    String arn;
+    if (route.stickiness() && route.weighted()) {
+      sticky = stickiness.request(req.headers(), now);
+      arn = sticky.chooseGroup(route, random);
+    } else {
+      arn = route.choose(random);
+    }
     GroupRuntime group = arn == null ? null : verticle.group(arn);
     if (group == null) {
       ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
       return;
     }
-    TargetSelector selector = group.selector(binding.node.zone());
-    Upstream target = selector == null ? null : selector.choose(clock.millis());
+    String zone = binding.node.zone();
+    TargetSelector selector = group.selector(zone);
+    Upstream target = null;
+    TargetGroupPlan.Stickiness groupStickiness = group.plan().stickiness();
+    if (selector != null && (groupStickiness.lbCookie() || groupStickiness.appCookie())) {
+      if (sticky == null) {
+        sticky = stickiness.request(req.headers(), now);
+      }
+      target = sticky.stickyTarget(group.plan(), group.plan().scope(zone), route.weighted());
+    }
+    if (target == null && selector != null) {
+      target = selector.choose(now);
+    }
     if (target == null) {
       ElbResponses.send(req, verticle.noTarget(group), false);
       return;
+    }
+    HttpForwarder.ResponseHook hook = null;
+    if (sticky != null) {
+      sticky.chosen(target);
+      sticky.stripCookies(req.headers());
+      hook = sticky::addCookies;
     }
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String uri = facts.originForm();
     ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), "http", plan.port(), headerBytes,
-        clock.millis() / 1000, random);
+        now / 1000, random);
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target);
-    node.exchange = forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, node);
+    node.exchange = forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, node, hook);
   }
 
   private static void fixed(HttpServerRequest req, FixedRoute f) {

@@ -61,6 +61,21 @@ public final class ForwardRoute implements RouteAction {
     return List.of(arns);
   }
 
+  /** How many target groups the action names. */
+  public int groupCount() {
+    return arns.length;
+  }
+
+  /** The ARN of the action's {@code i}-th target group. */
+  public String arnAt(int i) {
+    return arns[i];
+  }
+
+  /** The weight of the {@code i}-th target group (a single group always takes the traffic: 1). */
+  public int weightAt(int i) {
+    return cumulative[i] - (i == 0 ? 0 : cumulative[i - 1]);
+  }
+
   public boolean weighted() {
     return arns.length > 1;
   }

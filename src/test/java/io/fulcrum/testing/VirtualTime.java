@@ -31,9 +31,20 @@ public final class VirtualTime extends Clock implements Timers {
 
   private final PriorityQueue<Task> queue = new PriorityQueue<>((a, b) ->
       a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
-  private volatile long now = START;
+  private volatile long now;
+  private final long start;
   private long seq;
   private long ids;
+
+  public VirtualTime() {
+    this(START);
+  }
+
+  /** A virtual clock that starts at {@code startMillis} (e.g. today, for cookies a real jar keeps). */
+  public VirtualTime(long startMillis) {
+    this.start = startMillis;
+    this.now = startMillis;
+  }
 
   @Override
   public long now() {
@@ -95,7 +106,7 @@ public final class VirtualTime extends Clock implements Timers {
         if (!ran.await(10, TimeUnit.SECONDS)) {
           throw new IllegalStateException("a timer handler did not finish within 10 s");
         }
-        org.awaitility.Awaitility.await("settled after the timer due at " + (t.at - START) + " ms")
+        org.awaitility.Awaitility.await("settled after the timer due at " + (t.at - start) + " ms")
             .atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).pollDelay(Duration.ZERO)
             .until(settled::getAsBoolean);
       } catch (InterruptedException e) {
