@@ -31,8 +31,11 @@ import org.slf4j.LoggerFactory;
  * same target in two groups is checked and decided twice). One instance per process; all its
  * state is touched only on its own context.
  *
- * <p>Each target's first check goes out after a random delay (up to the interval, at most
- * {@value #MAX_FIRST_CHECK_JITTER_MS} ms) so that many targets do not fire together; after that
+ * <p>Each target's first check goes out after a random delay so that many targets do not fire
+ * together: spread over {@value #SPREAD_PER_TARGET_MS} ms per checked target, at least
+ * {@value #MIN_FIRST_CHECK_SPREAD_MS} ms and at most the interval or
+ * {@value #MAX_FIRST_CHECK_JITTER_MS} ms (a few targets are checked at once, a thousand over
+ * five seconds); after that
  * checks run every interval, however long the target takes to answer. After every change in a
  * group it publishes the group's whole {@link GroupHealth}.
  */
@@ -41,6 +44,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HealthCheckVerticle.class);
 
   static final long MAX_FIRST_CHECK_JITTER_MS = 5_000;
+  static final long MIN_FIRST_CHECK_SPREAD_MS = 100;
+  static final long SPREAD_PER_TARGET_MS = 5;
 
   private final Timers timers;
   private final RandomGenerator random;
@@ -48,6 +53,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
   private volatile long registrationsVersion = -1;
+  /** Targets checked as of the latest registrations: sizes the spread of first checks. */
+  private int activeTargets;
   private Prober http;
   private Prober tcp;
 
@@ -94,6 +101,8 @@ public final class HealthCheckVerticle extends VerticleBase {
       return;
     }
     registrationsVersion = next.version();
+    activeTargets = (int) next.groups().stream().flatMap(g -> g.targets().stream())
+        .filter(e -> e.status() == Registrations.Status.ACTIVE).count();
     Set<String> seen = new HashSet<>();
     for (Group g : next.groups()) {
       seen.add(g.arn());
@@ -186,7 +195,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   }
 
   private long firstCheckDelay(HealthCheck hc) {
-    long spread = Math.min(hc.intervalSeconds() * 1000L, MAX_FIRST_CHECK_JITTER_MS);
+    long wanted = Math.max(MIN_FIRST_CHECK_SPREAD_MS, activeTargets * SPREAD_PER_TARGET_MS);
+    long spread = Math.min(wanted, Math.min(hc.intervalSeconds() * 1000L, MAX_FIRST_CHECK_JITTER_MS));
     return 1 + random.nextLong(spread);
   }
 
