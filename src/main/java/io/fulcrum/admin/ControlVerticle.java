@@ -36,11 +36,22 @@ public final class ControlVerticle extends VerticleBase {
    * @param zones the zones that have nodes
    */
   public ControlVerticle(String address, int port, BooleanSupplier ready, Supplier<List<String>> zones) {
+    this(address, port, ready, zones, null);
+  }
+
+  /**
+   * @param api the ELBv2 Query API served on {@code /} (POST, or GET with an Action), or null
+   */
+  public ControlVerticle(String address, int port, BooleanSupplier ready, Supplier<List<String>> zones,
+      io.fulcrum.api.ElbApi api) {
     this.address = address;
     this.port = port;
     this.ready = ready;
     this.zones = zones;
+    this.api = api;
   }
+
+  private final io.fulcrum.api.ElbApi api;
 
   @Override
   public Future<?> start() {
@@ -56,7 +67,10 @@ public final class ControlVerticle extends VerticleBase {
 
   private void handle(HttpServerRequest req) {
     String path = req.path();
-    if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
+    if (path.equals("/") && api != null
+        && (req.method() == HttpMethod.POST || req.method() == HttpMethod.GET && req.getParam("Action") != null)) {
+      api.handle(req);
+    } else if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
       json(req, 405, new JsonObject().put("error", "method not allowed"));
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
