@@ -1,6 +1,7 @@
 package io.fulcrum.balancer;
 
 import io.fulcrum.model.Protocol;
+import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetGroupAttributes;
@@ -67,6 +68,7 @@ public final class TargetGroupPlan {
   private final String name;
   private final boolean tls;
   private final Algorithm algorithm;
+  private final ProtocolVersion protocolVersion;
   private final Stickiness stickiness;
   private final boolean crossZone;
   private final Scope all;
@@ -74,12 +76,14 @@ public final class TargetGroupPlan {
   private final boolean registered;
   private final Set<String> kept;
 
-  private TargetGroupPlan(String arn, String name, boolean tls, Algorithm algorithm, Stickiness stickiness,
+  private TargetGroupPlan(String arn, String name, boolean tls, Algorithm algorithm, ProtocolVersion protocolVersion,
+      Stickiness stickiness,
       boolean crossZone, Scope all, Map<String, Scope> byZone, boolean registered, Set<String> kept) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
     this.algorithm = algorithm;
+    this.protocolVersion = protocolVersion;
     this.stickiness = stickiness;
     this.crossZone = crossZone;
     this.all = all;
@@ -129,7 +133,8 @@ public final class TargetGroupPlan {
     Stickiness stickiness = new Stickiness(attrs.stickinessEnabled(), attrs.stickinessType(),
         attrs.lbCookieDurationSeconds(), attrs.appCookieName(), attrs.appCookieDurationSeconds());
     return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS,
-        Algorithm.of(attrs.algorithm()), stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
+        Algorithm.of(attrs.algorithm()),
+        group.protocolVersion() == null ? ProtocolVersion.HTTP1 : group.protocolVersion(), stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
   }
 
   private static Scope scope(List<Target> targets, Inputs in, Thresholds routing, Thresholds dns, long slowStartMillis) {
@@ -198,6 +203,11 @@ public final class TargetGroupPlan {
 
   public Algorithm algorithm() {
     return algorithm;
+  }
+
+  /** HTTP1 (targets reached over HTTP/1.1), HTTP2 or GRPC (over HTTP/2). */
+  public ProtocolVersion protocolVersion() {
+    return protocolVersion;
   }
 
   public Stickiness stickiness() {

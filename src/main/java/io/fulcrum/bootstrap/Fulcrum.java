@@ -17,6 +17,9 @@ import io.fulcrum.listener.ListenerVerticle;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.registry.StateStore;
+import io.fulcrum.tls.SelfSignedCertificate;
+import java.util.ArrayList;
+import java.util.List;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -62,22 +65,35 @@ public final class Fulcrum {
    * torn or corrupt; nothing is changed then.
    */
   private static Future<RegistryVerticle> registry(Vertx vertx, FulcrumConfig config, Timers timers) {
-    if (config.source() != FulcrumConfig.ResourceSource.API) {
-      return Future.succeededFuture(new RegistryVerticle(config.environment(), config.resources(), timers));
-    }
-    StateStore store = new StateStore(config.dataDir());
     return vertx.executeBlocking(() -> {
-      Resources initial = store.load(config.environment()).orElse(null);
-      if (initial == null) {
-        LOG.info("no state in {}: seeding it from the config file", store.file());
-        initial = config.resources();
-        store.save(initial);
+      RegistryVerticle registry;
+      if (config.source() != FulcrumConfig.ResourceSource.API) {
+        registry = new RegistryVerticle(config.environment(), config.resources(), timers);
       } else {
-        LOG.info("resources loaded from {} (the API owns them; the config file's are not used)", store.file());
+        StateStore store = new StateStore(config.dataDir());
+        Resources initial = store.load(config.environment()).orElse(null);
+        if (initial == null) {
+          LOG.info("no state in {}: seeding it from the config file", store.file());
+          initial = config.resources();
+          store.save(initial);
+        } else {
+          LOG.info("resources loaded from {} (the API owns them; the config file's are not used)", store.file());
+        }
+        registry = new RegistryVerticle(config.environment(), initial, timers, store);
       }
-      return new RegistryVerticle(config.environment(), initial, timers, store);
+      return registry.selfSigned(SelfSignedCertificate.ensure(config.dataDir(), certificateNames(config)));
     });
   }
+
+  /** What the self-signed certificate is for: localhost, every load balancer name, every node address. */
+  private static List<String> certificateNames(FulcrumConfig config) {
+    List<String> names = new ArrayList<>();
+    names.add("localhost");
+    config.resources().loadBalancers().forEach(lb -> names.add(lb.dnsName()));
+    config.environment().nodes().forEach(n -> names.add(n.address()));
+    return names.stream().distinct().toList();
+  }
+
 
   /**
    * Deploys Fulcrum on {@code vertx}.

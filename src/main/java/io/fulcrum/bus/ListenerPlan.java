@@ -17,6 +17,9 @@ import java.util.List;
  * @param nodes    the nodes it binds on
  * @param routes   compiled rules and default action
  * @param proxy    settings from the load balancer's attributes
+ * @param tls      certificates and security policy of an HTTPS listener; null for HTTP
+ * @param http2    whether clients may speak HTTP/2 (ALPN h2 over TLS; {@code routing.http2.enabled})
+ * @param h2c      whether an HTTP listener accepts cleartext HTTP/2 (Fulcrum's extension)
  */
 public record ListenerPlan(
     String lbName,
@@ -25,7 +28,10 @@ public record ListenerPlan(
     int port,
     List<Node> nodes,
     RouteTable routes,
-    ProxySettings proxy) {
+    ProxySettings proxy,
+    ListenerTls tls,
+    boolean http2,
+    boolean h2c) {
 
   public ListenerPlan {
     nodes = List.copyOf(nodes);

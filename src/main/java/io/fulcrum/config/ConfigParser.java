@@ -6,6 +6,7 @@ import io.fulcrum.config.FulcrumConfig.Reload;
 import io.fulcrum.config.FulcrumConfig.ResourceSource;
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Arns;
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
@@ -23,6 +24,7 @@ import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.model.ResourceRules;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
+import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.RuleCondition;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetDescription;
@@ -347,10 +349,6 @@ public final class ConfigParser {
       version = ProtocolVersion.HTTP1;
       if (versionText != null) {
         version = WireEnum.parse(ProtocolVersion.class, versionText, n.at("protocol-version"));
-        if (version != null && version != ProtocolVersion.HTTP1) {
-          n.at("protocol-version").add("'" + versionText + "' is not available yet (expected: HTTP1)");
-          version = null;
-        }
       }
       if (ipTypeText != null) {
         ipType = WireEnum.parse(IpAddressType.class, ipTypeText, n.at("ip-address-type"));
@@ -473,9 +471,9 @@ public final class ConfigParser {
     int before = l.problems().size();
     Protocol protocol = enumValue(l, "protocol", Protocol.class, null);
     if (protocol == null && !l.has("protocol")) {
-      l.at("protocol").add("a protocol is required (expected: HTTP)");
-    } else if (protocol != null && protocol != Protocol.HTTP) {
-      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: HTTP)");
+      l.at("protocol").add("a protocol is required (expected: HTTP or HTTPS)");
+    } else if (protocol != null && !protocol.isHttpFamily()) {
+      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: HTTP or HTTPS)");
     }
     Integer port = l.integer("port", null);
     if (port == null) {
@@ -509,10 +507,69 @@ public final class ConfigParser {
         rules.add(new Rule(ruleArn, priority, conditions, actions));
       }
     }
+    boolean h2c = l.bool("h2c", false);
+    String sslPolicy = l.string("ssl-policy", null);
+    List<Certificate> certificates = new ArrayList<>();
+    List<ConfigNode> certNodes = l.objects("certificates");
+    if (protocol == Protocol.HTTPS) {
+      if (sslPolicy == null) {
+        sslPolicy = Listener.DEFAULT_SSL_POLICY;
+      } else if (SecurityPolicy.named(sslPolicy) == null) {
+        l.at("ssl-policy").add("'" + sslPolicy + "' is not a security policy (expected one of: "
+            + String.join(", ", SecurityPolicy.names()) + ")");
+      }
+      for (ConfigNode c : certNodes) {
+        Certificate cert = parseCertificate(c, arns);
+        c.finish();
+        if (cert != null) {
+          certificates.add(cert);
+        }
+      }
+      if (certificates.size() > LoadBalancer.MAX_CERTIFICATES + 1) {
+        l.at("certificates").add("TooManyCertificates", certificates.size() + " certificates is above the maximum "
+            + (LoadBalancer.MAX_CERTIFICATES + 1) + " per listener");
+      }
+    } else {
+      if (sslPolicy != null) {
+        l.at("ssl-policy").add("a security policy is only for HTTPS listeners");
+      }
+      if (!certNodes.isEmpty()) {
+        l.at("certificates").add("certificates are only for HTTPS listeners");
+      }
+    }
     if (l.problems().size() > before) {
       return null;
     }
-    return new Listener(listenerArn, protocol, port, defaults, rules);
+    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c);
+  }
+
+  /** A certificate: PEM files ({@code certificate}, {@code private-key}) or a PKCS#12 keystore. */
+  private static Certificate parseCertificate(ConfigNode c, Arns arns) {
+    String cert = c.string("certificate", null);
+    String key = c.string("private-key", null);
+    String p12 = c.string("pkcs12", null);
+    String password = c.string("password", null);
+    if (cert != null || key != null) {
+      if (cert == null || key == null || p12 != null) {
+        c.problems().add("give certificate and private-key (PEM files), or pkcs12 (and password)");
+        return null;
+      }
+      boolean ok = readable(c.at("certificate"), cert) & readable(c.at("private-key"), key);
+      return ok ? new Certificate(arns.certificate(cert), cert, key, null, null) : null;
+    }
+    if (p12 == null) {
+      c.problems().add("give certificate and private-key (PEM files), or pkcs12 (and password)");
+      return null;
+    }
+    return readable(c.at("pkcs12"), p12) ? new Certificate(arns.certificate(p12), null, null, p12, password) : null;
+  }
+
+  private static boolean readable(Problems p, String file) {
+    if (!java.nio.file.Files.isReadable(Path.of(file))) {
+      p.add("'" + file + "' cannot be read (paths are relative to the working directory)");
+      return false;
+    }
+    return true;
   }
 
   private static <E extends Enum<E> & WireEnum> E enumValue(ConfigNode n, String key, Class<E> type, E def) {

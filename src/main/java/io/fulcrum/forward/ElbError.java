@@ -22,6 +22,7 @@ public enum ElbError {
   NO_TARGET_GROUP(503, "Service Temporarily Unavailable", "no target group to forward to"),
   CONNECT_TIMEOUT(504, "Gateway Time-out", "connecting to the target timed out"),
   TARGET_TIMEOUT(504, "Gateway Time-out", "target sent nothing before the idle timeout"),
+  GRPC_DEADLINE_EXCEEDED(504, "Gateway Time-out", "the gRPC call's grpc-timeout passed"),
   SHUTTING_DOWN(503, "Service Temporarily Unavailable", "load balancer is shutting down"),
   VERSION_NOT_SUPPORTED(505, "HTTP Version Not Supported", "unexpected HTTP version");
 
@@ -51,6 +52,23 @@ public enum ElbError {
   public boolean targetFault() {
     return this == TARGET_REFUSED || this == TARGET_RESET || this == TARGET_MALFORMED || this == TARGET_TLS
         || this == CONNECT_TIMEOUT || this == TARGET_TIMEOUT;
+  }
+
+  /**
+   * The {@code grpc-status} a gRPC client gets for this answer: UNAVAILABLE (14) when no target
+   * could serve, DEADLINE_EXCEEDED (4) for timeouts, UNIMPLEMENTED (12) for protocol mismatches
+   * and unsupported methods, INTERNAL (13) for malformed requests and target errors,
+   * RESOURCE_EXHAUSTED (8) for limits.
+   */
+  public int grpcStatus() {
+    return switch (this) {
+      case NO_TARGETS, NO_TARGETS_IN_ZONE, NO_TARGET_GROUP, SHUTTING_DOWN, TARGET_REFUSED, TARGET_RESET, TARGET_TLS,
+          DEREGISTRATION_TIMEOUT -> 14;
+      case CONNECT_TIMEOUT, TARGET_TIMEOUT, GRPC_DEADLINE_EXCEEDED -> 4;
+      case PROTOCOL_MISMATCH, METHOD_NOT_ALLOWED, UNSUPPORTED_TRANSFER_ENCODING, VERSION_NOT_SUPPORTED -> 12;
+      case XFF_TOO_LONG, HEADER_TOO_LARGE -> 8;
+      default -> 13;
+    };
   }
 
   /** What happened, in words (logs, journal). */

@@ -40,6 +40,10 @@ public final class ElbResponses {
 
   /** Sends the page for {@code error}; with {@code close} the client connection closes after it. */
   public static void send(HttpServerRequest request, ElbError error, boolean close) {
+    if (Grpc.isGrpc(request)) {
+      sendGrpc(request, error);
+      return;
+    }
     HttpServerResponse response = request.response();
     if (response.headWritten()) {
       // Too late for a status: the client already has one. Cut the connection so it sees the failure.
@@ -68,6 +72,42 @@ public final class ElbResponses {
       // Once the page is out, close at once rather than at the shutdown's deadline.
       written.onComplete(ar -> connection.close());
     }
+  }
+
+  /**
+   * A gRPC call gets the answer as gRPC: HTTP 200, trailers-only, with {@code grpc-status} and a
+   * {@code grpc-message} naming the ELB status ({@code 503 Service Temporarily Unavailable: no
+   * registered targets}), so gRPC clients see a clear error rather than a bare HTTP status.
+   */
+  static void sendGrpc(HttpServerRequest request, ElbError error) {
+    HttpServerResponse response = request.response();
+    if (response.headWritten()) {
+      response.reset();
+      return;
+    }
+    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    response.setStatusCode(200);
+    MultiMap h = response.headers();
+    h.clear();
+    h.set(CONTENT_TYPE_NAME, "application/grpc");
+    h.set("grpc-status", Integer.toString(error.grpcStatus()));
+    h.set("grpc-message", percentEncode(message));
+    h.set(SERVER_NAME, SERVER_VALUE);
+    response.end();
+  }
+
+  /** grpc-message is percent-encoded (gRPC over HTTP/2 spec): printable ASCII but '%' passes as is. */
+  static String percentEncode(String s) {
+    StringBuilder b = new StringBuilder(s.length());
+    for (byte c : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      if (c >= 0x20 && c <= 0x7e && c != '%') {
+        b.append((char) c);
+      } else {
+        b.append('%').append(Character.toUpperCase(Character.forDigit((c >> 4) & 0xF, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xF, 16)));
+      }
+    }
+    return b.toString();
   }
 
   /** ALB's small HTML page with {@code title} as title and heading ({@code 502 Bad Gateway}). */

@@ -21,6 +21,8 @@ public final class ForwardHeaders {
   public static final CharSequence X_FORWARDED_PORT = HttpHeaders.createOptimized("X-Forwarded-Port");
   public static final CharSequence X_AMZN_TRACE_ID = HttpHeaders.createOptimized(TraceIds.HEADER);
   public static final int MAX_XFF_ADDRESSES = 30;
+  /** Mixed case, as ALB writes it toward HTTP/1.1 targets even for HTTP/2 clients (SPEC §7.3). */
+  static final CharSequence HOST = HttpHeaders.createOptimized("Host");
 
   private ForwardHeaders() {
   }
@@ -63,7 +65,7 @@ public final class ForwardHeaders {
     if (settings.dropInvalidHeaders()) {
       dropInvalid(headers);
     }
-    headers.set(HttpHeaders.HOST, host);
+    headers.set(HOST, host);
 
     switch (settings.xffMode()) {
       case "remove" -> headers.remove(X_FORWARDED_FOR);

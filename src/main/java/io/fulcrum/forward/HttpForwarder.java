@@ -16,6 +16,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.MultiMap;
+import io.vertx.core.net.HostAndPort;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.util.HashMap;
@@ -43,6 +45,8 @@ public final class HttpForwarder {
   public static final int MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
   /** Connections kept per target per event loop. */
   static final int POOL_SIZE_PER_TARGET = 1024;
+  /** HTTP/2 connections per target per event loop; each carries many streams. */
+  static final int HTTP2_CONNECTIONS_PER_TARGET = 4;
   /** How much longer than the idle timeout a target connection may be silent mid-exchange. */
   static final long STALLED_RESPONSE_MARGIN_MILLIS = 1000;
 
@@ -50,7 +54,7 @@ public final class HttpForwarder {
   /** Clients by (idle timeout, connect timeout): both are client-wide options. */
   private final Map<ClientKey, HttpClientAgent> clients = new HashMap<>();
 
-  private record ClientKey(long idleMillis, int connectMillis) {
+  private record ClientKey(long idleMillis, int connectMillis, boolean http2) {
   }
 
   /** Must be created on the event loop that will use it. */
@@ -65,36 +69,53 @@ public final class HttpForwarder {
    * @param uri     the request target in origin form (path and query)
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
    */
-  public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
-      ProxySettings settings, ExchangeListener listener) {
-    return forward(request, uri, chunked, target, tls, settings, listener, null);
+  /**
+   * How a target is reached: over TLS or not, and with HTTP/1.1 or HTTP/2 (target groups with
+   * protocol version HTTP2 or GRPC; ALPN over TLS, prior knowledge in clear).
+   */
+  public record TargetProtocol(boolean tls, boolean http2) {
+    public static final TargetProtocol HTTP1 = new TargetProtocol(false, false);
   }
 
-  /**
-   * Like {@link #forward(HttpServerRequest, String, boolean, Upstream, boolean, ProxySettings, ExchangeListener)},
-   * with {@code hook} (may be null) called on the target's response head before it is written.
-   */
-  public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, boolean tls,
+  public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,
       ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
     request.pause();
     Exchange ex = new Exchange(request, listener, hook);
-    boolean hasBody = chunked || request.headers().contains(HttpHeaders.CONTENT_LENGTH);
+    boolean contentLength = request.headers().contains(HttpHeaders.CONTENT_LENGTH);
+    // HTTP/2 bodies have no framing header, and a body may already be buffered when the stream has
+    // ended: pipe it, except for methods whose body means nothing.
+    boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
+        && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
+    MultiMap headers = request.headers();
+    String authority = null;
+    if (protocol.http2()) {
+      // HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
+      authority = headers.get(HttpHeaders.HOST);
+      headers.remove(HttpHeaders.HOST);
+      if (Grpc.isGrpc(request)) {
+        headers.set("te", "trailers");
+      }
+    }
     RequestOptions options = new RequestOptions()
         .setMethod(request.method())
         .setHost(target.address())
         .setPort(target.port())
-        .setSsl(tls)
+        .setSsl(protocol.tls())
         .setURI(uri)
-        .setHeaders(request.headers())
+        .setHeaders(headers)
         .setConnectTimeout(settings.connectTimeoutMillis());
+    HostAndPort http2Authority = authority == null ? null : HostAndPort.parseAuthority(authority, -1);
     request.response().closeHandler(v -> ex.clientClosed());
-    client(settings).request(options).onComplete(ar -> {
+    client(settings, protocol.http2()).request(options).onComplete(ar -> {
       if (ar.failed()) {
         ex.fail(classify(ar.cause(), true), ar.cause());
         return;
       }
       HttpClientRequest out = ar.result();
       ex.out = out;
+      if (http2Authority != null) {
+        out.authority(http2Authority);
+      }
       if (ex.done) {
         out.reset();
         return;
@@ -107,7 +128,8 @@ public final class HttpForwarder {
         }
       });
       if (hasBody) {
-        if (chunked) {
+        if (!contentLength) {
+          // HTTP/1.1: chunked coding. HTTP/2: no header, but Vert.x only streams a body it was told is chunked.
           out.setChunked(true);
         }
         request.pipe().endOnFailure(false).to(out).onComplete(pr -> {
@@ -163,28 +185,39 @@ public final class HttpForwarder {
       }
     }
     ex.listener.responseHead(in.statusCode());
-    in.pipe().endOnFailure(false).to(response).onComplete(ar -> {
+    // A pump rather than a pipe: trailers (gRPC's grpc-status) must follow the body.
+    in.exceptionHandler(err -> ex.responseFailed(in));
+    in.handler(buf -> {
+      response.write(buf).onFailure(err -> ex.responseFailed(in));
+      if (response.writeQueueFull()) {
+        in.pause();
+        response.drainHandler(v -> in.resume());
+      }
+    });
+    in.endHandler(v -> {
+      MultiMap trailers = in.trailers();
+      if (!trailers.isEmpty()) {
+        response.trailers().addAll(trailers);
+      }
       ex.done = true;
-      if (ar.failed()) {
-        // Target closed or reset mid-body, or the client went away: cut the client connection.
-        if (!ex.clientGone) {
-          request.connection().close();
+      response.end().onComplete(ar -> {
+        if (ar.failed()) {
+          ex.responseFailed(in);
+          return;
         }
-        in.request().reset();
-        ex.finish(false);
-      } else {
         if (ex.closeAfter) {
           request.connection().close();
         }
         ex.finish(true);
-      }
+      });
     });
   }
 
-  private HttpClientAgent client(ProxySettings settings) {
+
+  private HttpClientAgent client(ProxySettings settings, boolean http2) {
     // Keep-alive pools close connections idle for the idle timeout; the TCP connect timeout is
     // client-wide too. Load balancers usually share one key, so usually there is one client.
-    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis());
+    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), http2);
     long idle = key.idleMillis();
     return clients.computeIfAbsent(key, k -> vertx.httpClientBuilder()
         .with(new HttpClientOptions()
@@ -202,8 +235,13 @@ public final class HttpForwarder {
             .setVerifyHost(false)
             .setTrustAll(true)
             .setTcpNoDelay(true)
-            .setShared(false))
-        .with(new PoolOptions().setHttp1MaxSize(POOL_SIZE_PER_TARGET).setMaxWaitQueueSize(-1))
+            .setShared(false)
+            // HTTP2 and GRPC target groups: ALPN h2 over TLS, prior knowledge in clear; streams multiplexed.
+            .setProtocolVersion(k.http2() ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
+            .setUseAlpn(k.http2())
+            .setHttp2ClearTextUpgrade(false))
+        .with(new PoolOptions().setHttp1MaxSize(POOL_SIZE_PER_TARGET).setHttp2MaxSize(HTTP2_CONNECTIONS_PER_TARGET)
+            .setMaxWaitQueueSize(-1))
         .build());
   }
 
@@ -280,6 +318,23 @@ public final class HttpForwarder {
       this.request = request;
       this.listener = listener;
       this.hook = hook;
+    }
+
+    /** The target closed or reset mid-body, or the client went away: cut the client connection. */
+    void responseFailed(HttpClientResponse in) {
+      if (finished) {
+        return;
+      }
+      done = true;
+      if (!clientGone) {
+        if (request.version() == HttpVersion.HTTP_2) {
+          request.response().reset();
+        } else {
+          request.connection().close();
+        }
+      }
+      in.request().reset();
+      finish(false);
     }
 
     void finish(boolean complete) {

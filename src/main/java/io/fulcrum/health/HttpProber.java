@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 
@@ -28,9 +29,23 @@ final class HttpProber implements Prober {
 
   private final Timers timers;
   private final HttpClientAgent client;
+  private final HttpClientAgent grpcClient;
+
+  /** An empty gRPC message: the request of AWS.ALB/healthcheck and of grpc.health.v1.Health/Check (service ""). */
+  private static final io.vertx.core.buffer.Buffer EMPTY_MESSAGE = io.vertx.core.buffer.Buffer.buffer(new byte[5]);
 
   HttpProber(Vertx vertx, Timers timers) {
     this.timers = timers;
+    this.grpcClient = vertx.httpClientBuilder()
+        .with(new HttpClientOptions()
+            .setProtocolVersion(HttpVersion.HTTP_2)
+            .setUseAlpn(true)
+            .setHttp2ClearTextUpgrade(false)
+            .setTrustAll(true)
+            .setVerifyHost(false)
+            .setShared(false))
+        .with(new PoolOptions().setHttp2MaxSize(4096).setMaxWaitQueueSize(-1))
+        .build();
     this.client = vertx.httpClientBuilder()
         .with(new HttpClientOptions()
             .setKeepAlive(false)
@@ -56,6 +71,10 @@ final class HttpProber implements Prober {
       }
     });
     String host = address.indexOf(':') >= 0 ? "[" + address + "]:" + port : address + ":" + port;
+    if (check.grpc()) {
+      grpc(address, port, check, attempt, start);
+      return;
+    }
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.GET)
         .setHost(address)
@@ -91,6 +110,57 @@ final class HttpProber implements Prober {
               : CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.responseCodeMismatch(code), code, latency));
         }
         // The answer is in; the rest of the body is of no interest and the connection is not reused.
+        request.connection().close();
+      });
+    });
+  }
+
+  /**
+   * A gRPC check (SPEC §7.4): {@code POST <path>} over HTTP/2 (prior knowledge, or ALPN over TLS)
+   * with an empty message; judged on the {@code grpc-status} returned, in the trailers or in a
+   * trailers-only answer.
+   */
+  private void grpc(String address, int port, HealthCheck check, Attempt attempt, long start) {
+    RequestOptions options = new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setHost(address)
+        .setPort(port)
+        .setSsl(check.protocol() == Protocol.HTTPS)
+        .setURI(check.path())
+        .putHeader("content-type", "application/grpc")
+        .putHeader("te", "trailers")
+        .putHeader("user-agent", USER_AGENT);
+    grpcClient.request(options).onComplete(ar -> {
+      if (ar.failed()) {
+        attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+        return;
+      }
+      HttpClientRequest request = ar.result();
+      attempt.request = request;
+      if (attempt.done) {
+        request.reset();
+        return;
+      }
+      request.send(EMPTY_MESSAGE).compose(resp -> resp.body().map(body -> {
+        String status = resp.trailers().get("grpc-status");
+        return status != null ? status : resp.headers().get("grpc-status");
+      }).map(status -> resp.statusCode() == 200 ? status : null)).onComplete(rar -> {
+        long latency = timers.now() - start;
+        Integer code = null;
+        if (rar.succeeded() && rar.result() != null) {
+          try {
+            code = Integer.parseInt(rar.result().trim());
+          } catch (NumberFormatException e) {
+            code = null;
+          }
+        }
+        if (code == null) {
+          attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, latency));
+        } else if (check.matcher().matches(code)) {
+          attempt.finish(CheckResult.pass(code, latency));
+        } else {
+          attempt.finish(CheckResult.fail(TargetHealth.responseCodeMismatch(code), code, latency));
+        }
         request.connection().close();
       });
     });

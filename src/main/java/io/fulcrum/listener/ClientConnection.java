@@ -28,9 +28,19 @@ final class ClientConnection {
     arm();
   }
 
-  void requestStarted() {
+  /** ALB ends an HTTP/2 client connection with GOAWAY after this many requests (SPEC §7.3). */
+  static final int MAX_HTTP2_REQUESTS = 10_000;
+
+  private int requests;
+
+  /** @param http2 whether the connection speaks HTTP/2 (counted toward the GOAWAY limit) */
+  void requestStarted(boolean http2) {
     inFlight++;
     cancel();
+    if (http2 && ++requests == MAX_HTTP2_REQUESTS) {
+      // GOAWAY now: the client opens a new connection for what comes next; streams under way finish.
+      connection.shutdown(idleMillis.getAsLong(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
   }
 
   void requestEnded() {

@@ -23,6 +23,8 @@ final class InFlight {
     final Upstream target;
     HttpForwarder.Handle exchange;
     private InFlight owner;
+    private io.vertx.core.Vertx vertx;
+    private long deadlineTimer = -1;
     private Node prev;
     private Node next;
 
@@ -47,10 +49,25 @@ final class InFlight {
 
     @Override
     public void finished(boolean complete) {
+      if (deadlineTimer != -1) {
+        vertx.cancelTimer(deadlineTimer);
+        deadlineTimer = -1;
+      }
       if (owner != null) {
         owner.remove(this);
         target.completed();
       }
+    }
+
+    /** A gRPC call's {@code grpc-timeout}: past it, the call ends with DEADLINE_EXCEEDED. */
+    void deadline(io.vertx.core.Vertx vertx, long millis) {
+      this.vertx = vertx;
+      deadlineTimer = vertx.setTimer(millis, id -> {
+        deadlineTimer = -1;
+        if (exchange != null) {
+          exchange.cut(ElbError.GRPC_DEADLINE_EXCEEDED);
+        }
+      });
     }
   }
 

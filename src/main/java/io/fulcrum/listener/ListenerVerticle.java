@@ -17,6 +17,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -50,6 +51,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final int MAX_REQUEST_LINE = 16 * 1024;
   static final int MAX_HEADER_LINE = 16 * 1024;
   static final int MAX_HEADERS = 64 * 1024;
+  /** ALB's limit of parallel requests on one HTTP/2 client connection (SPEC §7.3). */
+  static final int MAX_CONCURRENT_STREAMS = 128;
   /** How much longer than the target's timeouts a client connection may sit mid-request. */
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
 
@@ -171,8 +174,15 @@ public final class ListenerVerticle extends VerticleBase {
         .setHandle100ContinueAutomatically(true)
         .setCompressionSupported(false)
         .setDecompressionSupported(false)
-        .setHttp2ClearTextEnabled(false)
+        .setHttp2ClearTextEnabled(plan.h2c())
+        .setInitialSettings(new Http2Settings()
+            .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+            .setMaxHeaderListSize(MAX_HEADERS)
+            .setPushEnabled(false))
         .setTcpNoDelay(true);
+    if (plan.tls() != null) {
+      Tls.configure(options, plan.tls(), plan.http2());
+    }
     HttpServer server = vertx.createHttpServer(options);
     server.connectionHandler(conn -> {
       clients.put(conn, new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis()));
@@ -210,6 +220,11 @@ public final class ListenerVerticle extends VerticleBase {
 
   InFlight inFlight() {
     return inFlight;
+  }
+
+  /** The Vert.x instance this verticle is deployed on. */
+  io.vertx.core.Vertx vertx() {
+    return vertx;
   }
 
   /** The per-loop state of a target group, built on first use after each snapshot swap. */

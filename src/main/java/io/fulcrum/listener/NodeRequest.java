@@ -37,6 +37,10 @@ final class NodeRequest implements RequestFacts {
       if (absoluteForm) {
         // Not request.authority(): for HTTP/1.x Vert.x takes that from the Host header.
         hostHeader = uriAuthority(request.uri());
+      } else if (request.version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+        // HTTP/2 carries the host in :authority (a Host header, if any, may only repeat it).
+        io.vertx.core.net.HostAndPort a = request.authority();
+        hostHeader = a == null ? request.headers().get("Host") : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
       } else {
         hostHeader = request.headers().get("Host");
       }

@@ -7,6 +7,9 @@ import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
+import io.fulcrum.forward.Grpc;
+import io.fulcrum.model.ProtocolVersion;
+import io.vertx.core.http.HttpVersion;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.listener.ListenerVerticle.Binding;
@@ -59,7 +62,7 @@ final class RequestHandler {
   void handle(Binding binding, HttpServerRequest req) {
     ClientConnection client = verticle.client(req.connection());
     if (client != null) {
-      client.requestStarted();
+      client.requestStarted(req.version() == HttpVersion.HTTP_2);
       req.response().endHandler(v -> client.requestEnded());
     }
     ListenerPlan plan = binding.plan;
@@ -124,6 +127,12 @@ final class RequestHandler {
       ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
       return;
     }
+    ProtocolVersion version = group.plan().protocolVersion();
+    boolean grpc = Grpc.isGrpc(req);
+    if (!compatible(req, grpc, version)) {
+      ElbResponses.send(req, ElbError.PROTOCOL_MISMATCH, false);
+      return;
+    }
     String zone = binding.node.zone();
     TargetSelector selector = group.selector(zone);
     Upstream target = null;
@@ -150,11 +159,34 @@ final class RequestHandler {
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String uri = facts.originForm();
-    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), "http", plan.port(), headerBytes,
+    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), plan.tls() == null ? "http" : "https",
+        plan.port(), headerBytes,
         now / 1000, random);
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target);
-    node.exchange = forwarder.forward(req, uri, chunked, target, group.plan().tls(), proxy, node, hook);
+    HttpForwarder.TargetProtocol protocol = new HttpForwarder.TargetProtocol(group.plan().tls(),
+        version != ProtocolVersion.HTTP1);
+    node.exchange = forwarder.forward(req, uri, chunked, target, protocol, proxy, node, hook);
+    if (grpc) {
+      long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));
+      if (deadline > 0) {
+        node.deadline(verticle.vertx(), deadline);
+      }
+    }
+  }
+
+  /**
+   * The request protocol against the target group's protocol version (SPEC §7.1): HTTP1 groups take
+   * HTTP/1.x and HTTP/2 but not gRPC; HTTP2 groups take HTTP/2 (gRPC included); GRPC groups take
+   * gRPC, and other HTTP/2 requests only when they are POSTs. Anything else is 464.
+   */
+  static boolean compatible(HttpServerRequest req, boolean grpc, ProtocolVersion version) {
+    boolean http2 = req.version() == HttpVersion.HTTP_2;
+    return switch (version) {
+      case HTTP1 -> !grpc;
+      case HTTP2 -> http2;
+      case GRPC -> grpc || http2 && req.method() == HttpMethod.POST;
+    };
   }
 
   private static void fixed(HttpServerRequest req, FixedRoute f) {

@@ -30,6 +30,13 @@ public record Arns(String region, String account) {
         + listenerId + "/" + id;
   }
 
+  /** An ACM-style certificate ARN derived from where the certificate comes from. */
+  public String certificate(String source) {
+    String h = stableId("certificate", source) + stableId("certificate-2", source);
+    return "arn:aws:acm:" + region + ":" + account + ":certificate/" + h.substring(0, 8) + "-" + h.substring(8, 12) + "-"
+        + h.substring(12, 16) + "-" + h.substring(16, 20) + "-" + h.substring(20, 32);
+  }
+
   /** The default domain of load balancer DNS names. */
   public static final String DEFAULT_DNS_DOMAIN = "elb.localhost";
 

@@ -16,6 +16,8 @@ public record LoadBalancer(
     List<Listener> listeners) {
 
   public static final int MAX_LISTENERS = 50;
+  /** Certificates per load balancer besides the default one (SPEC §8.5). */
+  public static final int MAX_CERTIFICATES = 25;
   public static final int MAX_RULES = 100;
   public static final int MAX_TARGET_GROUPS = 100;
   public static final int MAX_TARGETS = 1000;

@@ -117,6 +117,11 @@ public final class ResourceRules {
           ap.add("IncompatibleProtocols", "listener protocol " + l.protocol().wire() + " cannot forward to target group '"
               + g.name() + "' with protocol " + g.protocol().wire());
         }
+        if (g.protocolVersion() != null && g.protocolVersion() != ProtocolVersion.HTTP1 && l.protocol() == Protocol.HTTP
+            && !l.h2c()) {
+          ap.add(Problem.INVALID_CONFIGURATION, "target group '" + g.name() + "' has protocol version "
+              + g.protocolVersion().wire() + ": it needs an HTTPS listener, or an HTTP listener with h2c");
+        }
         anySticky |= g.attributes().stickinessEnabled();
       }
       if (f.targetGroups().size() > 1 && anySticky && !f.stickinessEnabled()) {

@@ -91,6 +91,13 @@ public final class RegistryVerticle extends VerticleBase {
   public static final String READ_ONLY = "OperationNotPermitted";
 
   private final StateStore store;
+  private volatile io.fulcrum.tls.SelfSignedCertificate.PemFiles selfSigned;
+
+  /** The certificate of HTTPS listeners configured without one; set before the registry starts. */
+  public RegistryVerticle selfSigned(io.fulcrum.tls.SelfSignedCertificate.PemFiles files) {
+    this.selfSigned = files;
+    return this;
+  }
   /** Mutations run one after another: each sees the result of the one before. */
   private Future<?> mutations = Future.succeededFuture();
 
@@ -369,7 +376,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
   private void rebuildAll() {
-    listeners = SnapshotBuilder.listeners(environment, resources);
+    listeners = SnapshotBuilder.listeners(environment, resources, selfSigned);
     inUse = SnapshotBuilder.groupsInUse(resources);
     plans.clear();
     for (TargetGroup g : resources.targetGroups()) {

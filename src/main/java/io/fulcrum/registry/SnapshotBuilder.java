@@ -3,10 +3,15 @@ package io.fulcrum.registry;
 import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.Action;
+import io.fulcrum.model.Certificate;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.SecurityPolicy;
+import io.fulcrum.tls.SelfSignedCertificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
@@ -30,16 +35,43 @@ final class SnapshotBuilder {
   }
 
   /** Every listener with its compiled rules, bound on the nodes of its load balancer's zones. */
-  static List<ListenerPlan> listeners(Environment env, Resources resources) {
+  static List<ListenerPlan> listeners(Environment env, Resources resources, SelfSignedCertificate.PemFiles selfSigned) {
     List<ListenerPlan> listeners = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
       List<Node> nodes = env.nodes().stream().filter(n -> lb.zones().contains(n.zone())).toList();
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
-        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l), proxy));
+        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l), proxy,
+            tls(l, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c()));
       }
     }
     return listeners;
+  }
+
+  /** The TLS side of an HTTPS listener: its certificates, or the self-signed one when it has none. */
+  private static ListenerTls tls(Listener l, SelfSignedCertificate.PemFiles selfSigned) {
+    if (l.protocol() != Protocol.HTTPS) {
+      return null;
+    }
+    SecurityPolicy policy = SecurityPolicy.named(l.sslPolicy() == null ? Listener.DEFAULT_SSL_POLICY : l.sslPolicy());
+    List<String> certs = new ArrayList<>();
+    List<String> keys = new ArrayList<>();
+    for (Certificate c : l.certificates()) {
+      if (c.pem()) {
+        certs.add(c.certificateFile());
+        keys.add(c.privateKeyFile());
+      } else {
+        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy);
+      }
+    }
+    if (certs.isEmpty()) {
+      if (selfSigned == null) {
+        throw new IllegalStateException("an HTTPS listener without a certificate needs the self-signed one");
+      }
+      certs.add(selfSigned.certificate().toString());
+      keys.add(selfSigned.privateKey().toString());
+    }
+    return new ListenerTls(certs, keys, null, null, policy);
   }
 
   /**

@@ -1,0 +1,18 @@
+package io.fulcrum.bus;
+
+import io.fulcrum.model.SecurityPolicy;
+import java.util.List;
+
+/**
+ * The TLS side of an HTTPS listener: where its certificates are (PEM pairs, or one PKCS#12
+ * keystore; the first certificate is the default, the others are chosen by SNI) and its security
+ * policy. The files are read by Vert.x off the event loop when the server binds.
+ */
+public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
+    SecurityPolicy policy) {
+
+  public ListenerTls {
+    certificateFiles = List.copyOf(certificateFiles);
+    keyFiles = List.copyOf(keyFiles);
+  }
+}

@@ -1,0 +1,46 @@
+package io.fulcrum.forward;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+
+/** What makes a request gRPC, and gRPC's view of the load balancer's own answers. */
+public final class Grpc {
+
+  private Grpc() {
+  }
+
+  /** HTTP/2 with {@code content-type: application/grpc...} (SPEC §7.1). */
+  public static boolean isGrpc(HttpServerRequest request) {
+    if (request.version() != HttpVersion.HTTP_2) {
+      return false;
+    }
+    String ct = request.headers().get(HttpHeaders.CONTENT_TYPE);
+    return ct != null && ct.regionMatches(true, 0, "application/grpc", 0, 16);
+  }
+
+  /**
+   * A gRPC deadline in milliseconds from a {@code grpc-timeout} header ({@code 100m}, {@code 5S},
+   * {@code 1H}), or -1 when absent or malformed.
+   */
+  public static long timeoutMillis(String header) {
+    if (header == null || header.length() < 2 || header.length() > 9) {
+      return -1;
+    }
+    long n;
+    try {
+      n = Long.parseLong(header.substring(0, header.length() - 1));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+    return switch (header.charAt(header.length() - 1)) {
+      case 'H' -> n * 3_600_000;
+      case 'M' -> n * 60_000;
+      case 'S' -> n * 1000;
+      case 'm' -> n;
+      case 'u' -> Math.max(1, n / 1000);
+      case 'n' -> Math.max(1, n / 1_000_000);
+      default -> -1;
+    };
+  }
+}

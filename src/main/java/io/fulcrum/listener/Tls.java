@@ -1,0 +1,53 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.bus.ListenerTls;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PfxOptions;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.SSLContext;
+
+/**
+ * TLS for an HTTPS listener's server: its certificates (several chosen by SNI), the security
+ * policy's protocols and cipher suites (those this JVM offers), and ALPN {@code h2} and
+ * {@code http/1.1}.
+ */
+final class Tls {
+
+  private static final Set<String> SUPPORTED_PROTOCOLS;
+  private static final Set<String> SUPPORTED_CIPHERS;
+
+  static {
+    try {
+      SSLContext ctx = SSLContext.getDefault();
+      SUPPORTED_PROTOCOLS = Set.of(ctx.getDefaultSSLParameters().getProtocols());
+      SUPPORTED_CIPHERS = Set.of(ctx.getSupportedSSLParameters().getCipherSuites());
+    } catch (Exception e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private Tls() {
+  }
+
+  static void configure(HttpServerOptions options, ListenerTls tls, boolean http2) {
+    options.setSsl(true).setSni(true).setUseAlpn(true)
+        .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
+    if (tls.pkcs12File() != null) {
+      options.setKeyCertOptions(new PfxOptions().setPath(tls.pkcs12File()).setPassword(tls.password()));
+    } else {
+      PemKeyCertOptions pem = new PemKeyCertOptions();
+      tls.certificateFiles().forEach(pem::addCertPath);
+      tls.keyFiles().forEach(pem::addKeyPath);
+      options.setKeyCertOptions(pem);
+    }
+    // The JVM may refuse part of a policy (Java 17 disables TLS 1.0 and 1.1): offer what both allow.
+    Set<String> protocols = new LinkedHashSet<>();
+    tls.policy().protocols().stream().filter(SUPPORTED_PROTOCOLS::contains).forEach(protocols::add);
+    options.setEnabledSecureTransportProtocols(protocols);
+    tls.policy().jsseCiphers().stream().filter(SUPPORTED_CIPHERS::contains).forEach(options::addEnabledCipherSuite);
+  }
+}
