@@ -1,6 +1,7 @@
 package io.fulcrum.model;
 
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * A load balancer: type, enabled zones, attributes and listeners. Its nodes are the deployment's
@@ -20,8 +21,28 @@ public record LoadBalancer(
   public static final int MAX_TARGET_GROUPS = 100;
   public static final int MAX_TARGETS = 1000;
 
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
+  private static final String NAME_RULES = "(expected 1-32 letters, digits and hyphens, not beginning or ending"
+      + " with a hyphen, not beginning with 'internal-')";
+
   public LoadBalancer {
     zones = List.copyOf(zones);
     listeners = List.copyOf(listeners);
+  }
+
+  /**
+   * Checks a load balancer name: 1-32 letters, digits and hyphens, not beginning or ending with a
+   * hyphen, not beginning with {@code internal-}. Records a problem and returns false when invalid.
+   */
+  public static boolean checkName(String name, Problems p) {
+    if (name == null) {
+      p.add("a name is required " + NAME_RULES);
+      return false;
+    }
+    if (!NAME.matcher(name).matches() || name.startsWith("internal-")) {
+      p.add("'" + name + "' is not a load balancer name " + NAME_RULES);
+      return false;
+    }
+    return true;
   }
 }
