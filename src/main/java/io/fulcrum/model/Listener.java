@@ -12,4 +12,8 @@ public record Listener(String arn, Protocol protocol, int port, List<Action> def
     defaultActions = List.copyOf(defaultActions);
     rules = rules.stream().sorted((a, b) -> Integer.compare(a.priority(), b.priority())).toList();
   }
+
+  public Listener withRules(List<Rule> newRules) {
+    return new Listener(arn, protocol, port, defaultActions, newRules);
+  }
 }

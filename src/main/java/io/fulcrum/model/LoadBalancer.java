@@ -1,11 +1,18 @@
 package io.fulcrum.model;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.regex.Pattern;
 
 /**
  * A load balancer: type, enabled zones, attributes and listeners. Its nodes are the deployment's
  * nodes in its enabled zones. Immutable.
+ *
+ * @param scheme         internet-facing (the default) or internal; Fulcrum binds the same node
+ *                       addresses either way
+ * @param ipAddressType  as given when it was created (ipv4 by default)
+ * @param securityGroups as given when it was created; Fulcrum has no security groups and filters nothing
+ * @param createdTime    when the API created it; {@code null} for one defined in the config file
  */
 public record LoadBalancer(
     String arn,
@@ -14,7 +21,11 @@ public record LoadBalancer(
     String dnsName,
     List<String> zones,
     LoadBalancerAttributes attributes,
-    List<Listener> listeners) {
+    List<Listener> listeners,
+    LoadBalancerScheme scheme,
+    LoadBalancerIpAddressType ipAddressType,
+    List<String> securityGroups,
+    Instant createdTime) {
 
   public static final int MAX_LISTENERS = 50;
   public static final int MAX_RULES = 100;
@@ -28,6 +39,24 @@ public record LoadBalancer(
   public LoadBalancer {
     zones = List.copyOf(zones);
     listeners = List.copyOf(listeners);
+    securityGroups = List.copyOf(securityGroups);
+  }
+
+  /** An internet-facing IPv4 load balancer without security groups or creation time (the config file's). */
+  public LoadBalancer(String arn, String name, LoadBalancerType type, String dnsName, List<String> zones,
+      LoadBalancerAttributes attributes, List<Listener> listeners) {
+    this(arn, name, type, dnsName, zones, attributes, listeners, LoadBalancerScheme.INTERNET_FACING,
+        LoadBalancerIpAddressType.IPV4, List.of(), null);
+  }
+
+  public LoadBalancer withListeners(List<Listener> newListeners) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, attributes, newListeners, scheme, ipAddressType,
+        securityGroups, createdTime);
+  }
+
+  public LoadBalancer withAttributes(LoadBalancerAttributes newAttributes) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, newAttributes, listeners, scheme, ipAddressType,
+        securityGroups, createdTime);
   }
 
   /**
