@@ -49,6 +49,7 @@ public final class LoadBalancerOperations {
         .register("DeleteLoadBalancer", LoadBalancerOperations::delete)
         .register("DescribeLoadBalancerAttributes", LoadBalancerOperations::describeAttributes)
         .register("ModifyLoadBalancerAttributes", LoadBalancerOperations::modifyAttributes);
+    ListenerOperations.register(api);
   }
 
   static Future<List<Xml>> create(QueryParams p, ApiContext ctx) {
