@@ -50,6 +50,7 @@ public final class LoadBalancerOperations {
         .register("DescribeLoadBalancerAttributes", LoadBalancerOperations::describeAttributes)
         .register("ModifyLoadBalancerAttributes", LoadBalancerOperations::modifyAttributes);
     ListenerOperations.register(api);
+    RuleOperations.register(api);
   }
 
   static Future<List<Xml>> create(QueryParams p, ApiContext ctx) {

@@ -14,7 +14,8 @@ final class ModelProblems {
   /** Model keys whose request parameter is not just their PascalCase form. */
   private static final Map<String, String> MEMBERS = Map.of(
       "target-groups", "ForwardConfig.TargetGroups",
-      "stickiness", "ForwardConfig.TargetGroupStickinessConfig");
+      "stickiness", "ForwardConfig.TargetGroupStickinessConfig",
+      "http-header-name", "HttpHeaderConfig.HttpHeaderName");
 
   private ModelProblems() {
   }

@@ -114,13 +114,21 @@ final class LbApiHarness implements AutoCloseable {
     return RuleCondition.builder().field("path-pattern").pathPatternConfig(c -> c.values(patterns)).build();
   }
 
-  /** A GET on a new connection to {@code address:port}. */
-  static RawConnection.Response get(String address, int port, String path, Map<String, String> headers) {
-    StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: example.com\r\n");
+  /** A request without a body on a new connection to {@code address:port}; Host is example.com unless given. */
+  static RawConnection.Response send(String method, String address, int port, String path, Map<String, String> headers) {
+    StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\n");
+    if (headers.keySet().stream().noneMatch("Host"::equalsIgnoreCase)) {
+      request.append("Host: example.com\r\n");
+    }
     headers.forEach((k, v) -> request.append(k).append(": ").append(v).append("\r\n"));
     try (RawConnection c = RawConnection.open(address, port)) {
       return c.send(request.append("Connection: close\r\n\r\n").toString()).read();
     }
+  }
+
+  /** A GET on a new connection to {@code address:port}. */
+  static RawConnection.Response get(String address, int port, String path, Map<String, String> headers) {
+    return send("GET", address, port, path, headers);
   }
 
   static RawConnection.Response get(String address, int port, String path) {
