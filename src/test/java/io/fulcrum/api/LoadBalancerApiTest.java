@@ -7,17 +7,22 @@ import static io.fulcrum.api.LbApiHarness.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.VirtualTime;
+import io.netty.handler.codec.dns.DnsRecordType;
+import io.netty.handler.codec.dns.DnsResponseCode;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,6 +85,19 @@ class LoadBalancerApiTest {
         .containsExactly(tuple("zone-a", "subnet-zone-a", List.of("127.0.0.1")),
             tuple("zone-b", "subnet-zone-b", List.of("127.0.0.2")));
     assertThat(h.resources().tagsOf(lb.loadBalancerArn())).isEqualTo(Map.of("team", "web"));
+  }
+
+  @Test
+  void createdLoadBalancer_resolvesThroughTheDnsResponder_toTheNodesOfItsZones() {
+    h = LbApiHarness.start(dir);
+    String dns = h.elb.createLoadBalancer(b -> b.name("web")).loadBalancers().get(0).dnsName();
+
+    try (DnsProbe probe = new DnsProbe("127.0.0.1", h.gateway.dnsPort())) {
+      // The responder follows the registry's zone status, published as the change is applied.
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> probe.query(dns, DnsRecordType.A).code()
+          == DnsResponseCode.NOERROR);
+      assertThat(probe.query(dns, DnsRecordType.A).addresses()).containsExactlyInAnyOrder("127.0.0.1", "127.0.0.2");
+    }
   }
 
   @Test
