@@ -3,6 +3,7 @@ package io.fulcrum.api;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
+import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
@@ -18,6 +19,11 @@ import java.util.function.Function;
 public interface ApiContext {
 
   Environment environment();
+
+  /** The domain of load balancer DNS names: {@code <name>.<region>.<domain>}. */
+  default String dnsDomain() {
+    return Arns.DEFAULT_DNS_DOMAIN;
+  }
 
   /** The current resources (an immutable value). */
   Resources resources();

@@ -29,6 +29,11 @@ final class FulcrumApiContext implements ApiContext {
   }
 
   @Override
+  public String dnsDomain() {
+    return fulcrum.config().dns().domain();
+  }
+
+  @Override
   public Resources resources() {
     return registry().resources();
   }

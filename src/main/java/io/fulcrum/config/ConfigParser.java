@@ -54,7 +54,6 @@ public final class ConfigParser {
   private static final Pattern ACCOUNT = Pattern.compile("\\d{12}");
   private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
-  private static final Pattern LB_NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   /** Target group attributes whose values are spelt on/off rather than true/false. */
   private static final Set<String> ON_OFF_ATTRIBUTES = Set.of(TargetGroupAttributes.ANOMALY_MITIGATION,
       TargetGroupAttributes.DNS_FAILOVER_COUNT, TargetGroupAttributes.DNS_FAILOVER_PERCENTAGE,
@@ -414,13 +413,7 @@ public final class ConfigParser {
     for (ConfigNode n : root.objects("load-balancers")) {
       int before = n.problems().size();
       String name = n.string("name", null);
-      String expectedName = "(expected 1-32 letters, digits and hyphens, not beginning or ending with a hyphen,"
-          + " not beginning with 'internal-')";
-      if (name == null) {
-        n.at("name").add("a name is required " + expectedName);
-      } else if (!LB_NAME.matcher(name).matches() || name.startsWith("internal-")) {
-        n.at("name").add("'" + name + "' is not a load balancer name " + expectedName);
-      } else if (!names.add(name)) {
+      if (LoadBalancer.checkName(name, n.at("name")) && !names.add(name)) {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
       LoadBalancerType type = enumValue(n, "type", LoadBalancerType.class, LoadBalancerType.APPLICATION);

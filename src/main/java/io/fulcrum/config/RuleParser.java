@@ -9,27 +9,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /** Reads rule conditions and actions from the config file, with their key paths. */
 final class RuleParser {
-
-  private static final Pattern FIXED_STATUS = Pattern.compile("[245]\\d\\d");
 
   private RuleParser() {
   }
 
   /** The conditions of a rule, with AWS's per-rule limits (SPEC §8.5). */
   static List<RuleCondition> conditions(ConfigNode r) {
-    List<RuleCondition> out = new ArrayList<>();
-    List<ConfigNode> nodes = r.objects("conditions");
-    if (nodes.isEmpty()) {
-      r.at("conditions").add("a rule needs at least one condition");
-    }
-    Set<String> singles = new HashSet<>();
-    int values = 0;
-    int wildcards = 0;
-    for (ConfigNode c : nodes) {
+    List<RuleCondition> read = new ArrayList<>();
+    for (ConfigNode c : r.objects("conditions")) {
       String field = c.string("field", null);
       RuleCondition condition = null;
       int beforeValues = c.problems().size();
@@ -62,29 +52,15 @@ final class RuleParser {
           }
         }
       }
-      if (condition != null) {
-        // When every value given was unreadable (a bad CIDR, a list for a string), that was reported already.
-        if (condition.valueCount() > 0 || c.problems().size() == beforeValues) {
-          RuleCondition.validate(condition, c.problems());
-        }
-        if (!(condition instanceof RuleCondition.HttpHeader) && !(condition instanceof RuleCondition.QueryString)
-            && !singles.add(field)) {
-          c.at("field").add("a rule can have only one " + field + " condition");
-        }
-        values += condition.valueCount();
-        wildcards += condition.wildcardCount();
-        out.add(condition);
+      // When every value given was unreadable (a bad CIDR, a list for a string), that was reported already.
+      if (condition != null && (condition.valueCount() > 0 || c.problems().size() == beforeValues)) {
+        RuleCondition.validate(condition, c.problems());
       }
+      read.add(condition);
       c.finish();
     }
-    if (values > Rule.MAX_CONDITION_VALUES) {
-      r.at("conditions").add("TooManyConditionValues", values + " condition values is above the maximum "
-          + Rule.MAX_CONDITION_VALUES + " per rule (match evaluations included)");
-    }
-    if (wildcards > Rule.MAX_WILDCARDS) {
-      r.at("conditions").add(wildcards + " wildcards is above the maximum " + Rule.MAX_WILDCARDS + " per rule");
-    }
-    return out;
+    Rule.checkConditions(read, r.at("conditions"));
+    return read.stream().filter(java.util.Objects::nonNull).toList();
   }
 
   private static List<String> stringValues(ConfigNode c) {
@@ -136,15 +112,10 @@ final class RuleParser {
         } else if (many.isEmpty()) {
           a.problems().add("a forward action needs target-group or target-groups");
         } else {
-          if (many.size() > Action.Forward.MAX_TARGET_GROUPS) {
-            a.at("target-groups").add(many.size() + " target groups is above the maximum "
-                + Action.Forward.MAX_TARGET_GROUPS + " per action");
-          }
           Set<String> seen = new HashSet<>();
           for (ConfigNode g : many) {
             String name = g.string("name", null);
             int weight = g.integer("weight", 1);
-            g.at("weight").checkRange(weight, 0, Action.Forward.MAX_WEIGHT);
             String arn = name == null ? null : tgArns.get(name);
             if (name == null) {
               g.at("name").add("a target group name is required");
@@ -160,77 +131,20 @@ final class RuleParser {
         ConfigNode s = a.object("stickiness");
         boolean enabled = s.bool("enabled", false);
         Integer duration = s.integer("duration-seconds", null);
-        if (enabled && duration == null) {
-          s.at("duration-seconds").add("a duration (1-604800 seconds) is required when target group stickiness is enabled");
-        } else if (duration != null) {
-          s.at("duration-seconds").checkRange(duration, 1, 604800);
-        }
         s.finish();
-        return a.problems().size() > before ? null
-            : new Action.Forward(groups, enabled, duration == null ? 0 : duration);
+        Action.Forward forward = Action.Forward.of(groups, enabled, duration, a.problems());
+        return a.problems().size() > before ? null : forward;
       }
       case "fixed-response": {
-        String status = a.string("status-code", null);
-        if (status == null) {
-          a.at("status-code").add("a status code is required (expected a 2XX, 4XX or 5XX code)");
-        } else if (!FIXED_STATUS.matcher(status).matches()) {
-          a.at("status-code").add("'" + status + "' is not valid (expected a 2XX, 4XX or 5XX code)");
-        }
-        String contentType = a.string("content-type", "text/plain");
-        if (!Action.FixedResponse.CONTENT_TYPES.contains(contentType)) {
-          a.at("content-type").add("'" + contentType + "' is not one of: " + String.join(", ", Action.FixedResponse.CONTENT_TYPES));
-        }
-        String body = a.string("message-body", "");
-        if (body.length() > Action.FixedResponse.MAX_BODY) {
-          a.at("message-body").add(body.length() + " characters is above the maximum " + Action.FixedResponse.MAX_BODY);
-        }
-        return a.problems().size() > before ? null
-            : new Action.FixedResponse(Integer.parseInt(status), contentType, body);
+        Action.FixedResponse fixed = Action.FixedResponse.of(a.string("status-code", null),
+            a.string("content-type", null), a.string("message-body", null), a.problems());
+        return a.problems().size() > before ? null : fixed;
       }
       case "redirect": {
-        String protocol = a.string("protocol", Action.Redirect.DEFAULT_PROTOCOL);
-        if (!List.of("HTTP", "HTTPS", Action.Redirect.DEFAULT_PROTOCOL).contains(protocol)) {
-          a.at("protocol").add("'" + protocol + "' is not one of: HTTP, HTTPS, #{protocol}");
-        }
-        String port = a.string("port", Action.Redirect.DEFAULT_PORT);
-        if (!port.equals(Action.Redirect.DEFAULT_PORT)) {
-          try {
-            a.at("port").checkRange(Integer.parseInt(port), 1, 65535);
-          } catch (NumberFormatException e) {
-            a.at("port").add("'" + port + "' is not a port (expected 1-65535 or #{port})");
-          }
-        }
-        String host = a.string("host", Action.Redirect.DEFAULT_HOST);
-        if (host.isEmpty() || host.length() > 128) {
-          a.at("host").add("the host must be 1-128 characters long");
-        }
-        String path = a.string("path", Action.Redirect.DEFAULT_PATH);
-        if (path.isEmpty() || path.length() > 128 || !path.startsWith("/")) {
-          a.at("path").add("'" + path + "' is not valid (expected 1-128 characters starting with '/')");
-        }
-        String query = a.string("query", Action.Redirect.DEFAULT_QUERY);
-        if (query.length() > 128 || query.startsWith("?")) {
-          a.at("query").add("'" + query + "' is not valid (expected at most 128 characters, without a leading '?')");
-        }
-        String status = a.string("status-code", null);
-        int code = 0;
-        if ("HTTP_301".equals(status) || "301".equals(status)) {
-          code = 301;
-        } else if ("HTTP_302".equals(status) || "302".equals(status)) {
-          code = 302;
-        } else if (status == null) {
-          a.at("status-code").add("a status code is required (expected: HTTP_301 or HTTP_302)");
-        } else {
-          a.at("status-code").add("'" + status + "' is not one of: HTTP_301, HTTP_302");
-        }
-        if (protocol.equals(Action.Redirect.DEFAULT_PROTOCOL) && port.equals(Action.Redirect.DEFAULT_PORT)
-            && host.equals(Action.Redirect.DEFAULT_HOST) && path.equals(Action.Redirect.DEFAULT_PATH)
-            && query.equals(Action.Redirect.DEFAULT_QUERY)) {
-          a.problems().add("a redirect must change at least one of protocol, port, host, path or query,"
-              + " or it would redirect to itself");
-        }
-        return a.problems().size() > before ? null
-            : new Action.Redirect(protocol, port, host, path, query, code);
+        Action.Redirect redirect = Action.Redirect.of(a.string("protocol", null), a.string("port", null),
+            a.string("host", null), a.string("path", null), a.string("query", null), a.string("status-code", null),
+            a.problems());
+        return a.problems().size() > before ? null : redirect;
       }
       default:
         a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect");

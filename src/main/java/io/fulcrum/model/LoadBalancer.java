@@ -1,10 +1,18 @@
 package io.fulcrum.model;
 
+import java.time.Instant;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * A load balancer: type, enabled zones, attributes and listeners. Its nodes are the deployment's
  * nodes in its enabled zones. Immutable.
+ *
+ * @param scheme         internet-facing (the default) or internal; Fulcrum binds the same node
+ *                       addresses either way
+ * @param ipAddressType  as given when it was created (ipv4 by default)
+ * @param securityGroups as given when it was created; Fulcrum has no security groups and filters nothing
+ * @param createdTime    when the API created it; {@code null} for one defined in the config file
  */
 public record LoadBalancer(
     String arn,
@@ -13,7 +21,11 @@ public record LoadBalancer(
     String dnsName,
     List<String> zones,
     LoadBalancerAttributes attributes,
-    List<Listener> listeners) {
+    List<Listener> listeners,
+    LoadBalancerScheme scheme,
+    LoadBalancerIpAddressType ipAddressType,
+    List<String> securityGroups,
+    Instant createdTime) {
 
   public static final int MAX_LISTENERS = 50;
   /** Certificates per load balancer besides the default one (SPEC §8.5). */
@@ -22,8 +34,46 @@ public record LoadBalancer(
   public static final int MAX_TARGET_GROUPS = 100;
   public static final int MAX_TARGETS = 1000;
 
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
+  private static final String NAME_RULES = "(expected 1-32 letters, digits and hyphens, not beginning or ending"
+      + " with a hyphen, not beginning with 'internal-')";
+
   public LoadBalancer {
     zones = List.copyOf(zones);
     listeners = List.copyOf(listeners);
+    securityGroups = List.copyOf(securityGroups);
+  }
+
+  /** An internet-facing IPv4 load balancer without security groups or creation time (the config file's). */
+  public LoadBalancer(String arn, String name, LoadBalancerType type, String dnsName, List<String> zones,
+      LoadBalancerAttributes attributes, List<Listener> listeners) {
+    this(arn, name, type, dnsName, zones, attributes, listeners, LoadBalancerScheme.INTERNET_FACING,
+        LoadBalancerIpAddressType.IPV4, List.of(), null);
+  }
+
+  public LoadBalancer withListeners(List<Listener> newListeners) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, attributes, newListeners, scheme, ipAddressType,
+        securityGroups, createdTime);
+  }
+
+  public LoadBalancer withAttributes(LoadBalancerAttributes newAttributes) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, newAttributes, listeners, scheme, ipAddressType,
+        securityGroups, createdTime);
+  }
+
+  /**
+   * Checks a load balancer name: 1-32 letters, digits and hyphens, not beginning or ending with a
+   * hyphen, not beginning with {@code internal-}. Records a problem and returns false when invalid.
+   */
+  public static boolean checkName(String name, Problems p) {
+    if (name == null) {
+      p.add("a name is required " + NAME_RULES);
+      return false;
+    }
+    if (!NAME.matcher(name).matches() || name.startsWith("internal-")) {
+      p.add("'" + name + "' is not a load balancer name " + NAME_RULES);
+      return false;
+    }
+    return true;
   }
 }

@@ -135,7 +135,8 @@ public final class RegistryVerticle extends VerticleBase {
     Resources next;
     try {
       next = change.apply(resources);
-    } catch (InvalidModelException e) {
+    } catch (RuntimeException e) {
+      // Any failure, not only a refusal, must reach the caller: otherwise its request would never be answered.
       return Future.failedFuture(e);
     }
     if (next == resources) {

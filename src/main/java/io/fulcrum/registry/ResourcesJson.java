@@ -9,6 +9,8 @@ import io.fulcrum.model.IpAddressType;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
+import io.fulcrum.model.LoadBalancerIpAddressType;
+import io.fulcrum.model.LoadBalancerScheme;
 import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
@@ -25,6 +27,8 @@ import io.fulcrum.model.Targets;
 import io.fulcrum.model.WireEnum;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,6 +62,9 @@ final class ResourcesJson {
       }
       lbs.add(new JsonObject().put("arn", lb.arn()).put("name", lb.name()).put("type", lb.type().wire())
           .put("dnsName", lb.dnsName()).put("zones", new JsonArray(new ArrayList<>(lb.zones())))
+          .put("scheme", lb.scheme().wire()).put("ipAddressType", lb.ipAddressType().wire())
+          .put("securityGroups", new JsonArray(new ArrayList<>(lb.securityGroups())))
+          .put("createdTime", lb.createdTime() == null ? null : lb.createdTime().toString())
           .put("attributes", new JsonObject(new LinkedHashMap<>(lb.attributes().asMap()))).put("listeners", listeners));
     }
     JsonArray tgs = new JsonArray();
@@ -218,6 +225,19 @@ final class ResourcesJson {
   private static LoadBalancer loadBalancer(JsonObject o, Problems p) {
     int before = p.size();
     LoadBalancerType type = WireEnum.parse(LoadBalancerType.class, o.getString("type"), p.at("type"));
+    // Files written before these fields existed hold config-file load balancers: internet-facing, ipv4.
+    LoadBalancerScheme scheme = WireEnum.parse(LoadBalancerScheme.class,
+        o.getString("scheme", LoadBalancerScheme.INTERNET_FACING.wire()), p.at("scheme"));
+    LoadBalancerIpAddressType ipType = WireEnum.parse(LoadBalancerIpAddressType.class,
+        o.getString("ipAddressType", LoadBalancerIpAddressType.IPV4.wire()), p.at("ipAddressType"));
+    Instant created = null;
+    if (o.getString("createdTime") != null) {
+      try {
+        created = Instant.parse(o.getString("createdTime"));
+      } catch (DateTimeParseException e) {
+        p.at("createdTime").add("'" + o.getString("createdTime") + "' is not an ISO-8601 instant");
+      }
+    }
     Map<String, String> attrs = new LinkedHashMap<>();
     o.getJsonObject("attributes", new JsonObject()).forEach(e -> attrs.put(e.getKey(), String.valueOf(e.getValue())));
     LoadBalancerAttributes attributes = type == null ? null : LoadBalancerAttributes.resolve(type, null, attrs,
@@ -243,7 +263,7 @@ final class ResourcesJson {
     List<String> zones = new ArrayList<>();
     o.getJsonArray("zones", new JsonArray()).forEach(z -> zones.add(String.valueOf(z)));
     return new LoadBalancer(o.getString("arn"), o.getString("name"), type, o.getString("dnsName"), zones, attributes,
-        listeners);
+        listeners, scheme, ipType, strings(o.getJsonArray("securityGroups", new JsonArray())), created);
   }
 
   private static List<RuleCondition> conditions(JsonArray a) {

@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.LoadBalancerIpAddressType;
+import io.fulcrum.model.LoadBalancerScheme;
 import io.fulcrum.model.Resources;
 import io.fulcrum.testing.Gateway;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +35,19 @@ class StateStoreTest {
     FulcrumConfig c = demo();
     Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups(),
         Map.of(c.resources().targetGroups().get(0).arn(), Map.of("team", "web", "env", "demo")));
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    assertThat(store.load(c.environment())).contains(r);
+  }
+
+  @Test
+  void apiCreatedLoadBalancer_roundTripsItsSchemeAddressTypeSecurityGroupsAndCreatedTime() throws IOException {
+    FulcrumConfig c = demo();
+    LoadBalancer demo = c.resources().loadBalancers().get(0);
+    LoadBalancer created = new LoadBalancer(demo.arn(), demo.name(), demo.type(), "internal-" + demo.dnsName(),
+        demo.zones(), demo.attributes(), demo.listeners(), LoadBalancerScheme.INTERNAL,
+        LoadBalancerIpAddressType.DUALSTACK, List.of("sg-1", "sg-2"), Instant.parse("2025-03-01T10:15:30.123Z"));
+    Resources r = new Resources(List.of(created), c.resources().targetGroups());
     StateStore store = new StateStore(dir);
     store.save(r);
     assertThat(store.load(c.environment())).contains(r);

@@ -1,0 +1,136 @@
+package io.fulcrum.api;
+
+import io.fulcrum.model.Action;
+import io.fulcrum.model.Problems;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Reads the {@code Actions} / {@code DefaultActions} parameter ({@code Actions.member.N.Type},
+ * {@code TargetGroupArn}, {@code ForwardConfig}, {@code FixedResponseConfig}, {@code RedirectConfig},
+ * {@code Order}) into model actions, checked by the model's validators. Forward actions come back
+ * with target-group ARNs only: whether the groups exist is decided inside the change
+ * ({@link LbResources#resolve}), against the resources it applies to.
+ */
+final class ActionsParser {
+
+  static final List<String> TYPES = List.of("forward", "authenticate-oidc", "authenticate-cognito", "redirect",
+      "fixed-response", "jwt-validation");
+  private static final int MAX_ORDER = 50_000;
+
+  private ActionsParser() {
+  }
+
+  /**
+   * The actions of a rule or the default actions of a listener: exactly one of forward,
+   * fixed-response or redirect.
+   *
+   * @param member the parameter ({@code Actions} or {@code DefaultActions})
+   */
+  static List<Action> parse(QueryParams params, String member) {
+    List<QueryParams> given = params.structs(member);
+    if (given.isEmpty()) {
+      if (!params.has(member)) {
+        params.required(member);
+      }
+      throw ApiError.validation("At least one action must be specified in " + member);
+    }
+    List<Action> out = new ArrayList<>();
+    for (int i = 0; i < given.size(); i++) {
+      out.add(action(given.get(i), member + ".member." + (i + 1)));
+    }
+    if (out.size() > 1) {
+      throw ApiError.sender("InvalidLoadBalancerAction", member + " holds " + out.size() + " actions; Fulcrum supports"
+          + " exactly one forward, fixed-response or redirect action per rule (authenticate actions are not supported)");
+    }
+    return out;
+  }
+
+  private static Action action(QueryParams a, String where) {
+    String type = a.string("Type");
+    if (type == null) {
+      throw ApiError.constraint(null, lower(where) + ".type", "not be null");
+    }
+    if (!TYPES.contains(type)) {
+      throw ApiError.constraint(type, lower(where) + ".type", "satisfy enum value set: " + TYPES);
+    }
+    Integer order = a.integer("Order");
+    if (order != null && (order < 1 || order > MAX_ORDER)) {
+      throw ApiError.constraint(order, lower(where) + ".order", order < 1 ? "have value greater than or equal to 1"
+          : "have value less than or equal to " + MAX_ORDER);
+    }
+    Problems problems = new Problems();
+    Action action = switch (type) {
+      case "forward" -> forward(a, where, problems);
+      case "fixed-response" -> {
+        if (!a.hasAny("FixedResponseConfig")) {
+          throw ApiError.validation(where + ": a fixed-response action requires FixedResponseConfig");
+        }
+        QueryParams c = a.struct("FixedResponseConfig");
+        yield Action.FixedResponse.of(c.string("StatusCode"), c.string("ContentType"), c.string("MessageBody"),
+            problems.at(where + ".FixedResponseConfig"));
+      }
+      case "redirect" -> {
+        if (!a.hasAny("RedirectConfig")) {
+          throw ApiError.validation(where + ": a redirect action requires RedirectConfig");
+        }
+        QueryParams c = a.struct("RedirectConfig");
+        String status = c.string("StatusCode");
+        if (status != null && !status.equals("HTTP_301") && !status.equals("HTTP_302")) {
+          throw ApiError.constraint(status, lower(where) + ".redirectConfig.statusCode",
+              "satisfy enum value set: [HTTP_301, HTTP_302]");
+        }
+        yield Action.Redirect.of(c.string("Protocol"), c.string("Port"), c.string("Host"), c.string("Path"),
+            c.string("Query"), status, problems.at(where + ".RedirectConfig"));
+      }
+      default -> throw ApiError.sender("InvalidLoadBalancerAction", where + ": '" + type + "' actions are not"
+          + " supported by Fulcrum (expected: forward, fixed-response or redirect)");
+    };
+    ModelProblems.throwFirst(problems, 0);
+    return action;
+  }
+
+  private static Action forward(QueryParams a, String where, Problems problems) {
+    String single = a.string("TargetGroupArn");
+    QueryParams config = a.struct("ForwardConfig");
+    List<QueryParams> tuples = config.structs("TargetGroups");
+    List<Action.WeightedTargetGroup> groups = new ArrayList<>();
+    if (tuples.isEmpty()) {
+      if (single == null || single.isEmpty()) {
+        throw ApiError.validation(where + ": a forward action needs TargetGroupArn or ForwardConfig.TargetGroups");
+      }
+      groups.add(new Action.WeightedTargetGroup(single, null, 1));
+    } else {
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < tuples.size(); i++) {
+        String arn = tuples.get(i).string("TargetGroupArn");
+        if (arn == null || arn.isEmpty()) {
+          throw ApiError.validation(where + ".ForwardConfig.TargetGroups.member." + (i + 1)
+              + ": a TargetGroupArn is required");
+        }
+        if (!seen.add(arn)) {
+          throw ApiError.validation(where + ".ForwardConfig.TargetGroups: target group '" + arn
+              + "' appears twice in this action");
+        }
+        Integer weight = tuples.get(i).integer("Weight");
+        groups.add(new Action.WeightedTargetGroup(arn, null, weight == null ? 1 : weight));
+      }
+      if (single != null && !(groups.size() == 1 && groups.get(0).arn().equals(single))) {
+        throw ApiError.validation(where + ": TargetGroupArn and ForwardConfig may both be given only when"
+            + " ForwardConfig names that one target group");
+      }
+    }
+    QueryParams stickiness = config.struct("TargetGroupStickinessConfig");
+    Boolean enabled = stickiness.bool("Enabled");
+    return Action.Forward.of(groups, enabled != null && enabled, stickiness.integer("DurationSeconds"),
+        problems.at(where));
+  }
+
+  /** The member path as AWS's validation messages write it ({@code actions.1.member}). */
+  private static String lower(String where) {
+    String[] parts = where.split("\\.member\\.");
+    return QueryParams.lowerFirst(parts[0]) + "." + parts[1] + ".member";
+  }
+}
