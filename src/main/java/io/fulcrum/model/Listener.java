@@ -30,8 +30,4 @@ public record Listener(String arn, Protocol protocol, int port, List<Action> def
   public Listener withRules(List<Rule> newRules) {
     return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c);
   }
-
-  public Listener withRules(List<Rule> newRules) {
-    return new Listener(arn, protocol, port, defaultActions, newRules);
-  }
 }
