@@ -128,7 +128,9 @@ public final class RegistryVerticle extends VerticleBase {
     Resources next;
     try {
       next = change.apply(resources);
-    } catch (InvalidModelException e) {
+    } catch (RuntimeException e) {
+      // Any failure of the change (not only InvalidModelException) must fail this mutation: thrown
+      // out of the chain it would leave the caller's future pending for ever.
       return Future.failedFuture(e);
     }
     if (next == resources) {
@@ -472,6 +474,20 @@ public final class RegistryVerticle extends VerticleBase {
     context.runOnContext(v -> {
       Map<String, Long> out = new HashMap<>();
       draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.deadline()));
+      p.complete(out);
+    });
+    return p.future();
+  }
+
+  /**
+   * Draining targets of a group as they were registered (DescribeTargetHealth echoes their port and
+   * the zone given), by target key.
+   */
+  public Future<Map<String, Target>> drainingTargets(String groupArn) {
+    Promise<Map<String, Target>> p = Promise.promise();
+    context.runOnContext(v -> {
+      Map<String, Target> out = new LinkedHashMap<>();
+      draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.target()));
       p.complete(out);
     });
     return p.future();
