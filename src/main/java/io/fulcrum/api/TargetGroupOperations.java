@@ -15,6 +15,9 @@ public final class TargetGroupOperations {
 
   public static void register(ElbApi api) {
     TargetGroupLifecycle.register(api);
+    TargetGroupAttributeOperations.register(api);
+    TargetRegistrationOperations.register(api);
+    TargetHealthOperation.register(api);
     TagOperations.register(api);
   }
 }
