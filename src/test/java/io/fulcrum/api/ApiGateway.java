@@ -43,7 +43,7 @@ final class ApiGateway implements AutoCloseable {
   final VirtualTime time;
   final Gateway gateway;
   final ElasticLoadBalancingV2Client elb;
-  /** DescribeTargetHealth calls made through {@link #elb} (the waiters' polls included). */
+  /** DescribeTargetHealth calls answered through {@link #elb} (the waiters' polls included). */
   final AtomicInteger healthCalls = new AtomicInteger();
 
   private ApiGateway(Path dataDir, String source, String extraYaml, VirtualTime time) {
@@ -97,7 +97,7 @@ final class ApiGateway implements AutoCloseable {
   static ElasticLoadBalancingV2Client client(int port, AtomicInteger healthCalls) {
     ExecutionInterceptor counter = new ExecutionInterceptor() {
       @Override
-      public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+      public void afterExecution(Context.AfterExecution context, ExecutionAttributes attributes) {
         if (context.request() instanceof DescribeTargetHealthRequest) {
           healthCalls.incrementAndGet();
         }
