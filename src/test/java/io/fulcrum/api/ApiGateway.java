@@ -31,9 +31,10 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEn
 /**
  * A Fulcrum whose resources the API owns ({@code resources.source: api}, state in a temporary data
  * dir), with the load balancer {@code lb} whose HTTP listener forwards to the {@code ip} target
- * group {@code web}, and the real AWS SDK's ELBv2 client pointed at it. Either on a real clock
- * with the control plane's timers frozen (no health checks, deregistration delays never end) or
- * on a {@link VirtualTime} that starts now (so the SDK's signatures stay within 15 minutes).
+ * group {@code web} (and has one fixed-response rule), and the real AWS SDK's ELBv2 client pointed
+ * at it. Either on a real clock with the control plane's timers frozen (no health checks,
+ * deregistration delays never end) or on a {@link VirtualTime} that starts now (so the SDK's
+ * signatures stay within 15 minutes).
  */
 final class ApiGateway implements AutoCloseable {
 
@@ -83,6 +84,10 @@ final class ApiGateway implements AutoCloseable {
         + "      - protocol: HTTP\n"
         + "        port: " + listenerPort + "\n"
         + "        default-actions: [{type: forward, target-group: web}]\n"
+        + "        rules:\n"
+        + "          - priority: 10\n"
+        + "            conditions: [{field: path-pattern, values: [\"/static/*\"]}]\n"
+        + "            actions: [{type: fixed-response, status-code: \"404\"}]\n"
         + "target-groups:\n"
         + "  - name: web\n"
         + "    target-type: ip\n"
