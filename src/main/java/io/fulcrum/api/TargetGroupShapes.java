@@ -105,8 +105,9 @@ final class TargetGroupShapes {
         unhealthy, p.string("Matcher.HttpCode"), p.string("Matcher.GrpcCode"));
   }
 
-  /** {@code given} over {@code base}, field by field. */
+  /** {@code given} over {@code base}, field by field; a matcher given replaces the whole matcher. */
   static HealthCheck.Input over(HealthCheck.Input base, HealthCheck.Input given) {
+    boolean matcherGiven = given.httpCode() != null || given.grpcCode() != null;
     return new HealthCheck.Input(
         given.enabled() != null ? given.enabled() : base.enabled(),
         given.protocol() != null ? given.protocol() : base.protocol(),
@@ -116,10 +117,8 @@ final class TargetGroupShapes {
         given.timeoutSeconds() != null ? given.timeoutSeconds() : base.timeoutSeconds(),
         given.healthyThreshold() != null ? given.healthyThreshold() : base.healthyThreshold(),
         given.unhealthyThreshold() != null ? given.unhealthyThreshold() : base.unhealthyThreshold(),
-        given.grpcCode() != null && given.httpCode() == null ? null
-            : given.httpCode() != null ? given.httpCode() : base.httpCode(),
-        given.httpCode() != null && given.grpcCode() == null ? null
-            : given.grpcCode() != null ? given.grpcCode() : base.grpcCode());
+        matcherGiven ? given.httpCode() : base.httpCode(),
+        matcherGiven ? given.grpcCode() : base.grpcCode());
   }
 
   /** Resolves health-check settings with the model; its first problem becomes the API error. */

@@ -67,34 +67,42 @@ final class TargetHealthOperation {
     }
     boolean anomalies = !include.isEmpty();
     boolean inUse = ResourceLookup.inUse(r, arn);
-    return Future.all(ctx.health(arn), ctx.registry().drainingTargets(arn), ctx.anomalies(arn)).map(all -> {
-      HealthReport report = all.resultAt(0);
-      Map<String, Target> draining = all.resultAt(1);
-      Map<String, AnomalyDetection> detected = all.resultAt(2);
-      List<Row> rows = new ArrayList<>();
-      if (filter.isEmpty()) {
-        g.targets().forEach(t -> rows.add(registered(g, t, report, inUse)));
-        draining.values().stream().filter(t -> g.targets().stream().noneMatch(x -> x.key().equals(t.key())))
-            .forEach(t -> rows.add(draining(g, t)));
+    return Future.all(ctx.health(arn), ctx.registry().drainingTargets(arn), ctx.anomalies(arn))
+        .recover(e -> Future.failedFuture(new ApiError("HealthUnavailable",
+            "The health of the target group's targets is unavailable: " + e.getMessage(), 500)))
+        .map(all -> {
+          Map<String, AnomalyDetection> detected = all.resultAt(2);
+          List<Row> rows = rows(g, filter, all.resultAt(0), all.resultAt(1), inUse);
+          return List.of(Xml.list("TargetHealthDescriptions", rows, row -> member(g, row, anomalies, detected)));
+        });
+  }
+
+  /** Every registered and draining target in order, or the targets the filter names. */
+  private static List<Row> rows(TargetGroup g, List<TargetDescription> filter, HealthReport report,
+      Map<String, Target> draining, boolean inUse) {
+    List<Row> rows = new ArrayList<>();
+    if (filter.isEmpty()) {
+      g.targets().forEach(t -> rows.add(registered(g, t, report, inUse)));
+      draining.values().stream().filter(t -> g.targets().stream().noneMatch(x -> x.key().equals(t.key())))
+          .forEach(t -> rows.add(draining(g, t)));
+      return rows;
+    }
+    Map<String, Target> registered = new LinkedHashMap<>();
+    g.targets().forEach(t -> registered.put(t.key(), t));
+    for (TargetDescription d : filter) {
+      String key = TargetRegistrationOperations.key(d, g);
+      Target t = registered.get(key);
+      Target gone = draining.get(key);
+      if (t != null) {
+        rows.add(registered(g, t, report, inUse));
+      } else if (gone != null) {
+        rows.add(draining(g, gone));
       } else {
-        Map<String, Target> registered = new LinkedHashMap<>();
-        g.targets().forEach(t -> registered.put(t.key(), t));
-        for (TargetDescription d : filter) {
-          String key = TargetRegistrationOperations.key(d, g);
-          Target t = registered.get(key);
-          Target gone = draining.get(key);
-          if (t != null) {
-            rows.add(registered(g, t, report, inUse));
-          } else if (gone != null) {
-            rows.add(draining(g, gone));
-          } else {
-            int port = d.port() != null ? d.port() : g.port() == null ? 0 : g.port();
-            rows.add(new Row(d.id(), port, d.zone(), TargetHealth.NOT_REGISTERED, null, false));
-          }
-        }
+        int port = d.port() != null ? d.port() : g.port() == null ? 0 : g.port();
+        rows.add(new Row(d.id(), port, d.zone(), TargetHealth.NOT_REGISTERED, null, false));
       }
-      return List.of(Xml.list("TargetHealthDescriptions", rows, row -> member(g, row, anomalies, detected)));
-    });
+    }
+    return rows;
   }
 
   private static Row registered(TargetGroup g, Target t, HealthReport report, boolean inUse) {
