@@ -139,8 +139,13 @@ final class ApiGateway implements AutoCloseable {
     return elb.describeTargetGroupsPaginator(b -> { }).targetGroups().stream().toList();
   }
 
-  /** Moves virtual time on, each health check's real answer in before time moves further. */
+  /**
+   * Moves virtual time on, each health check's real answer in before time moves further. First
+   * waits until the health checker watches what the API changed last (it learns of a change just
+   * after the listeners do), so the checks of a new registration fall in this advance.
+   */
   void advance(Duration d) {
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(gateway.fulcrum()::healthCheckerCaughtUp);
     time.advance(d, () -> gateway.fulcrum().healthChecksInFlight() == 0);
   }
 
