@@ -2,7 +2,6 @@ package io.fulcrum.api;
 
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
-import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
@@ -145,11 +144,6 @@ final class TargetGroupShapes {
       message = member + ": " + message;
     }
     return ApiError.sender(p.code(), message);
-  }
-
-  /** A model exception as the API error of its first problem. */
-  static ApiError fromModel(InvalidModelException e) {
-    return fromModel(e.problems(), Map.of());
   }
 
   /** The resources with {@code g} in place of the group of the same ARN. */

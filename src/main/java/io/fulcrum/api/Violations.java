@@ -110,10 +110,6 @@ final class Violations {
     return true;
   }
 
-  boolean isEmpty() {
-    return messages.isEmpty();
-  }
-
   /** Throws every failure recorded so far as one {@code ValidationError}; does nothing when there is none. */
   void throwIfAny() {
     if (messages.isEmpty()) {

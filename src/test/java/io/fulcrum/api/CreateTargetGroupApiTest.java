@@ -33,7 +33,6 @@ class CreateTargetGroupApiTest {
 
   @AfterEach
   void stop() {
-    // Every refused call below must have changed nothing.
     api.close();
   }
 
@@ -41,6 +40,7 @@ class CreateTargetGroupApiTest {
     return CreateTargetGroupRequest.builder().name(name).protocol("HTTP").port(80).vpcId(VPC).targetType("ip");
   }
 
+  /** The call fails with exactly this code and message, and the groups are as they were. */
   private void refused(CreateTargetGroupRequest.Builder request, String code, String message) {
     assertAwsError(() -> api.elb.createTargetGroup(request.build()), code, message);
     assertThat(api.allGroups()).isEqualTo(before);
