@@ -121,6 +121,11 @@ public final class SigV4 {
     if (!signed.contains("host")) {
       throw new ApiError("SignatureDoesNotMatch", "'Host' must be a 'SignedHeader' in the AWS Authorization.", 403);
     }
+    String claimedHash = r.header("x-amz-content-sha256");
+    if (claimedHash != null && !claimedHash.equalsIgnoreCase(hex(sha256(r.body())))) {
+      throw new ApiError("SignatureDoesNotMatch", "The provided 'x-amz-content-sha256' header does not match what was"
+          + " computed.", 403);
+    }
     String canonical = canonicalRequest(r, signed);
     String stringToSign = ALGORITHM + "\n" + amzDate + "\n" + String.join("/", scope[1], scope[2], scope[3], scope[4])
         + "\n" + hex(sha256(canonical.getBytes(StandardCharsets.UTF_8)));
@@ -149,8 +154,9 @@ public final class SigV4 {
       b.append(h).append(':').append(String.join(",", trimmed)).append('\n');
     }
     b.append('\n').append(String.join(";", signedHeaders)).append('\n');
-    String payloadHash = r.header("x-amz-content-sha256");
-    b.append(payloadHash != null && !payloadHash.startsWith("UNSIGNED") ? payloadHash : hex(sha256(r.body())));
+    // The hash of the body received, never the one a header claims: a signature must cover the
+    // body that is acted on (an unsigned payload is refused).
+    b.append(hex(sha256(r.body())));
     return b.toString();
   }
 

@@ -4,6 +4,7 @@ import io.fulcrum.config.ConfigLoader;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
+import io.fulcrum.registry.StateStore;
 import io.vertx.core.Vertx;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class Main {
 
-  /** A bad command line or configuration. */
+  /** A bad command line, configuration or persisted state file. */
   public static final int EXIT_CONFIG = 2;
   /** Start-up failed for another reason (a port in use, ...). */
   public static final int EXIT_START = 1;
@@ -80,8 +81,14 @@ public final class Main {
           .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      err.println("fulcrum: start-up failed: " + cause.getMessage());
       vertx.close();
+      if (cause instanceof InvalidModelException ime) {
+        // A torn or corrupt state file is as bad as a bad config file; it is left as it is.
+        report(err, config.dataDir().resolve(StateStore.FILE).toString(), ime.problems());
+        System.exit(EXIT_CONFIG);
+        return;
+      }
+      err.println("fulcrum: start-up failed: " + cause.getMessage());
       System.exit(EXIT_START);
       return;
     }

@@ -8,6 +8,9 @@ import java.util.List;
  * @param protocol        {@code null} for lambda target groups
  * @param port            {@code null} for lambda target groups
  * @param protocolVersion {@code null} for non-HTTP target groups
+ * @param targetControlPort the port of the target optimizer's agent on each target (ELBv2
+ *                          {@code TargetControlPort}), or {@code null}; recorded and reported, not
+ *                          used yet
  */
 public record TargetGroup(
     String arn,
@@ -19,12 +22,20 @@ public record TargetGroup(
     IpAddressType ipAddressType,
     HealthCheck healthCheck,
     TargetGroupAttributes attributes,
-    List<Target> targets) {
+    List<Target> targets,
+    Integer targetControlPort) {
 
   public static final int MAX_NAME_LENGTH = 32;
 
   public TargetGroup {
     targets = List.copyOf(targets);
+  }
+
+  /** A target group without a target control port. */
+  public TargetGroup(String arn, String name, TargetType targetType, Protocol protocol, Integer port,
+      ProtocolVersion protocolVersion, IpAddressType ipAddressType, HealthCheck healthCheck,
+      TargetGroupAttributes attributes, List<Target> targets) {
+    this(arn, name, targetType, protocol, port, protocolVersion, ipAddressType, healthCheck, attributes, targets, null);
   }
 
   public TargetGroupKind kind() {
@@ -33,7 +44,17 @@ public record TargetGroup(
 
   public TargetGroup withTargets(List<Target> newTargets) {
     return new TargetGroup(arn, name, targetType, protocol, port, protocolVersion, ipAddressType, healthCheck,
-        attributes, newTargets);
+        attributes, newTargets, targetControlPort);
+  }
+
+  public TargetGroup withHealthCheck(HealthCheck newHealthCheck) {
+    return new TargetGroup(arn, name, targetType, protocol, port, protocolVersion, ipAddressType, newHealthCheck,
+        attributes, targets, targetControlPort);
+  }
+
+  public TargetGroup withAttributes(TargetGroupAttributes newAttributes) {
+    return new TargetGroup(arn, name, targetType, protocol, port, protocolVersion, ipAddressType, healthCheck,
+        newAttributes, targets, targetControlPort);
   }
 
   /** Checks a name per SPEC §8.3; records a problem and returns false when invalid. */

@@ -485,6 +485,20 @@ public final class RegistryVerticle extends VerticleBase {
     return p.future();
   }
 
+  /**
+   * Draining targets of a group as they were registered (DescribeTargetHealth echoes their port and
+   * the zone given), by target key.
+   */
+  public Future<Map<String, Target>> drainingTargets(String groupArn) {
+    Promise<Map<String, Target>> p = Promise.promise();
+    context.runOnContext(v -> {
+      Map<String, Target> out = new LinkedHashMap<>();
+      draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.target()));
+      p.complete(out);
+    });
+    return p.future();
+  }
+
   /** The version of the latest registrations published to the health checker; any thread. */
   public long registrationsVersion() {
     return registrations == null ? 0 : registrations.version();

@@ -90,7 +90,8 @@ final class ResourcesJson {
               .put("timeoutSeconds", hc.timeoutSeconds()).put("healthyThreshold", hc.healthyThreshold())
               .put("unhealthyThreshold", hc.unhealthyThreshold()).put("httpCode", hc.httpCode())
               .put("grpcCode", hc.grpcCode()))
-          .put("attributes", new JsonObject(new LinkedHashMap<>(g.attributes().asMap()))).put("targets", targets));
+          .put("attributes", new JsonObject(new LinkedHashMap<>(g.attributes().asMap()))).put("targets", targets)
+          .put("targetControlPort", g.targetControlPort()));
     }
     JsonObject tags = new JsonObject();
     r.tags().forEach((arn, t) -> tags.put(arn, new JsonObject(new LinkedHashMap<>(t))));
@@ -219,7 +220,7 @@ final class ResourcesJson {
       return null;
     }
     return new TargetGroup(o.getString("arn"), o.getString("name"), type, protocol, port, version, ipType, hc, attributes,
-        targets);
+        targets, o.getInteger("targetControlPort"));
   }
 
   private static LoadBalancer loadBalancer(JsonObject o, Problems p) {

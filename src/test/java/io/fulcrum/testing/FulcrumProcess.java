@@ -218,6 +218,15 @@ public final class FulcrumProcess implements AutoCloseable {
     process.destroy();
   }
 
+  /**
+   * SIGKILL ({@link Process#destroyForcibly()}), as {@code kill -9}: no shutdown hook runs, nothing
+   * is flushed. Returns once the process is gone.
+   */
+  public void kill() {
+    process.destroyForcibly();
+    waitForExit(Duration.ofSeconds(30));
+  }
+
   /** Waits for the process to exit and returns its exit code; fails when it is still running after {@code timeout}. */
   public int waitForExit(Duration timeout) {
     try {
