@@ -1,5 +1,8 @@
 package io.fulcrum.api;
 
+import io.fulcrum.model.Certificate;
+import java.util.List;
+
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
@@ -23,6 +26,14 @@ public interface ApiContext {
   /** The domain of load balancer DNS names: {@code <name>.<region>.<domain>}. */
   default String dnsDomain() {
     return Arns.DEFAULT_DNS_DOMAIN;
+  }
+
+  /**
+   * The certificates HTTPS listeners may use, by ARN: the self-signed one first, then those of the
+   * config file (there is no ACM to import into).
+   */
+  default List<Certificate> certificates() {
+    return List.of(Certificate.selfSigned(environment().arns().selfSignedCertificate()));
   }
 
   /** The current resources (an immutable value). */

@@ -2,15 +2,18 @@ package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Arns;
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
+import io.fulcrum.model.SecurityPolicy;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,9 +35,8 @@ final class ListenerOperations {
   }
 
   /**
-   * What an HTTPS (or TLS) listener adds: its certificates, security policy, ALPN policy and mutual
-   * authentication. Read now so that HTTP listeners refuse them clearly; HTTPS listeners are not
-   * available yet.
+   * What an HTTPS listener adds: its default certificate, security policy, ALPN policy and mutual
+   * authentication, as given (null or empty where not given).
    */
   record ListenerTls(List<String> certificateArns, String sslPolicy, List<String> alpnPolicy,
       boolean mutualAuthentication) {
@@ -49,15 +51,29 @@ final class ListenerOperations {
         }
         certificates.add(arn);
       }
+      if (certificates.size() > 1) {
+        throw ApiError.validation("A listener takes one default certificate here; add more with"
+            + " AddListenerCertificates");
+      }
       return new ListenerTls(certificates, p.string("SslPolicy"), p.strings("AlpnPolicy"),
           p.hasAny("MutualAuthentication"));
     }
 
-    /** Refuses what the protocol does not take (inside a change: the protocol may come from the listener). */
-    void check(Protocol protocol) {
+    /**
+     * The listener as this request leaves it: protocol, certificates and policy checked against
+     * each other (inside a change: the protocol and the certificates may come from {@code old}).
+     */
+    Listener apply(Listener old, Protocol protocol, ApiContext ctx) {
       if (!protocol.isHttpFamily()) {
         throw LbResources.refusal("UnsupportedProtocol", "Protocol '" + protocol.wire()
             + "' is not supported by application load balancers (expected: HTTP or HTTPS)");
+      }
+      if (!alpnPolicy.isEmpty()) {
+        throw LbResources.refusal("ALPNPolicyNotFound", "ALPN policies apply only to TLS listeners of network"
+            + " load balancers");
+      }
+      if (mutualAuthentication) {
+        throw LbResources.refusal("ValidationError", "Mutual authentication is not available in Fulcrum");
       }
       if (protocol == Protocol.HTTP) {
         if (!certificateArns.isEmpty()) {
@@ -66,20 +82,39 @@ final class ListenerOperations {
         if (sslPolicy != null) {
           throw LbResources.refusal("ValidationError", "An SSL policy cannot be specified for HTTP listeners");
         }
-        if (mutualAuthentication) {
-          throw LbResources.refusal("ValidationError", "Mutual authentication cannot be specified for HTTP listeners");
+        return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), List.of(), null,
+            old.h2c());
+      }
+      boolean wasHttps = old.protocol() == Protocol.HTTPS;
+      List<Certificate> certificates = new ArrayList<>(wasHttps ? old.certificates() : List.of());
+      if (!certificateArns.isEmpty()) {
+        Certificate chosen = certificate(ctx, certificateArns.get(0));
+        certificates.removeIf(c -> c.arn().equals(chosen.arn()));
+        if (certificates.isEmpty()) {
+          certificates.add(chosen);
+        } else {
+          certificates.set(0, chosen);
         }
-      } else if (certificateArns.isEmpty()) {
+      }
+      if (certificates.isEmpty()) {
         throw LbResources.refusal("ValidationError", "A certificate must be specified for HTTPS listeners");
-      } else {
-        throw LbResources.refusal("UnsupportedProtocol", "HTTPS listeners are not available yet in Fulcrum"
-            + " (expected: HTTP)");
       }
-      if (!alpnPolicy.isEmpty()) {
-        throw LbResources.refusal("ALPNPolicyNotFound", "ALPN policies apply only to TLS listeners of network"
-            + " load balancers");
+      String policy = sslPolicy != null ? sslPolicy : wasHttps && old.sslPolicy() != null ? old.sslPolicy()
+          : Listener.DEFAULT_SSL_POLICY;
+      if (SecurityPolicy.named(policy) == null) {
+        throw LbResources.refusal("SSLPolicyNotFound", "The SSL policy '" + policy + "' was not found (expected one of: "
+            + String.join(", ", SecurityPolicy.names()) + ")");
       }
+      return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), certificates, policy,
+          false);
     }
+  }
+
+  /** A certificate this deployment knows by ARN (the self-signed one or one from the config file). */
+  static Certificate certificate(ApiContext ctx, String arn) {
+    return ctx.certificates().stream().filter(c -> c.arn().equals(arn)).findFirst()
+        .orElseThrow(() -> LbResources.refusal("CertificateNotFound", "Certificate '" + arn + "' not found (this"
+            + " deployment has the self-signed certificate and those listed under certificates in its config file)"));
   }
 
   private static Protocol protocol(QueryParams p) {
@@ -100,7 +135,7 @@ final class ListenerOperations {
     String lbArn = p.required("LoadBalancerArn");
     Protocol protocol = protocol(p);
     if (protocol == null) {
-      throw ApiError.validation("A listener protocol must be specified (expected: HTTP)");
+      throw ApiError.validation("A listener protocol must be specified (expected: HTTP or HTTPS)");
     }
     Integer port = port(p);
     if (port == null) {
@@ -112,11 +147,13 @@ final class ListenerOperations {
     AtomicReference<String> created = new AtomicReference<>();
     return ctx.mutate(r -> {
       LoadBalancer lb = LbResources.loadBalancer(r, lbArn);
-      tls.check(protocol);
       List<Action> resolved = LbResources.resolve(r, actions);
+      String arn = ctx.environment().arns().listener(lb.type(), lb.name(), Arns.idOf(lb.arn()), LbResources.newId(r));
+      Listener listener = tls.apply(new Listener(arn, Protocol.HTTP, port, resolved, List.of()), protocol, ctx);
       for (Listener l : lb.listeners()) {
         if (l.port() == port) {
-          if (l.protocol() == protocol && l.defaultActions().equals(resolved)) {
+          if (l.protocol() == protocol && l.defaultActions().equals(resolved)
+              && l.certificates().equals(listener.certificates()) && Objects.equals(l.sslPolicy(), listener.sslPolicy())) {
             created.set(l.arn());
             return r;
           }
@@ -124,9 +161,8 @@ final class ListenerOperations {
               + " of load balancer '" + lb.name() + "'");
         }
       }
-      String arn = ctx.environment().arns().listener(lb.type(), lb.name(), Arns.idOf(lb.arn()), LbResources.newId(r));
       List<Listener> listeners = new ArrayList<>(lb.listeners());
-      listeners.add(new Listener(arn, protocol, port, resolved, List.of()));
+      listeners.add(listener);
       created.set(arn);
       return LbResources.withTags(LbResources.replace(r, lb.withListeners(listeners)), arn, tags);
     }).map(r -> answer(r, created.get()));
@@ -171,7 +207,6 @@ final class ListenerOperations {
       LbResources.ListenerRef ref = LbResources.listener(r, arn);
       Listener old = ref.listener();
       Protocol nextProtocol = protocol == null ? old.protocol() : protocol;
-      tls.check(nextProtocol);
       int nextPort = port == null ? old.port() : port;
       for (Listener other : ref.lb().listeners()) {
         if (other != old && other.port() == nextPort) {
@@ -180,7 +215,9 @@ final class ListenerOperations {
         }
       }
       List<Action> nextActions = actions == null ? old.defaultActions() : LbResources.resolve(r, actions);
-      Listener next = new Listener(old.arn(), nextProtocol, nextPort, nextActions, old.rules());
+      Listener moved = new Listener(old.arn(), old.protocol(), nextPort, nextActions, old.rules(), old.certificates(),
+          old.sslPolicy(), old.h2c());
+      Listener next = tls.apply(moved, nextProtocol, ctx);
       return next.equals(old) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> answer(r, arn));
   }

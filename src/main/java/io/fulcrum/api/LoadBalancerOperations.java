@@ -50,6 +50,7 @@ public final class LoadBalancerOperations {
         .register("DescribeLoadBalancerAttributes", LoadBalancerOperations::describeAttributes)
         .register("ModifyLoadBalancerAttributes", LoadBalancerOperations::modifyAttributes);
     ListenerOperations.register(api);
+    ListenerCertificateOperations.register(api);
     RuleOperations.register(api);
   }
 

@@ -54,7 +54,15 @@ final class LoadBalancerXml {
         .add("LoadBalancerArn", lb.arn())
         .add("Port", l.port())
         .add("Protocol", l.protocol().wire())
+        .add(certificates(l))
+        .add("SslPolicy", l.sslPolicy())
         .add(actions("DefaultActions", l.defaultActions()));
+  }
+
+  /** The default certificate of an HTTPS listener (AWS lists only that one here), or nothing. */
+  private static Xml certificates(Listener l) {
+    return l.certificates().isEmpty() ? null
+        : Xml.list("Certificates", l.certificates().subList(0, 1), c -> Xml.el("member").add("CertificateArn", c.arn()));
   }
 
   static Xml rule(Rule r) {

@@ -142,7 +142,8 @@ final class RuleOperations {
         if (actions == null) {
           return r;
         }
-        Listener next = new Listener(l.arn(), l.protocol(), l.port(), LbResources.resolve(r, actions), l.rules());
+        Listener next = new Listener(l.arn(), l.protocol(), l.port(), LbResources.resolve(r, actions), l.rules(),
+            l.certificates(), l.sslPolicy(), l.h2c());
         return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
       }
       Rule old = ref.rule();

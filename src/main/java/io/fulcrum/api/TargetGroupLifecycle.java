@@ -119,9 +119,6 @@ final class TargetGroupLifecycle {
             + " HTTPS)");
       }
       version = versionText == null ? ProtocolVersion.HTTP1 : wire(ProtocolVersion.class, versionText);
-      if (version != ProtocolVersion.HTTP1) {
-        throw ApiError.validation("Protocol version '" + versionText + "' is not available yet (expected: HTTP1)");
-      }
       if (ipType == IpAddressType.IPV6 && type != TargetType.IP) {
         throw ApiError.validation("Target groups with IP address type 'ipv6' only support targets of type 'ip'");
       }

@@ -14,6 +14,7 @@ import io.fulcrum.time.VertxTimers;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.demo.DemoTargetsVerticle;
 import io.fulcrum.listener.ListenerVerticle;
+import io.fulcrum.listener.SocketHandover;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.registry.StateStore;
@@ -140,10 +141,11 @@ public final class Fulcrum {
         })
         .compose(v -> {
           AtomicInteger index = new AtomicInteger();
+          SocketHandover handover = new SocketHandover(instances);
           return vertx.deployVerticle(() -> {
                 int i = index.getAndIncrement();
                 return new ListenerVerticle(clock, new SplittableRandom(seed + i),
-                    () -> f.config.shutdownTimeoutSeconds() * 1000L, f.applied.slot(i));
+                    () -> f.config.shutdownTimeoutSeconds() * 1000L, f.applied.slot(i), handover, i);
               },
               new DeploymentOptions().setInstances(instances));
         })

@@ -4,11 +4,13 @@ import io.fulcrum.api.ApiContext;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -31,6 +33,11 @@ final class FulcrumApiContext implements ApiContext {
   @Override
   public String dnsDomain() {
     return fulcrum.config().dns().domain();
+  }
+
+  @Override
+  public List<Certificate> certificates() {
+    return fulcrum.config().certificates();
   }
 
   @Override

@@ -160,13 +160,35 @@ public final class ConfigParser {
     List<TargetGroup> groups = parseTargetGroups(root, env, tgArns);
     List<LoadBalancer> lbs = parseLoadBalancers(root, env, tgArns, dnsDomain);
     Resources resources = new Resources(lbs, groups);
+    List<Certificate> certificates = parseCertificates(root, env.arns(), lbs);
     if (problems.isEmpty()) {
       ResourceRules.check(env, resources, problems);
     }
     root.finish();
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
-        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo);
+        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates);
+  }
+
+  /**
+   * The certificates HTTPS listeners created through the API may name by ARN (there is no ACM here):
+   * the self-signed one, those listed under {@code certificates}, and those of the file's listeners.
+   */
+  private static List<Certificate> parseCertificates(ConfigNode root, Arns arns, List<LoadBalancer> lbs) {
+    Map<String, Certificate> byArn = new LinkedHashMap<>();
+    Certificate self = Certificate.selfSigned(arns.selfSignedCertificate());
+    byArn.put(self.arn(), self);
+    for (ConfigNode c : root.objects("certificates")) {
+      Certificate cert = parseCertificate(c, arns);
+      c.finish();
+      if (cert != null) {
+        byArn.putIfAbsent(cert.arn(), cert);
+      }
+    }
+    for (LoadBalancer lb : lbs) {
+      lb.listeners().forEach(l -> l.certificates().forEach(cert -> byArn.putIfAbsent(cert.arn(), cert)));
+    }
+    return List.copyOf(byArn.values());
   }
 
   /**
@@ -517,6 +539,9 @@ public final class ConfigParser {
         if (cert != null) {
           certificates.add(cert);
         }
+      }
+      if (certNodes.isEmpty()) {
+        certificates.add(Certificate.selfSigned(arns.selfSignedCertificate()));
       }
       if (certificates.size() > LoadBalancer.MAX_CERTIFICATES + 1) {
         l.at("certificates").add("TooManyCertificates", certificates.size() + " certificates is above the maximum "

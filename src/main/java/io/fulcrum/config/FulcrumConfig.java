@@ -1,5 +1,6 @@
 package io.fulcrum.config;
 
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
 import java.nio.file.Path;
@@ -21,6 +22,8 @@ import java.util.OptionalLong;
  * @param shutdownTimeoutSeconds how long in-flight requests may finish after SIGTERM
  * @param randomSeed      a seed for every random choice (reproducible tests), if set
  * @param demoTargets     embedded demo backends to start
+ * @param certificates    the certificates the API's HTTPS listeners may use, by ARN: the self-signed
+ *                        one first, then the file's
  */
 public record FulcrumConfig(
     Environment environment,
@@ -33,7 +36,8 @@ public record FulcrumConfig(
     Reload reload,
     int shutdownTimeoutSeconds,
     OptionalLong randomSeed,
-    List<DemoTarget> demoTargets) {
+    List<DemoTarget> demoTargets,
+    List<Certificate> certificates) {
 
   public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
   public static final int DEFAULT_CONTROL_PORT = 9090;
@@ -42,6 +46,7 @@ public record FulcrumConfig(
 
   public FulcrumConfig {
     demoTargets = List.copyOf(demoTargets);
+    certificates = List.copyOf(certificates);
   }
 
   /** Who owns the load balancers and target groups. */

@@ -13,6 +13,7 @@ import io.fulcrum.model.Node;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
@@ -55,11 +56,15 @@ public final class ListenerVerticle extends VerticleBase {
   static final int MAX_CONCURRENT_STREAMS = 128;
   /** How much longer than the target's timeouts a client connection may sit mid-request. */
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
+  private static final int BIND_ATTEMPTS = 40;
+  private static final long BIND_RETRY_MILLIS = 25;
 
   private final Clock clock;
   private final RandomGenerator random;
   private final LongSupplier drainMillis;
   private final AtomicLong applied;
+  private final SocketHandover handover;
+  private final int index;
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, GroupRuntime> groups = new HashMap<>();
   /** This loop's client connections and their idle timers. */
@@ -78,10 +83,21 @@ public final class ListenerVerticle extends VerticleBase {
    * @param applied     where this instance records the snapshot version it routes by
    */
   public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis, AtomicLong applied) {
+    this(clock, random, drainMillis, applied, new SocketHandover(1), 0);
+  }
+
+  /**
+   * @param handover shared by every listener verticle of the process, which is instance
+   *                 {@code index} of them, to hand a socket over when a listener changes kind
+   */
+  public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis, AtomicLong applied,
+      SocketHandover handover, int index) {
     this.clock = clock;
     this.random = random;
     this.drainMillis = drainMillis;
     this.applied = applied;
+    this.handover = handover;
+    this.index = index;
   }
 
   @Override
@@ -121,7 +137,6 @@ public final class ListenerVerticle extends VerticleBase {
     // A group whose plan is unchanged (the same object) keeps its selector, and so its position.
     groups.values().removeIf(g -> next.groups().get(g.plan().arn()) != g.plan());
     inFlight.cutDeregistered(next);
-    applied.set(next.version());
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
     for (ListenerPlan plan : next.listeners()) {
@@ -131,31 +146,63 @@ public final class ListenerVerticle extends VerticleBase {
         nodes.put(key, node);
       }
     }
+    long version = next.version();
     List<Future<?>> pending = new ArrayList<>();
+    List<Future<?>> binds = new ArrayList<>();
+    Map<String, Future<?>> handovers = new HashMap<>();
     for (Iterator<Map.Entry<String, Binding>> it = bindings.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Binding> e = it.next();
       ListenerPlan plan = desired.get(e.getKey());
       Binding b = e.getValue();
-      if (plan == null) {
+      if (plan != null && !sameSocket(b.plan, plan)) {
+        // Changes kind (cleartext, TLS, h2c): its connections are closed with it, and the new server
+        // binds once every verticle's old one is gone (see SocketHandover).
+        it.remove();
+        String socket = e.getKey();
+        Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture() : b.server.close())
+            .onComplete(ar -> handover.released(socket, index, version));
+        handovers.put(socket, closed.transform(ar -> handover.await(vertx, socket, version)));
+      } else if (plan == null) {
         // Removed: stop accepting, let in-flight requests finish. (A changed idle timeout keeps the
         // server: it applies at once to targets and to idle client connections, and to stalled requests
         // after a restart.)
         it.remove();
         pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
       } else {
+        if (plan.tls() != null && !plan.tls().equals(b.plan.tls()) && b.server != null) {
+          // New certificates or policy: new connections get them, open ones keep theirs. Forced: Vert.x
+          // would otherwise reuse its cached context when only the protocols or ciphers change.
+          binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
+        }
         b.plan = plan;
+        if (!b.ready.isComplete()) {
+          binds.add(b.ready); // still binding for an earlier version: this one is applied once it serves
+        }
       }
     }
-    List<Future<?>> binds = new ArrayList<>();
     for (Map.Entry<String, ListenerPlan> e : desired.entrySet()) {
       if (!bindings.containsKey(e.getKey())) {
         Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
         bindings.put(e.getKey(), b);
-        binds.add(bind(b));
+        Future<?> handedOver = handovers.get(e.getKey());
+        b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
+        binds.add(b.ready);
       }
     }
     Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
-    return Future.all(binds).mapEmpty();
+    // Applied once every server of this version accepts (or failed to bind, which is logged): an API
+    // change that adds a listener answers only when its port serves.
+    return Future.join(binds)
+        .onComplete(ar -> applied.accumulateAndGet(version, Math::max))
+        .mapEmpty();
+  }
+
+  /**
+   * Whether a server bound for {@code a} can serve {@code b} as it is: the same cleartext or TLS,
+   * ALPN offer and h2c. Certificates and policy are swapped on the running server.
+   */
+  private static boolean sameSocket(ListenerPlan a, ListenerPlan b) {
+    return (a.tls() == null) == (b.tls() == null) && a.http2() == b.http2() && a.h2c() == b.h2c();
   }
 
   private Future<HttpServer> bind(Binding b) {
@@ -183,6 +230,16 @@ public final class ListenerVerticle extends VerticleBase {
     if (plan.tls() != null) {
       Tls.configure(options, plan.tls(), plan.http2());
     }
+    return listen(b, options, BIND_ATTEMPTS);
+  }
+
+  /**
+   * Binds; a port that a server of this process has just let go of may still be held for a moment
+   * (its socket closes asynchronously when a listener is replaced, or deleted and created again), so
+   * "address in use" is retried for up to a second before it counts.
+   */
+  private Future<HttpServer> listen(Binding b, HttpServerOptions options, int attemptsLeft) {
+    ListenerPlan plan = b.plan;
     HttpServer server = vertx.createHttpServer(options);
     server.connectionHandler(conn -> {
       clients.put(conn, new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis()));
@@ -199,10 +256,24 @@ public final class ListenerVerticle extends VerticleBase {
     return server.listen()
         .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))
         .recover(e -> {
+          if (attemptsLeft > 1 && bindings.get(b.node.address() + ":" + plan.port()) == b && addressInUse(e)) {
+            Promise<HttpServer> retry = Promise.promise();
+            vertx.setTimer(BIND_RETRY_MILLIS, t -> listen(b, options, attemptsLeft - 1).onComplete(retry));
+            return retry.future();
+          }
           bindings.values().remove(b);
           return Future.failedFuture(new IllegalStateException("load balancer " + plan.lbName() + " cannot listen on "
               + b.node.address() + ":" + plan.port() + ": " + e.getMessage(), e));
         });
+  }
+
+  private static boolean addressInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Stops accepting on every binding; in-flight requests get {@code timeoutMillis} to finish. */
@@ -255,6 +326,8 @@ public final class ListenerVerticle extends VerticleBase {
     ListenerPlan plan;
     final Node node;
     HttpServer server;
+    /** Completes once the server accepts connections (or failed to bind). */
+    Future<?> ready = Future.succeededFuture();
 
     Binding(ListenerPlan plan, Node node) {
       this.plan = plan;

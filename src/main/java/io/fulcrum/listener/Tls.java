@@ -5,6 +5,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.net.ServerSSLOptions;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,8 +35,17 @@ final class Tls {
   }
 
   static void configure(HttpServerOptions options, ListenerTls tls, boolean http2) {
-    options.setSsl(true).setSni(true).setUseAlpn(true)
+    options.setSsl(true).setUseAlpn(true)
         .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
+    ServerSSLOptions ssl = sslOptions(tls);
+    options.setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
+        .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
+    ssl.getEnabledCipherSuites().forEach(options::addEnabledCipherSuite);
+  }
+
+  /** Certificates, SNI, and the protocols and cipher suites of the policy that this JVM offers. */
+  static ServerSSLOptions sslOptions(ListenerTls tls) {
+    ServerSSLOptions options = new ServerSSLOptions().setSni(true);
     if (tls.pkcs12File() != null) {
       options.setKeyCertOptions(new PfxOptions().setPath(tls.pkcs12File()).setPassword(tls.password()));
     } else {
@@ -49,5 +59,6 @@ final class Tls {
     tls.policy().protocols().stream().filter(SUPPORTED_PROTOCOLS::contains).forEach(protocols::add);
     options.setEnabledSecureTransportProtocols(protocols);
     tls.policy().jsseCiphers().stream().filter(SUPPORTED_CIPHERS::contains).forEach(options::addEnabledCipherSuite);
+    return options;
   }
 }

@@ -37,6 +37,11 @@ public record Arns(String region, String account) {
         + h.substring(12, 16) + "-" + h.substring(16, 20) + "-" + h.substring(20, 32);
   }
 
+  /** The ARN of the self-signed certificate Fulcrum generates into its data dir. */
+  public String selfSignedCertificate() {
+    return certificate("fulcrum:self-signed");
+  }
+
   /** The default domain of load balancer DNS names. */
   public static final String DEFAULT_DNS_DOMAIN = "elb.localhost";
 

@@ -1,8 +1,8 @@
 package io.fulcrum.model;
 
 /**
- * A server certificate of an HTTPS listener, from PEM files or a PKCS#12 keystore. With neither,
- * Fulcrum generates a self-signed certificate into the data dir.
+ * A server certificate of an HTTPS listener, from PEM files or a PKCS#12 keystore, or the
+ * self-signed certificate that Fulcrum generates into its data dir (no files: see {@link #selfSigned()}).
  *
  * @param arn             its identity as the API reports it ({@code arn:aws:acm:...}), derived from the files
  * @param certificateFile a PEM file holding the certificate (and its chain), or null
@@ -12,12 +12,22 @@ package io.fulcrum.model;
  */
 public record Certificate(String arn, String certificateFile, String privateKeyFile, String pkcs12File, String password) {
 
+  /** The self-signed certificate of this deployment, known by {@code arn} (see {@link Arns#selfSignedCertificate()}). */
+  public static Certificate selfSigned(String arn) {
+    return new Certificate(arn, null, null, null, null);
+  }
+
   public boolean pem() {
     return certificateFile != null;
   }
 
+  /** Whether this is the generated self-signed certificate rather than one from files. */
+  public boolean selfSigned() {
+    return certificateFile == null && pkcs12File == null;
+  }
+
   @Override
   public String toString() {
-    return "Certificate[" + (pem() ? certificateFile : pkcs12File) + "]";
+    return "Certificate[" + (pem() ? certificateFile : selfSigned() ? "self-signed" : pkcs12File) + "]";
   }
 }

@@ -6,6 +6,7 @@ import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.IpAddressType;
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
@@ -57,8 +58,22 @@ final class ResourcesJson {
           rules.add(new JsonObject().put("arn", rule.arn()).put("priority", rule.priority())
               .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions())));
         }
-        listeners.add(new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire()).put("port", l.port())
-            .put("defaultActions", actions(l.defaultActions())).put("rules", rules));
+        JsonObject listener = new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire())
+            .put("port", l.port()).put("defaultActions", actions(l.defaultActions())).put("rules", rules);
+        if (l.h2c()) {
+          listener.put("h2c", true);
+        }
+        if (l.sslPolicy() != null) {
+          listener.put("sslPolicy", l.sslPolicy());
+        }
+        if (!l.certificates().isEmpty()) {
+          JsonArray certificates = new JsonArray();
+          l.certificates().forEach(c -> certificates.add(new JsonObject().put("arn", c.arn())
+              .put("certificateFile", c.certificateFile()).put("privateKeyFile", c.privateKeyFile())
+              .put("pkcs12File", c.pkcs12File()).put("password", c.password())));
+          listener.put("certificates", certificates);
+        }
+        listeners.add(listener);
       }
       lbs.add(new JsonObject().put("arn", lb.arn()).put("name", lb.name()).put("type", lb.type().wire())
           .put("dnsName", lb.dnsName()).put("zones", new JsonArray(new ArrayList<>(lb.zones())))
@@ -255,8 +270,15 @@ final class ResourcesJson {
         rules.add(new Rule(r.getString("arn"), r.getInteger("priority"), conditions(r.getJsonArray("conditions")),
             actions(r.getJsonArray("actions"))));
       }
+      List<Certificate> certificates = new ArrayList<>();
+      JsonArray cs = l.getJsonArray("certificates", new JsonArray());
+      for (int j = 0; j < cs.size(); j++) {
+        JsonObject c = cs.getJsonObject(j);
+        certificates.add(new Certificate(c.getString("arn"), c.getString("certificateFile"),
+            c.getString("privateKeyFile"), c.getString("pkcs12File"), c.getString("password")));
+      }
       listeners.add(new Listener(l.getString("arn"), protocol, l.getInteger("port"), actions(l.getJsonArray("defaultActions")),
-          rules));
+          rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false)));
     }
     if (p.size() > before) {
       return null;

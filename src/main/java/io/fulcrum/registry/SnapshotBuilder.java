@@ -57,7 +57,13 @@ final class SnapshotBuilder {
     List<String> certs = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     for (Certificate c : l.certificates()) {
-      if (c.pem()) {
+      if (c.selfSigned()) {
+        if (selfSigned == null) {
+          throw new IllegalStateException("an HTTPS listener using the self-signed certificate needs it generated");
+        }
+        certs.add(selfSigned.certificate().toString());
+        keys.add(selfSigned.privateKey().toString());
+      } else if (c.pem()) {
         certs.add(c.certificateFile());
         keys.add(c.privateKeyFile());
       } else {

@@ -74,6 +74,20 @@ class CreateTargetGroupApiTest {
   }
 
   @Test
+  void create_grpcGroup_getsTheGrpcHealthCheckDefaults() {
+    refused(ip("x").protocolVersion("GRPC").matcher(m -> m.httpCode("200")), "InvalidConfigurationRequest",
+        "target groups with protocol version GRPC use a grpc-code matcher, not http-code");
+    TargetGroup g = api.elb.createTargetGroup(ip("api-grpc").protocolVersion("GRPC").build()).targetGroups().get(0);
+
+    assertThat(g.protocolVersion()).isEqualTo("GRPC");
+    assertThat(g.healthCheckPath()).isEqualTo("/AWS.ALB/healthcheck");
+    assertThat(g.matcher().grpcCode()).isEqualTo("12");
+    assertThat(g.matcher().httpCode()).isNull();
+    assertThat(api.elb.createTargetGroup(ip("api-h2").protocolVersion("HTTP2").build()).targetGroups().get(0)
+        .protocolVersion()).isEqualTo("HTTP2");
+  }
+
+  @Test
   void create_takesEveryParameter_andReportsThem() {
     TargetGroup g = api.elb.createTargetGroup(b -> b.name("full").protocol("HTTPS").port(8443).vpcId(VPC)
         .targetType(TargetTypeEnum.INSTANCE).protocolVersion("HTTP1").ipAddressType("ipv4")
@@ -198,8 +212,6 @@ class CreateTargetGroupApiTest {
             + " satisfy enum value set: [instance, ip, lambda, alb]");
     refused(ip("x").protocol("TCP"), "ValidationError",
         "Protocol 'TCP' target groups are not available yet (expected: HTTP or HTTPS)");
-    refused(ip("x").protocolVersion("GRPC"), "ValidationError",
-        "Protocol version 'GRPC' is not available yet (expected: HTTP1)");
     refused(ip("x").targetType("instance").ipAddressType("ipv6"), "ValidationError",
         "Target groups with IP address type 'ipv6' only support targets of type 'ip'");
   }

@@ -209,7 +209,7 @@ class ListenerApiTest {
         .port(port).defaultActions(blue)), "ValidationError")).hasMessageContaining("A certificate must be specified");
     assertThat(h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTPS)
         .port(port).certificates(c -> c.certificateArn("arn:aws:acm:us-east-1:000000000000:certificate/x"))
-        .defaultActions(blue)), "UnsupportedProtocol")).hasMessageContaining("HTTPS listeners are not available yet");
+        .defaultActions(blue)), "CertificateNotFound")).hasMessageContaining("certificate/x");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.TCP).port(port)
         .defaultActions(blue)), "UnsupportedProtocol");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(port)
