@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The whole document: the demo file, defaults, the deployment keys, unknown keys and wrong types. */
 class ConfigParserTest {
 
-  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, control, dns, credentials, resources,"
+  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, control, dns, credentials, resources,"
       + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers";
 
   @Test
