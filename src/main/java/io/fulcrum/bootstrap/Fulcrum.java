@@ -6,6 +6,7 @@ import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
+import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.health.HealthCheckVerticle;
 import io.fulcrum.keys.KeyRingVerticle;
 import io.fulcrum.listener.AppliedVersions;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running Fulcrum: the verticles of one process, deployed in order (demo targets, registry,
- * health checker, control plane, DNS responder, then the listener verticle once per event loop).
+ * function invoker, health checker, control plane, DNS responder, then the listener verticle once
+ * per event loop).
  * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
 public final class Fulcrum {
@@ -40,6 +42,7 @@ public final class Fulcrum {
   private RegistryVerticle registry;
   private final Timers timers;
   private final HealthCheckVerticle health;
+  private final FunctionInvokerVerticle functions;
   private final KeyRingVerticle keys;
   private ControlVerticle control;
   private DnsResponderVerticle dns;
@@ -53,6 +56,8 @@ public final class Fulcrum {
     this.config = config;
     this.timers = timers;
     this.health = new HealthCheckVerticle(timers, healthRandom);
+    this.functions = new FunctionInvokerVerticle(config.environment().region(), config.environment().account(),
+        config.environment().functions());
     this.keys = new KeyRingVerticle(config.dataDir(), config.reload().scanPeriodMillis());
   }
 
@@ -105,6 +110,7 @@ public final class Fulcrum {
           f.registry = r;
           return vertx.deployVerticle(r);
         })
+        .compose(v -> vertx.deployVerticle(f.functions))
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.keys))
         .compose(v -> {
@@ -158,7 +164,10 @@ public final class Fulcrum {
       }
       resources = registry.resources();
     }
-    return registry.replace(next.environment(), resources)
+    Resources apply = resources;
+    // New and changed function handlers are loaded before any target group can route to them.
+    return functions.update(next.environment().functions())
+        .compose(v -> registry.replace(next.environment(), apply))
         .compose(v -> keys.reload())
         .mapEmpty();
   }

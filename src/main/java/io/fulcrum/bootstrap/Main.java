@@ -80,8 +80,14 @@ public final class Main {
           .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     } catch (Exception e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      err.println("fulcrum: start-up failed: " + cause.getMessage());
       vertx.close();
+      if (cause instanceof InvalidModelException ime) {
+        // A configuration problem found while starting (a function handler that cannot be loaded).
+        report(err, args.config().toString(), ime.problems());
+        System.exit(EXIT_CONFIG);
+        return;
+      }
+      err.println("fulcrum: start-up failed: " + cause.getMessage());
       System.exit(EXIT_START);
       return;
     }
