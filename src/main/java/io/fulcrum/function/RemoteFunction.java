@@ -112,20 +112,17 @@ final class RemoteFunction {
 
   private static void read(HttpClientResponse response, boolean multiValueHeaders, Promise<FunctionReply> done) {
     int status = response.statusCode();
-    if (status != 200) {
-      response.request().reset();
-      done.tryComplete(FunctionReply.failed(apiError(status)));
-      return;
-    }
-    if (response.getHeader(FUNCTION_ERROR) != null) {
-      response.request().reset();
-      done.tryComplete(FunctionReply.failed(LambdaError.UNHANDLED));
-      return;
-    }
     String length = response.getHeader("Content-Length");
+    response.exceptionHandler(e -> done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR)));
     if (length != null && tooLarge(length)) {
+      done.tryComplete(FunctionReply.failed(status == 200 ? LambdaError.RESPONSE_TOO_LARGE : apiError(status)));
       response.request().reset();
-      done.tryComplete(FunctionReply.failed(LambdaError.RESPONSE_TOO_LARGE));
+      return;
+    }
+    if (status != 200 || response.getHeader(FUNCTION_ERROR) != null) {
+      // The error document is small; reading it keeps the connection for the next invocation.
+      LambdaError error = status != 200 ? apiError(status) : LambdaError.UNHANDLED;
+      response.body().onComplete(ar -> done.tryComplete(FunctionReply.failed(error)));
       return;
     }
     Buffer body = Buffer.buffer();
@@ -140,7 +137,6 @@ final class RemoteFunction {
       }
       body.appendBuffer(chunk);
     });
-    response.exceptionHandler(e -> done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR)));
     response.endHandler(v -> {
       if (!done.future().isComplete()) {
         done.tryComplete(AlbEvents.response(body, multiValueHeaders));
