@@ -263,9 +263,14 @@ public final class AlbEvents {
     if (description == null) {
       return null;
     }
-    String prefix = status + " ";
-    String phrase = description.startsWith(prefix) ? description.substring(prefix.length()) : description;
-    phrase = phrase.strip();
+    String code = Integer.toString(status);
+    String phrase = description.strip();
+    if (phrase.equals(code)) {
+      return null;
+    }
+    if (phrase.startsWith(code + " ")) {
+      phrase = phrase.substring(code.length() + 1).strip();
+    }
     return phrase.isEmpty() || !phrase.chars().allMatch(c -> c == '\t' || c >= ' ' && c < 0x7f) ? null : phrase;
   }
 
