@@ -28,8 +28,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Fulcrum: the verticles of one process, deployed in order (demo targets, registry,
- * function invoker, health checker, control plane, DNS responder, then the listener verticle once
+ * A running Fulcrum: the verticles of one process, deployed in order (function invoker, demo
+ * targets, registry, health checker, control plane, DNS responder, then the listener verticle once
  * per event loop).
  * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
@@ -102,15 +102,15 @@ public final class Fulcrum {
     LocalCodec.registerAll(vertx);
     long seed = config.randomSeed().orElse(new SplittableRandom().nextLong());
     Fulcrum f = new Fulcrum(vertx, config, timers, new SplittableRandom(seed - 1));
-    Future<?> demo = config.demoTargets().isEmpty() ? Future.succeededFuture()
-        : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets()));
-    return demo
+    // The function invoker first: a handler that cannot be loaded stops start-up before anything binds.
+    return vertx.deployVerticle(f.functions)
+        .compose(v -> config.demoTargets().isEmpty() ? Future.succeededFuture()
+            : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets())))
         .compose(v -> registry(vertx, config, timers))
         .compose(r -> {
           f.registry = r;
           return vertx.deployVerticle(r);
         })
-        .compose(v -> vertx.deployVerticle(f.functions))
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.keys))
         .compose(v -> {

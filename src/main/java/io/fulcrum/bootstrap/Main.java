@@ -2,6 +2,7 @@ package io.fulcrum.bootstrap;
 
 import io.fulcrum.config.ConfigLoader;
 import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.vertx.core.Vertx;
@@ -70,6 +71,16 @@ public final class Main {
       return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return;
+    }
+
+    // Function handlers are part of the configuration: one that cannot be loaded stops start-up
+    // like any other problem, before anything binds or is written.
+    List<Problem> handlers = FunctionInvokerVerticle.checkHandlers(config.environment().functions());
+    if (!handlers.isEmpty()) {
+      report(err, args.config().toString(), handlers);
+      vertx.close();
+      System.exit(EXIT_CONFIG);
       return;
     }
 

@@ -139,6 +139,24 @@ public final class FunctionInvokerVerticle extends VerticleBase {
     }, false);
   }
 
+  /**
+   * Loads every in-process handler once and lets it go: what would stop start-up, as problems at
+   * {@code functions.<name>.handler}. Blocks; for {@code Main}, before anything starts.
+   */
+  public static List<Problem> checkHandlers(Map<String, FunctionDefinition> definitions) {
+    List<Problem> problems = new ArrayList<>();
+    for (FunctionDefinition def : definitions.values()) {
+      if (def instanceof FunctionDefinition.InProcess p) {
+        try {
+          InProcessFunction.load(p).close();
+        } catch (InProcessFunction.LoadException e) {
+          problems.add(new Problem("functions." + def.name() + ".handler", Problem.VALIDATION_ERROR, e.getMessage()));
+        }
+      }
+    }
+    return problems;
+  }
+
   private static void close(Object function) {
     if (function instanceof InProcessFunction f) {
       f.close();
