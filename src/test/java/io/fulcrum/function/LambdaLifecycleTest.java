@@ -127,6 +127,64 @@ class LambdaLifecycleTest {
   }
 
   @Test
+  void concurrentInvocations_runAtOnceOnWorkers_eachInAnEnvironmentOfItsOwn_andFreeOnesAreReused()
+      throws Exception {
+    BlockingHandler.reset();
+    gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.function.handlers.BlockingHandler"));
+    CompletableFuture<Http.Response> first = CompletableFuture.supplyAsync(() -> get("/one"));
+    CompletableFuture<Http.Response> second = CompletableFuture.supplyAsync(() -> get("/two"));
+    assertThat(BlockingHandler.STARTED.tryAcquire(2, 10, TimeUnit.SECONDS)).as("both invocations run at once").isTrue();
+
+    BlockingHandler.releaseAll();
+    Http.Response a = first.get(10, TimeUnit.SECONDS);
+    Http.Response b = second.get(10, TimeUnit.SECONDS);
+    assertThat(a.header("X-Instance")).isNotEqualTo(b.header("X-Instance"));
+    assertThat(a.header("X-Invocations")).isEqualTo("1");
+    assertThat(b.header("X-Invocations")).isEqualTo("1");
+
+    Http.Response third = get("/three");
+    assertThat(third.header("X-Instance")).isIn(a.header("X-Instance"), b.header("X-Instance"));
+    assertThat(third.header("X-Invocations")).isEqualTo("2");
+  }
+
+  @Test
+  void heldInvocation_doesNotHoldTheListenersEventLoop() throws Exception {
+    BlockingHandler.reset();
+    gateway = Gateway.start(Vertx.vertx(), """
+        functions:
+          held: {handler: io.fulcrum.function.handlers.BlockingHandler}
+          greeter: {handler: io.fulcrum.function.handlers.GreetingHandler}
+        load-balancers:
+          - name: lb
+            listeners:
+              - protocol: HTTP
+                port: %d
+                default-actions: [{type: forward, target-group: greeter}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: ["/held/*"]}], actions: [{type: forward, target-group: held}]}
+        target-groups:
+          - {name: held, target-type: lambda, targets: [{id: held}]}
+          - {name: greeter, target-type: lambda, targets: [{id: greeter}]}
+        """.formatted(port));
+    CompletableFuture<Http.Response> held = CompletableFuture.supplyAsync(() -> get("/held/x"));
+    assertThat(BlockingHandler.STARTED.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+
+    // One listener instance, one event loop: it still serves while the held invocation waits on a worker.
+    for (int i = 0; i < 5; i++) {
+      assertThat(get("/hello?name=n" + i).body()).isEqualTo("Hello, n" + i + "!\n");
+    }
+    assertThat(held).isNotDone();
+    BlockingHandler.releaseAll();
+    assertThat(held.get(10, TimeUnit.SECONDS).body()).isEqualTo("released /held/x");
+  }
+
+  private Http.Response get(String uri) {
+    try (Http http = new Http(clients)) {
+      return http.get(port, uri);
+    }
+  }
+
+  @Test
   void lbCookieStickiness_onALambdaGroup_setsAwsalb() {
     gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.function.handlers.GreetingHandler", "{id: fn}",
         "stickiness.enabled: \"true\""));

@@ -15,6 +15,11 @@ public class BlockingHandler implements RequestHandler<Map<String, Object>, Map<
 
   /** Invocations that have started. */
   public static final Semaphore STARTED = new Semaphore(0);
+  private static final java.util.concurrent.atomic.AtomicInteger INSTANCES = new java.util.concurrent.atomic.AtomicInteger();
+  /** Which instance this is (1, 2, ...): an execution environment of its own per concurrent invocation. */
+  private final int instance = INSTANCES.incrementAndGet();
+  /** Invocations this instance ran; a handler need not be thread-safe, so a plain field. */
+  private int invocations;
   private static volatile CountDownLatch release = new CountDownLatch(1);
 
   /** Holds every invocation from now on until {@link #releaseAll()}. */
@@ -36,6 +41,8 @@ public class BlockingHandler implements RequestHandler<Map<String, Object>, Map<
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    return Map.of("statusCode", 200, "body", "released " + event.get("path"));
+    invocations++;
+    return Map.of("statusCode", 200, "body", "released " + event.get("path"),
+        "headers", Map.of("X-Instance", Integer.toString(instance), "X-Invocations", Integer.toString(invocations)));
   }
 }
