@@ -7,6 +7,7 @@ import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetGroupAttributes;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
+import io.fulcrum.model.TargetType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -64,9 +65,19 @@ public final class TargetGroupPlan {
     }
   }
 
+  /**
+   * How requests reach the group's Lambda function (SPEC §6): its targets' ids are function names
+   * or ARNs, and they have no address or port.
+   *
+   * @param multiValueHeaders {@code lambda.multi_value_headers.enabled}
+   */
+  public record Lambda(boolean multiValueHeaders) {
+  }
+
   private final String arn;
   private final String name;
   private final boolean tls;
+  private final Lambda lambda;
   private final Algorithm algorithm;
   private final ProtocolVersion protocolVersion;
   private final Stickiness stickiness;
@@ -76,12 +87,13 @@ public final class TargetGroupPlan {
   private final boolean registered;
   private final Set<String> kept;
 
-  private TargetGroupPlan(String arn, String name, boolean tls, Algorithm algorithm, ProtocolVersion protocolVersion,
-      Stickiness stickiness,
-      boolean crossZone, Scope all, Map<String, Scope> byZone, boolean registered, Set<String> kept) {
+  private TargetGroupPlan(String arn, String name, boolean tls, Lambda lambda, Algorithm algorithm,
+      ProtocolVersion protocolVersion, Stickiness stickiness, boolean crossZone, Scope all, Map<String, Scope> byZone,
+      boolean registered, Set<String> kept) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
+    this.lambda = lambda;
     this.algorithm = algorithm;
     this.protocolVersion = protocolVersion;
     this.stickiness = stickiness;
@@ -132,9 +144,10 @@ public final class TargetGroupPlan {
     in.draining().forEach(t -> kept.add(t.key()));
     Stickiness stickiness = new Stickiness(attrs.stickinessEnabled(), attrs.stickinessType(),
         attrs.lbCookieDurationSeconds(), attrs.appCookieName(), attrs.appCookieDurationSeconds());
-    return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS,
-        Algorithm.of(attrs.algorithm()),
-        group.protocolVersion() == null ? ProtocolVersion.HTTP1 : group.protocolVersion(), stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
+    Lambda lambda = group.targetType() == TargetType.LAMBDA ? new Lambda(attrs.multiValueHeaders()) : null;
+    return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS, lambda,
+        Algorithm.of(attrs.algorithm()), group.protocolVersion() == null ? ProtocolVersion.HTTP1 : group.protocolVersion(),
+        stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
   }
 
   private static Scope scope(List<Target> targets, Inputs in, Thresholds routing, Thresholds dns, long slowStartMillis) {
@@ -199,6 +212,11 @@ public final class TargetGroupPlan {
   /** Whether targets are reached over TLS (target group protocol HTTPS). */
   public boolean tls() {
     return tls;
+  }
+
+  /** How to invoke the group's Lambda function, or {@code null} for instance and ip groups. */
+  public Lambda lambda() {
+    return lambda;
   }
 
   public Algorithm algorithm() {

@@ -22,7 +22,7 @@ public final class Upstream {
   /**
    * @param key     {@code id:port}, the registration's identity
    * @param id      the registered id (IP or instance id)
-   * @param address the IP address to connect to
+   * @param address the IP address to connect to; {@code null} for a Lambda function
    * @param port    the traffic port
    * @param zone    its zone, or {@code all}
    */
@@ -87,7 +87,8 @@ public final class Upstream {
 
   /** Whether the same target at the same place (a reused instance stays valid only if so). */
   public boolean sameAs(String address, int port, String zone) {
-    return this.address.equals(address) && this.port == port && this.zone.equals(zone);
+    // Lambda targets have no address.
+    return java.util.Objects.equals(this.address, address) && this.port == port && this.zone.equals(zone);
   }
 
   @Override

@@ -6,6 +6,7 @@ import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
+import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.health.HealthCheckVerticle;
 import io.fulcrum.keys.KeyRingVerticle;
 import io.fulcrum.listener.AppliedVersions;
@@ -31,8 +32,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running Fulcrum: the verticles of one process, deployed in order (demo targets, registry,
- * health checker, control plane, DNS responder, then the listener verticle once per event loop).
+ * A running Fulcrum: the verticles of one process, deployed in order (function invoker, demo
+ * targets, registry, health checker, control plane, DNS responder, then the listener verticle once
+ * per event loop).
  * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
 public final class Fulcrum {
@@ -44,6 +46,7 @@ public final class Fulcrum {
   private RegistryVerticle registry;
   private final Timers timers;
   private final HealthCheckVerticle health;
+  private final FunctionInvokerVerticle functions;
   private final KeyRingVerticle keys;
   private ControlVerticle control;
   private DnsResponderVerticle dns;
@@ -57,6 +60,8 @@ public final class Fulcrum {
     this.config = config;
     this.timers = timers;
     this.health = new HealthCheckVerticle(timers, healthRandom);
+    this.functions = new FunctionInvokerVerticle(config.environment().region(), config.environment().account(),
+        config.environment().functions());
     this.keys = new KeyRingVerticle(config.dataDir(), config.reload().scanPeriodMillis());
   }
 
@@ -114,9 +119,10 @@ public final class Fulcrum {
     LocalCodec.registerAll(vertx);
     long seed = config.randomSeed().orElse(new SplittableRandom().nextLong());
     Fulcrum f = new Fulcrum(vertx, config, timers, new SplittableRandom(seed - 1));
-    Future<?> demo = config.demoTargets().isEmpty() ? Future.succeededFuture()
-        : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets()));
-    return demo
+    // The function invoker first: a handler that cannot be loaded stops start-up before anything binds.
+    return vertx.deployVerticle(f.functions)
+        .compose(v -> config.demoTargets().isEmpty() ? Future.succeededFuture()
+            : vertx.deployVerticle(new DemoTargetsVerticle(config.demoTargets())))
         .compose(v -> registry(vertx, config, timers))
         .compose(r -> {
           f.registry = r;
@@ -176,7 +182,10 @@ public final class Fulcrum {
       }
       resources = registry.resources();
     }
-    return registry.replace(next.environment(), resources)
+    Resources apply = resources;
+    // New and changed function handlers are loaded before any target group can route to them.
+    return functions.update(next.environment().functions())
+        .compose(v -> registry.replace(next.environment(), apply))
         .compose(v -> keys.reload())
         .mapEmpty();
   }

@@ -2,6 +2,7 @@ package io.fulcrum.bootstrap;
 
 import io.fulcrum.config.ConfigLoader;
 import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.registry.StateStore;
@@ -74,6 +75,16 @@ public final class Main {
       return;
     }
 
+    // Function handlers are part of the configuration: one that cannot be loaded stops start-up
+    // like any other problem, before anything binds or is written.
+    List<Problem> handlers = FunctionInvokerVerticle.checkHandlers(config.environment().functions());
+    if (!handlers.isEmpty()) {
+      report(err, args.config().toString(), handlers);
+      vertx.close();
+      System.exit(EXIT_CONFIG);
+      return;
+    }
+
     Fulcrum fulcrum;
     try {
       Files.createDirectories(config.dataDir());
@@ -83,8 +94,11 @@ public final class Main {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       vertx.close();
       if (cause instanceof InvalidModelException ime) {
-        // A torn or corrupt state file is as bad as a bad config file; it is left as it is.
-        report(err, config.dataDir().resolve(StateStore.FILE).toString(), ime.problems());
+        // A torn or corrupt state file, or a function handler that cannot be loaded: as bad as a bad
+        // config file (the state file is left as it is).
+        String source = ime.problems().stream().anyMatch(p -> p.path().startsWith("functions")) ? args.config().toString()
+            : config.dataDir().resolve(StateStore.FILE).toString();
+        report(err, source, ime.problems());
         System.exit(EXIT_CONFIG);
         return;
       }

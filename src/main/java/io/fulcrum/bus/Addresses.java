@@ -33,6 +33,12 @@ public final class Addresses {
   /** Request/reply: asks for the current stickiness {@code KeyRing}. */
   public static final String STICKINESS_KEYS_CURRENT = "fulcrum.stickiness.keys.current";
 
+  /** Request/reply: a {@link FunctionRequest} for the function invoker, answered with a {@link FunctionReply}. */
+  public static final String FUNCTION_INVOKE = "fulcrum.function.invoke";
+
+  /** Published (local only) by the listener verticles: an {@link ExchangeOutcome} when an exchange ends. */
+  public static final String EXCHANGES = "fulcrum.exchanges";
+
   private Addresses() {
   }
 }

@@ -25,6 +25,9 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
     register(vertx, HealthReport.class);
     register(vertx, ZoneStatus.class);
     register(vertx, KeyRing.class);
+    register(vertx, FunctionRequest.class);
+    register(vertx, FunctionReply.class);
+    register(vertx, ExchangeOutcome.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

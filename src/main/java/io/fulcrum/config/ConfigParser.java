@@ -18,6 +18,7 @@ import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
 import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.ProtocolVersion;
@@ -88,7 +89,7 @@ public final class ConfigParser {
     List<Node> nodes = parseNodes(root);
     List<Cidr> vpcCidrs = parseCidrs(root, "vpc-cidrs", List.of("127.0.0.0/8", "::1/128"));
     Map<String, Instance> instances = parseInstances(root, nodes);
-    Environment env = new Environment(region, account, nodes, vpcCidrs, instances);
+    Environment env = new Environment(region, account, nodes, vpcCidrs, instances, FunctionRegistryParser.parse(root));
 
     ConfigNode controlNode = root.object("control");
     String controlAddress = controlNode.string("address", "127.0.0.1");
@@ -348,7 +349,7 @@ public final class ConfigParser {
     ProtocolVersion version = null;
     IpAddressType ipType = IpAddressType.IPV4;
     if (type == TargetType.LAMBDA) {
-      n.at("target-type").add("lambda target groups are not available yet (expected: instance or ip)");
+      checkLambdaGroup(n, protocolText, port, versionText, ipTypeText);
     } else if (type == TargetType.ALB) {
       n.at("target-type").add("alb target groups belong to Network Load Balancers, which are not available yet"
           + " (expected: instance or ip)");
@@ -397,7 +398,7 @@ public final class ConfigParser {
 
     Map<String, String> given = n.stringMap("attributes", ON_OFF_ATTRIBUTES);
     TargetGroupAttributes attrs = null;
-    if (type != null && protocol != null) {
+    if (type != null && (protocol != null || type == TargetType.LAMBDA)) {
       attrs = TargetGroupAttributes.resolve(type, protocol, null, given, n.at("attributes"));
     }
 
@@ -411,7 +412,7 @@ public final class ConfigParser {
     for (ConfigNode t : targetNodes) {
       TargetDescription d = new TargetDescription(t.string("id", null), t.integer("port", null), t.string("zone", null));
       t.finish();
-      if (type == null || protocol == null || port == null || ipType == null) {
+      if (type == null || ipType == null || type != TargetType.LAMBDA && (protocol == null || port == null)) {
         continue;
       }
       Target target = Targets.resolve(d, type, port, ipType, env, t.problems());
@@ -419,10 +420,42 @@ public final class ConfigParser {
         targets.add(target);
       }
     }
+    if (type == TargetType.LAMBDA && targets.size() > 1) {
+      n.at("targets").add("TooManyTargets", "a lambda target group has one function; " + targets.size()
+          + " are registered");
+    }
     if (n.problems().size() > before || hc == null || attrs == null) {
       return null;
     }
     return new TargetGroup(arn, name, type, protocol, port, version, ipType, hc, attrs, targets);
+  }
+
+  /**
+   * A lambda target group has no protocol, port, protocol version or VPC (SPEC §1.2, §7.2); the
+   * messages are AWS's.
+   */
+  private static void checkLambdaGroup(ConfigNode n, String protocolText, Integer port, String versionText,
+      String ipTypeText) {
+    String notForLambda = " cannot be specified for target groups with target type 'lambda'";
+    if (protocolText != null) {
+      n.at("protocol").add("Protocol" + notForLambda);
+    }
+    if (port != null) {
+      n.at("port").add("Port" + notForLambda);
+    }
+    if (n.has("vpc-id")) {
+      n.at("vpc-id").add("VPC ID" + notForLambda);
+    }
+    if (versionText != null) {
+      n.at("protocol-version").add(Problem.INVALID_CONFIGURATION, "Protocol version" + notForLambda
+          + " (HTTP2 and GRPC protocol versions do not support Lambda functions)");
+    }
+    if ("ipv6".equals(ipTypeText)) {
+      n.at("ip-address-type").add(Problem.INVALID_CONFIGURATION,
+          "Lambda functions cannot be registered with a target group of IP address type ipv6");
+    } else if (ipTypeText != null && !"ipv4".equals(ipTypeText)) {
+      WireEnum.parse(IpAddressType.class, ipTypeText, n.at("ip-address-type"));
+    }
   }
 
   // ---- load balancers ----

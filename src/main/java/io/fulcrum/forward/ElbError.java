@@ -24,6 +24,10 @@ public enum ElbError {
   TARGET_TIMEOUT(504, "Gateway Time-out", "target sent nothing before the idle timeout"),
   GRPC_DEADLINE_EXCEEDED(504, "Gateway Time-out", "the gRPC call's grpc-timeout passed"),
   SHUTTING_DOWN(503, "Service Temporarily Unavailable", "load balancer is shutting down"),
+  LAMBDA_REQUEST_TOO_LARGE(413, "Request Entity Too Large", "request body larger than 1 MB for a Lambda target"),
+  LAMBDA_FAILED(502, "Bad Gateway", "Lambda function failed, was throttled, or answered invalidly"),
+  LAMBDA_TIMEOUT(504, "Gateway Time-out", "Lambda did not answer before the connection timeout"),
+  LAMBDA_WEBSOCKET(400, "Bad Request", "WebSocket upgrade toward a Lambda target"),
   VERSION_NOT_SUPPORTED(505, "HTTP Version Not Supported", "unexpected HTTP version");
 
   private final int status;

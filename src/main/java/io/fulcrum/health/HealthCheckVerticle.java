@@ -13,6 +13,7 @@ import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -57,6 +58,7 @@ public final class HealthCheckVerticle extends VerticleBase {
   private int activeTargets;
   private Prober http;
   private Prober tcp;
+  private FunctionProber functions;
 
   public HealthCheckVerticle(Timers timers, RandomGenerator random) {
     this.timers = timers;
@@ -67,6 +69,7 @@ public final class HealthCheckVerticle extends VerticleBase {
   public Future<?> start() {
     http = new HttpProber(vertx, timers);
     tcp = new TcpProber(vertx, timers);
+    functions = new FunctionProber(vertx, timers);
     var updates = vertx.eventBus().<Registrations>localConsumer(Addresses.REGISTRATIONS, m -> apply(m.body()));
     var reports = vertx.eventBus().<String>localConsumer(Addresses.HEALTH_REPORT, m -> m.reply(report(m.body())));
     return Future.all(updates.completion(), reports.completion())
@@ -299,7 +302,7 @@ public final class HealthCheckVerticle extends VerticleBase {
       int myEpoch = epoch;
       boolean nlb = group.group.kind() == TargetGroupKind.NLB;
       Prober prober = hc.protocol() == Protocol.TCP ? tcp : http;
-      prober.probe(target.address(), port(), hc, nlb, result -> {
+      Handler<CheckResult> onResult = result -> {
         if (myEpoch != epoch) {
           return;
         }
@@ -313,7 +316,13 @@ public final class HealthCheckVerticle extends VerticleBase {
               tracker.health().description() == null ? "" : " (" + tracker.health().description() + ")");
           publish(group);
         }
-      });
+      };
+      if (group.group.kind() == TargetGroupKind.ALB_LAMBDA) {
+        // A Lambda target is checked by invoking its function with the health-check event.
+        functions.probe(group.arn, target.id(), hc, onResult);
+      } else {
+        prober.probe(target.address(), port(), hc, nlb, onResult);
+      }
       schedule(next);
     }
   }

@@ -3,25 +3,52 @@ package io.fulcrum.listener;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.HttpForwarder;
+import java.util.function.Consumer;
 
 /**
  * The proxied requests in flight on one event loop, in an intrusive doubly linked list: adding
  * and removing cost a few pointer writes and no lookup. When a snapshot drops a target whose
  * deregistration delay is over (or that left with a delay of 0), its requests still running are
- * cut (SPEC §2.4: the client gets 502). Touched only on the owning event loop.
+ * cut (SPEC §2.4: the client gets 502). When a request ends, its {@link ExchangeOutcome} goes to
+ * the outcome sink. Touched only on the owning event loop.
  */
 final class InFlight {
 
+  private final Consumer<ExchangeOutcome> outcomes;
   private Node head;
   private int size;
 
-  /** One request in flight; also its exchange listener, so that it leaves the list when it ends. */
+  InFlight() {
+    this(o -> { });
+  }
+
+  /** @param outcomes takes how each request ended (the access log and metrics read it) */
+  InFlight(Consumer<ExchangeOutcome> outcomes) {
+    this.outcomes = outcomes;
+  }
+
+  /**
+   * One request in flight; also its exchange listener, so that it leaves the list when it ends,
+   * and the record of how it went.
+   */
   static final class Node implements HttpForwarder.ExchangeListener {
     final String groupArn;
     final Upstream target;
     HttpForwarder.Handle exchange;
+    String loadBalancer;
+    String method;
+    String uri;
+    /** Whether the target is a Lambda function (the access log prints no target for it). */
+    boolean function;
+    /** The status the client got, 0 while none. */
+    int elbStatus;
+    /** The target's status, -1 while none. */
+    int targetStatus = -1;
+    /** The access log's error_reason, or null. */
+    String errorReason;
     private InFlight owner;
     private io.vertx.core.Vertx vertx;
     private long deadlineTimer = -1;
@@ -35,6 +62,8 @@ final class InFlight {
 
     @Override
     public void responseHead(int status) {
+      targetStatus = status;
+      elbStatus = status;
       if (status >= 500) {
         target.failed();
       }
@@ -42,6 +71,7 @@ final class InFlight {
 
     @Override
     public void failed(ElbError error) {
+      elbStatus = error.status();
       if (error.targetFault()) {
         target.failed();
       }
@@ -53,9 +83,12 @@ final class InFlight {
         vertx.cancelTimer(deadlineTimer);
         deadlineTimer = -1;
       }
-      if (owner != null) {
-        owner.remove(this);
+      InFlight o = owner;
+      if (o != null) {
+        o.remove(this);
         target.completed();
+        o.outcomes.accept(new ExchangeOutcome(loadBalancer, groupArn, function ? null : target.key(), method, uri,
+            elbStatus, targetStatus, errorReason));
       }
     }
 
@@ -73,7 +106,20 @@ final class InFlight {
 
   /** Adds a request dispatched to {@code target} (whose outstanding count the caller has raised). */
   Node add(String groupArn, Upstream target) {
+    return add(groupArn, target, null, null, null, false);
+  }
+
+  /**
+   * Adds a request dispatched to {@code target}, with what its outcome reports.
+   *
+   * @param function whether the target is a Lambda function
+   */
+  Node add(String groupArn, Upstream target, String loadBalancer, String method, String uri, boolean function) {
     Node n = new Node(groupArn, target);
+    n.loadBalancer = loadBalancer;
+    n.method = method;
+    n.uri = uri;
+    n.function = function;
     n.owner = this;
     n.next = head;
     if (head != null) {

@@ -5,6 +5,7 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
@@ -15,6 +16,8 @@ import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
@@ -47,6 +50,7 @@ import org.slf4j.LoggerFactory;
 public final class ListenerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ListenerVerticle.class);
+  private static final DeliveryOptions LOCAL_ONLY = new DeliveryOptions().setLocalOnly(true);
 
   /** ALB's request line and header limits (SPEC §8.5). */
   static final int MAX_REQUEST_LINE = 16 * 1024;
@@ -70,7 +74,7 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's client connections and their idle timers. */
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
-  private final InFlight inFlight = new InFlight();
+  private final InFlight inFlight = new InFlight(this::outcome);
   private HttpForwarder forwarder;
   private Stickiness stickiness;
   private RequestHandler handler;
@@ -296,6 +300,15 @@ public final class ListenerVerticle extends VerticleBase {
   /** The Vert.x instance this verticle is deployed on. */
   io.vertx.core.Vertx vertx() {
     return vertx;
+  }
+
+  EventBus eventBus() {
+    return vertx.eventBus();
+  }
+
+  /** Publishes how an exchange ended, for the access log and metrics; never leaves the process. */
+  void outcome(ExchangeOutcome outcome) {
+    vertx.eventBus().publish(Addresses.EXCHANGES, outcome, LOCAL_ONLY);
   }
 
   /** The per-loop state of a target group, built on first use after each snapshot swap. */

@@ -49,6 +49,7 @@ final class RequestHandler {
   private final Stickiness stickiness;
   private final Clock clock;
   private final RandomGenerator random;
+  private final FunctionForwarder functions;
 
   RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Stickiness stickiness, Clock clock,
       RandomGenerator random) {
@@ -57,6 +58,7 @@ final class RequestHandler {
     this.stickiness = stickiness;
     this.clock = clock;
     this.random = random;
+    this.functions = new FunctionForwarder(verticle, random);
   }
 
   void handle(Binding binding, HttpServerRequest req) {
@@ -156,6 +158,10 @@ final class RequestHandler {
       sticky.stripCookies(req.headers());
       hook = sticky::addCookies;
     }
+    if (group.plan().lambda() != null) {
+      functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook);
+      return;
+    }
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String uri = facts.originForm();
@@ -163,7 +169,8 @@ final class RequestHandler {
         plan.port(), headerBytes,
         now / 1000, random);
     target.dispatched();
-    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target);
+    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), req.method().name(),
+        req.uri(), false);
     HttpForwarder.TargetProtocol protocol = new HttpForwarder.TargetProtocol(group.plan().tls(),
         version != ProtocolVersion.HTTP1);
     node.exchange = forwarder.forward(req, uri, chunked, target, protocol, proxy, node, hook);

@@ -6,14 +6,15 @@ import java.util.Map;
 /**
  * What a deployment of Fulcrum looks like to the resources it runs: region and account (for
  * ARNs), its nodes (zones and addresses), its "VPC" CIDRs (where IP targets may live besides the
- * private ranges) and the instance inventory. Immutable.
+ * private ranges), the instance inventory and the function registry. Immutable.
  */
 public record Environment(
     String region,
     String account,
     List<Node> nodes,
     List<Cidr> vpcCidrs,
-    Map<String, Instance> instances) {
+    Map<String, Instance> instances,
+    Map<String, FunctionDefinition> functions) {
 
   public static final String DEFAULT_REGION = "us-east-1";
   public static final String DEFAULT_ACCOUNT = "000000000000";
@@ -23,6 +24,13 @@ public record Environment(
     nodes = List.copyOf(nodes);
     vpcCidrs = List.copyOf(vpcCidrs);
     instances = Map.copyOf(instances);
+    functions = Map.copyOf(functions);
+  }
+
+  /** A deployment without functions. */
+  public Environment(String region, String account, List<Node> nodes, List<Cidr> vpcCidrs,
+      Map<String, Instance> instances) {
+    this(region, account, nodes, vpcCidrs, instances, Map.of());
   }
 
   /** Every zone that has a node, in node order, without duplicates. */

@@ -123,7 +123,10 @@ public record HealthCheck(
     String port = kind == TargetGroupKind.GWLB ? "80" : TRAFFIC_PORT;
     if (in.port() != null) {
       if (kind == TargetGroupKind.ALB_LAMBDA) {
-        problems.at("port").add("a health check port cannot be specified for target groups with target type 'lambda'");
+        // traffic-port is what these settings resolve to (toInput() gives it back), and means no port.
+        if (!in.port().equals(TRAFFIC_PORT)) {
+          problems.at("port").add("a health check port cannot be specified for target groups with target type 'lambda'");
+        }
       } else if (!in.port().equals(TRAFFIC_PORT)) {
         try {
           int n = Integer.parseInt(in.port());

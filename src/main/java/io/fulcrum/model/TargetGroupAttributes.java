@@ -150,6 +150,16 @@ public final class TargetGroupAttributes {
       given = new java.util.LinkedHashMap<>(given);
       given.remove(DEREGISTRATION_DELAY);
     }
+    if (kind == TargetGroupKind.ALB_LAMBDA) {
+      List<String> health = given.keySet().stream().filter(k -> k.startsWith("target_group_health.")).toList();
+      if (!health.isEmpty()) {
+        // SPEC §3.2: more helpful than "not recognized".
+        health.forEach(k -> problems.at(k).add(Problem.INVALID_CONFIGURATION,
+            "Target group health settings are not supported for target groups with target type 'lambda'"));
+        given = new java.util.LinkedHashMap<>(given);
+        given.keySet().removeAll(health);
+      }
+    }
     List<AttributeSpec> specs = specs(kind, type, protocol);
     String stickinessType = given.get(STICKINESS_TYPE);
     if (protocol != null && stickinessType != null && STICKINESS_TYPES.contains(stickinessType)

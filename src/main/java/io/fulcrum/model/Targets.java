@@ -37,6 +37,9 @@ public final class Targets {
         p.at("zone").add("the Availability Zone of a lambda target can only be 'all'");
         return null;
       }
+      if (!resolveFunction(d.id(), env, p)) {
+        return null;
+      }
       return new Target(d.id(), 0, Target.ALL_ZONES, null, d.zone() != null);
     }
     if (d.port() != null) {
@@ -53,6 +56,31 @@ public final class Targets {
     }
     p.at("id").add(Problem.INVALID_TARGET, "targets of type '" + type.wire() + "' are not supported");
     return null;
+  }
+
+  /**
+   * A lambda target names a function of the registry, by name or by its ARN in this deployment's
+   * region and account (SPEC §6.1: same account and Region).
+   */
+  private static boolean resolveFunction(String id, Environment env, Problems p) {
+    String name = FunctionDefinition.nameOf(id);
+    if (name == null) {
+      p.at("id").add("'" + id + "' is not a function name or ARN (expected e.g. my-function or"
+          + " arn:aws:lambda:" + env.region() + ":" + env.account() + ":function:my-function)");
+      return false;
+    }
+    if (!id.equals(name) && !id.startsWith(FunctionDefinition.arn(env.region(), env.account(), name))) {
+      p.at("id").add(Problem.INVALID_TARGET, "The Lambda function '" + id + "' must be in the same account and Region"
+          + " as the target group (" + env.account() + ", " + env.region() + ")");
+      return false;
+    }
+    if (!env.functions().containsKey(name)) {
+      p.at("id").add(Problem.INVALID_TARGET, "The specified target does not exist ('" + name
+          + "' is not in the function registry" + (env.functions().isEmpty() ? ", which is empty"
+          : "; expected one of: " + String.join(", ", new java.util.TreeSet<>(env.functions().keySet()))) + ")");
+      return false;
+    }
+    return true;
   }
 
   private static Target resolveInstance(TargetDescription d, int port, Environment env, Problems p) {

@@ -436,7 +436,8 @@ public final class RegistryVerticle extends VerticleBase {
     boolean changed = false;
     for (TargetGroup g : resources.targetGroups()) {
       List<String> zones = inUse.get(g.arn());
-      if (zones == null || !g.protocol().isHttpFamily()) {
+      // Lambda target groups have no protocol, and no anomaly detection.
+      if (zones == null || g.protocol() == null || !g.protocol().isHttpFamily()) {
         continue;
       }
       Map<String, Upstream> cache = upstreams.getOrDefault(g.arn(), Map.of());

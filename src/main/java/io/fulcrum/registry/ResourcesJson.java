@@ -88,7 +88,8 @@ final class ResourcesJson {
       JsonArray targets = new JsonArray();
       for (Target t : g.targets()) {
         JsonObject o = new JsonObject().put("id", t.id());
-        if (g.port() == null || t.port() != g.port()) {
+        // A lambda group has no port and its function none either (port 0 would not load back).
+        if (g.port() == null ? t.port() != 0 : t.port() != g.port()) {
           o.put("port", t.port());
         }
         if (t.zoneGiven()) {

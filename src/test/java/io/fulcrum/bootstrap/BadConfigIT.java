@@ -77,6 +77,15 @@ class BadConfigIT {
   }
 
   @Test
+  void functionHandlerThatCannotBeLoaded_exits2WithTheFunctionsKeyPath() {
+    String stderr = runExpectingExit2("functions:\n  orders: {handler: com.example.NoSuchHandler}\n"
+        + config("", "/*"));
+
+    assertThat(stderr).contains("has 1 problem; nothing was started")
+        .contains("  functions.orders.handler: class 'com.example.NoSuchHandler' not found on the class path");
+  }
+
+  @Test
   void unreadableYaml_exits2AndSaysWhy() {
     String stderr = runExpectingExit2("control: {address: 127.0.0.1, port: [\n");
 

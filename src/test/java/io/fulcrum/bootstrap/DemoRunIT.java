@@ -112,6 +112,20 @@ class DemoRunIT {
   }
 
   @Test
+  void demoFunction_answersLambdaPathsWithTheAlbEventItReceived() throws Exception {
+    HttpResponse<String> r = get("http://localhost:8080/lambda/hi?a=1&a=2");
+
+    assertThat(r.statusCode()).as(fulcrum.describe()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
+    JsonObject event = new JsonObject(r.body());
+    assertThat(event.getString("path")).isEqualTo("/lambda/hi");
+    assertThat(event.getJsonObject("queryStringParameters").getString("a")).isEqualTo("2");
+    assertThat(event.getJsonObject("headers").getString("host")).isEqualTo("localhost:8080");
+    assertThat(event.getJsonObject("requestContext").getJsonObject("elb").getString("targetGroupArn"))
+        .contains(":targetgroup/lambda/");
+  }
+
+  @Test
   void banner_listsEveryUrlAndEndsWithWhatToTry() {
     fulcrum.waitForStdout("Try:");
     String out = fulcrum.stdout();

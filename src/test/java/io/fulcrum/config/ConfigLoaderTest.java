@@ -97,7 +97,8 @@ class ConfigLoaderTest {
   @Test
   void demoFile_loads() {
     FulcrumConfig config = Await.result(new ConfigLoader(vertx, Path.of("conf", "fulcrum.yaml"), Map.of()).load());
-    assertThat(config.resources().targetGroups()).hasSize(3);
+    assertThat(config.resources().targetGroups()).hasSize(4);
+    assertThat(config.environment().functions()).containsOnlyKeys("echo-event");
   }
 
   @Test

@@ -81,7 +81,6 @@ class ConfigParserTargetGroupTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "target-type: IP | target-type: 'IP' is not one of: instance, ip, lambda, alb",
-      "target-type: lambda | target-type: lambda target groups are not available yet (expected: instance or ip)",
       "target-type: alb | target-type: alb target groups belong to Network Load Balancers, which are not available"
           + " yet (expected: instance or ip)",
       "protocol: TCP | protocol: 'TCP' target groups are not available yet (expected: HTTP or HTTPS)",

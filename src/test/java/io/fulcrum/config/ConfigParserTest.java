@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The whole document: the demo file, defaults, the deployment keys, unknown keys and wrong types. */
 class ConfigParserTest {
 
-  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, control, dns, credentials, resources,"
+  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, control, dns, credentials, resources,"
       + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers";
 
   @Test
@@ -33,7 +33,7 @@ class ConfigParserTest {
     assertThat(config.environment().nodes()).containsExactly(new Node("zone-a", "127.0.0.1"),
         new Node("zone-b", "127.0.0.2"));
     assertThat(config.resources().targetGroups()).extracting(TargetGroup::name)
-        .containsExactly("web", "api", "api-canary");
+        .containsExactly("web", "api", "api-canary", "lambda");
     TargetGroup web = config.resources().targetGroups().get(0);
     assertThat(web.targets()).hasSize(8);
     assertThat(web.targets().get(4)).isEqualTo(new Target("127.0.0.2", 9201, "zone-b", "127.0.0.2", true));
@@ -43,7 +43,8 @@ class ConfigParserTest {
     LoadBalancer demo = config.resources().loadBalancers().get(0);
     assertThat(demo.zones()).containsExactly("zone-a", "zone-b");
     assertThat(demo.listeners()).hasSize(1);
-    assertThat(demo.listeners().get(0).rules()).extracting(r -> r.priority()).containsExactly(10, 20, 30);
+    assertThat(demo.listeners().get(0).rules()).extracting(r -> r.priority()).containsExactly(10, 20, 30, 40);
+    assertThat(config.environment().functions()).containsOnlyKeys("echo-event");
     assertThat(config.demoTargets()).hasSize(8);
     assertThat(config.control()).isEqualTo(new FulcrumConfig.Control("127.0.0.1", 9090));
   }

@@ -324,8 +324,8 @@ class TargetGroupAttributesTest {
 
     @Test
     void lambdaGroup_doesNotSupportTargetGroupHealthSettings() {
-      rejected(resolve(TargetType.LAMBDA, null, null, DNS_FAILOVER_COUNT, "1"), new Problem(DNS_FAILOVER_COUNT, VE,
-          "Target group attribute key '" + DNS_FAILOVER_COUNT + "' is not recognized"));
+      rejected(resolve(TargetType.LAMBDA, null, null, DNS_FAILOVER_COUNT, "1"), new Problem(DNS_FAILOVER_COUNT, IC,
+          "Target group health settings are not supported for target groups with target type 'lambda'"));
     }
 
     @Test

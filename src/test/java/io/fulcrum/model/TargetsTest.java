@@ -24,7 +24,8 @@ class TargetsTest {
       List.of(new Node("zone-a", "127.0.0.1"), new Node("zone-b", "127.0.0.2")),
       List.of(Cidr.parse("127.0.0.0/8"), Cidr.parse("::1/128")),
       Map.of(RUNNING, new Instance(RUNNING, "10.0.1.5", "zone-b", "running"),
-          STOPPED, new Instance(STOPPED, "10.0.1.6", "zone-a", "stopped")));
+          STOPPED, new Instance(STOPPED, "10.0.1.6", "zone-a", "stopped")),
+      Map.of("my-function", new FunctionDefinition.InProcess("my-function", "com.example.Handler", null, 3, 128, 0)));
 
   private static final String PUBLIC = " is publicly routable and cannot be registered (expected: 10.0.0.0/8,"
       + " 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10 or one of the VPC CIDRs 127.0.0.0/8, ::1/128)";
@@ -249,6 +250,20 @@ class TargetsTest {
     void lambdaTarget_hasNoPortAndZoneAll() {
       assertThat(ok(lambda(null, null))).isEqualTo(new Target("my-function", 0, "all", null, false));
       assertThat(ok(lambda(null, "all")).zoneGiven()).isTrue();
+    }
+
+    @Test
+    void lambdaTarget_namesAFunctionOfTheRegistry_byNameOrSameAccountArn() {
+      assertThat(ok(resolve(new TargetDescription("arn:aws:lambda:us-east-1:000000000000:function:my-function:prod", null,
+          null), TargetType.LAMBDA, IpAddressType.IPV4, ENV)).id())
+          .isEqualTo("arn:aws:lambda:us-east-1:000000000000:function:my-function:prod");
+      rejected(resolve(new TargetDescription("other", null, null), TargetType.LAMBDA, IpAddressType.IPV4, ENV),
+          new Problem("id", IT, "The specified target does not exist ('other' is not in the function registry;"
+              + " expected one of: my-function)"));
+      rejected(resolve(new TargetDescription("arn:aws:lambda:us-east-1:111111111111:function:my-function", null, null),
+          TargetType.LAMBDA, IpAddressType.IPV4, ENV), new Problem("id", IT, "The Lambda function"
+          + " 'arn:aws:lambda:us-east-1:111111111111:function:my-function' must be in the same account and Region as the"
+          + " target group (000000000000, us-east-1)"));
     }
 
     @Test

@@ -100,6 +100,11 @@ public final class Gateway implements AutoCloseable {
     return fulcrum;
   }
 
+  /** The gateway's own Vert.x instance (its event bus carries the exchange outcomes). */
+  public Vertx vertx() {
+    return vertx;
+  }
+
   public int controlPort() {
     return fulcrum.controlPort();
   }

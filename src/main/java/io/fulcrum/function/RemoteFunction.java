@@ -1,0 +1,165 @@
+package io.fulcrum.function;
+
+import io.fulcrum.bus.FunctionReply;
+import io.fulcrum.bus.LambdaError;
+import io.fulcrum.model.FunctionDefinition;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A function behind the Lambda Invoke API: {@code POST /2015-03-31/functions/{name}/invocations}
+ * with the event as the payload, {@code X-Amz-Invocation-Type: RequestResponse}, as AWS's Runtime
+ * Interface Emulator and LocalStack serve it. The answer maps to ALB's outcomes (SPEC §6.3):
+ * a function error ({@code X-Amz-Function-Error}) is {@code LambdaUnhandled}, 429 is
+ * {@code LambdaThrottling}, no answer within the timeout is {@code LambdaConnectionTimeout} (504),
+ * no connection is {@code LambdaConnectionError}. Requests are not signed. Used on the invoker's
+ * event loop only.
+ */
+final class RemoteFunction {
+
+  static final String FUNCTION_ERROR = "X-Amz-Function-Error";
+
+  private final Vertx vertx;
+  private final HttpClientAgent client;
+  private final FunctionDefinition.Remote definition;
+  private final String host;
+  private final int port;
+  private final boolean tls;
+  private final String basePath;
+
+  RemoteFunction(Vertx vertx, HttpClientAgent client, FunctionDefinition.Remote definition) {
+    this.vertx = vertx;
+    this.client = client;
+    this.definition = definition;
+    URI uri = URI.create(definition.endpoint());
+    this.tls = "https".equals(uri.getScheme());
+    this.host = uri.getHost();
+    this.port = uri.getPort() > 0 ? uri.getPort() : tls ? 443 : 80;
+    this.basePath = uri.getRawPath() == null ? "" : uri.getRawPath();
+  }
+
+  FunctionDefinition.Remote definition() {
+    return definition;
+  }
+
+  /**
+   * Invokes the function with {@code event}; completes with the client's response or the error.
+   *
+   * @param qualifier a version or alias from the target's ARN, or null
+   */
+  Future<FunctionReply> invoke(Buffer event, String qualifier, boolean multiValueHeaders) {
+    Promise<FunctionReply> done = Promise.promise();
+    long timeoutMillis = definition.timeoutSeconds() * 1000L;
+    String uri = basePath + "/2015-03-31/functions/" + definition.functionName() + "/invocations"
+        + (qualifier == null ? "" : "?Qualifier=" + URLEncoder.encode(qualifier, StandardCharsets.UTF_8));
+    RequestOptions options = new RequestOptions()
+        .setMethod(HttpMethod.POST)
+        .setHost(host)
+        .setPort(port)
+        .setSsl(tls)
+        .setURI(uri)
+        .setConnectTimeout(timeoutMillis)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("X-Amz-Invocation-Type", "RequestResponse");
+    HttpClientRequest[] sent = new HttpClientRequest[1];
+    long timer = vertx.setTimer(timeoutMillis, id -> {
+      if (done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_TIMEOUT)) && sent[0] != null) {
+        sent[0].reset();
+      }
+    });
+    done.future().onComplete(ar -> vertx.cancelTimer(timer));
+    client.request(options).onComplete(ar -> {
+      if (ar.failed()) {
+        done.tryComplete(FunctionReply.failed(timedOut(ar.cause()) ? LambdaError.CONNECTION_TIMEOUT
+            : LambdaError.CONNECTION_ERROR));
+        return;
+      }
+      HttpClientRequest request = ar.result();
+      sent[0] = request;
+      if (done.future().isComplete()) {
+        request.reset();
+        return;
+      }
+      request.send(event).onComplete(rar -> {
+        if (rar.failed()) {
+          done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR));
+        } else {
+          read(rar.result(), multiValueHeaders, done);
+        }
+      });
+    });
+    return done.future();
+  }
+
+  private static boolean timedOut(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof io.netty.channel.ConnectTimeoutException || c instanceof java.util.concurrent.TimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void read(HttpClientResponse response, boolean multiValueHeaders, Promise<FunctionReply> done) {
+    int status = response.statusCode();
+    String length = response.getHeader("Content-Length");
+    response.exceptionHandler(e -> done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR)));
+    if (length != null && tooLarge(length)) {
+      done.tryComplete(FunctionReply.failed(status == 200 ? LambdaError.RESPONSE_TOO_LARGE : apiError(status)));
+      response.request().reset();
+      return;
+    }
+    if (status != 200 || response.getHeader(FUNCTION_ERROR) != null) {
+      // The error document is small; reading it keeps the connection for the next invocation.
+      LambdaError error = status != 200 ? apiError(status) : LambdaError.UNHANDLED;
+      response.body().onComplete(ar -> done.tryComplete(FunctionReply.failed(error)));
+      return;
+    }
+    Buffer body = Buffer.buffer();
+    response.handler(chunk -> {
+      if (done.future().isComplete()) {
+        return;
+      }
+      if (body.length() + chunk.length() > AlbEvents.MAX_RESPONSE_BYTES) {
+        done.tryComplete(FunctionReply.failed(LambdaError.RESPONSE_TOO_LARGE));
+        response.request().reset();
+        return;
+      }
+      body.appendBuffer(chunk);
+    });
+    response.endHandler(v -> {
+      if (!done.future().isComplete()) {
+        done.tryComplete(AlbEvents.response(body, multiValueHeaders));
+      }
+    });
+  }
+
+  private static boolean tooLarge(String contentLength) {
+    try {
+      return Long.parseLong(contentLength.trim()) > AlbEvents.MAX_RESPONSE_BYTES;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  /** The ALB outcome of an Invoke API error status. */
+  static LambdaError apiError(int status) {
+    return switch (status) {
+      case 429 -> LambdaError.THROTTLING;
+      case 404 -> LambdaError.RESOURCE_NOT_FOUND;
+      case 401, 403 -> LambdaError.ACCESS_DENIED;
+      case 413 -> LambdaError.REQUEST_TOO_LARGE;
+      default -> status >= 500 ? LambdaError.SERVICE_EXCEPTION : LambdaError.BAD_REQUEST;
+    };
+  }
+}
