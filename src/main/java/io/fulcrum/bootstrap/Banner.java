@@ -4,12 +4,17 @@ import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.Resources;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.registry.StateStore;
 import java.util.ArrayList;
 import java.util.List;
 
 /** The start-up banner: every URL a user can reach, and something to paste. */
 final class Banner {
+
+  /** The demo's key pair (conf/fulcrum.yaml, README): its secret is no secret, so the banner shows it. */
+  static final String DEMO_ACCESS_KEY_ID = "AKIAFULCRUMDEMO00001";
 
   private Banner() {
   }
@@ -18,11 +23,19 @@ final class Banner {
    * @param dnsPort the DNS responder's bound port, or -1 when it is disabled
    */
   static String render(FulcrumConfig config, int controlPort, int dnsPort, int instances, String configFile) {
+    return render(config, config.resources(), controlPort, dnsPort, instances, configFile);
+  }
+
+  /**
+   * @param resources what runs now: the config file's, or the persisted state when the API owns them
+   */
+  static String render(FulcrumConfig config, Resources resources, int controlPort, int dnsPort, int instances,
+      String configFile) {
     StringBuilder b = new StringBuilder();
     b.append("\nFulcrum is ready (").append(instances).append(" listener instance").append(instances == 1 ? "" : "s")
         .append(", config ").append(configFile).append(")\n");
     List<String> firstUrls = new ArrayList<>();
-    for (LoadBalancer lb : config.resources().loadBalancers()) {
+    for (LoadBalancer lb : resources.loadBalancers()) {
       b.append("\n  load balancer ").append(lb.name()).append("  ").append(lb.dnsName()).append('\n');
       // As DescribeLoadBalancers lists AvailabilityZones: each zone with its node addresses.
       b.append("    zones:");
@@ -45,21 +58,29 @@ final class Banner {
         b.append('\n');
       }
     }
-    if (!config.resources().targetGroups().isEmpty()) {
+    if (!resources.targetGroups().isEmpty()) {
       b.append("\n  target groups\n");
-      for (TargetGroup g : config.resources().targetGroups()) {
+      for (TargetGroup g : resources.targetGroups()) {
         b.append("    ").append(String.format("%-16s", g.name())).append(' ').append(g.targets().size())
             .append(g.targets().size() == 1 ? " target   " : " targets  ").append(g.arn()).append('\n');
       }
     }
     String control = "http://" + host(config.control().address()) + ":" + controlPort;
     b.append("\n  control plane  ").append(control).append("/health/ready\n");
+    b.append("  elbv2 api      ").append(control).append("  (");
+    if (config.source() == FulcrumConfig.ResourceSource.API) {
+      b.append("owns the resources: kept in ").append(config.dataDir().resolve(StateStore.FILE))
+          .append("; delete it to seed them again from ").append(configFile);
+    } else {
+      b.append("read-only: ").append(configFile).append(" owns the resources");
+    }
+    b.append(")\n");
     if (dnsPort >= 0) {
       String address = config.dns().address();
       b.append("  dns            udp://").append(host(address)).append(':').append(dnsPort);
-      if (!config.resources().loadBalancers().isEmpty()) {
+      if (!resources.loadBalancers().isEmpty()) {
         b.append("  (try: dig @").append(address).append(" -p ").append(dnsPort).append(' ')
-            .append(config.resources().loadBalancers().get(0).dnsName()).append(" +short)");
+            .append(resources.loadBalancers().get(0).dnsName()).append(" +short)");
       }
       b.append('\n');
     }
@@ -68,6 +89,15 @@ final class Banner {
     }
     if (!firstUrls.isEmpty()) {
       b.append("\nTry:\n  curl -s ").append(firstUrls.get(0)).append('\n');
+    }
+    FulcrumConfig.Credentials c = config.credentials();
+    if (c != null && !resources.targetGroups().isEmpty()) {
+      b.append(firstUrls.isEmpty() ? "\nTry:\n" : "").append("  export AWS_ACCESS_KEY_ID=").append(c.accessKeyId())
+          .append(" AWS_SECRET_ACCESS_KEY=")
+          .append(DEMO_ACCESS_KEY_ID.equals(c.accessKeyId()) ? c.secretAccessKey() : "<the configured secret>")
+          .append(" AWS_DEFAULT_REGION=").append(config.environment().region()).append('\n')
+          .append("  aws --endpoint-url ").append(control).append(" elbv2 describe-target-health --target-group-arn ")
+          .append(resources.targetGroups().get(0).arn()).append('\n');
     }
     return b.toString();
   }

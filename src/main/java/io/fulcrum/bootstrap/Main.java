@@ -107,7 +107,7 @@ public final class Main {
       return;
     }
 
-    System.out.println(Banner.render(config, fulcrum.controlPort(), fulcrum.dnsPort(), args.instances(), args.config().toString()));
+    System.out.println(Banner.render(config, fulcrum.registry().resources(), fulcrum.controlPort(), fulcrum.dnsPort(), args.instances(), args.config().toString()));
     System.out.flush();
 
     if (config.reload().enabled()) {

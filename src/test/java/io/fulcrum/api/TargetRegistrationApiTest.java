@@ -156,11 +156,20 @@ class TargetRegistrationApiTest {
   }
 
   @Test
-  void lambdaGroup_takesOneTarget() {
+  void lambdaGroup_takesOneRegisteredFunction() {
+    api.close();
+    api = ApiGateway.start(data, "api", """
+        functions:
+          one: {handler: io.fulcrum.demo.EchoEventFunction}
+          two: {handler: io.fulcrum.demo.EchoEventFunction}
+        """);
     String fn = api.elb.createTargetGroup(b -> b.name("fn").targetType(TargetTypeEnum.LAMBDA)).targetGroups().get(0)
         .targetGroupArn();
     String function = "arn:aws:lambda:us-east-1:000000000000:function:";
 
+    assertAwsError(() -> api.elb.registerTargets(b -> b.targetGroupArn(fn).targets(t -> t.id(function + "three"))),
+        "InvalidTarget", "The specified target does not exist ('three' is not in the function registry; expected one of: one,"
+            + " two)");
     api.elb.registerTargets(b -> b.targetGroupArn(fn).targets(t -> t.id(function + "one")));
     assertAwsError(() -> api.elb.registerTargets(b -> b.targetGroupArn(fn).targets(t -> t.id(function + "two"))),
         "TooManyTargets", "You've reached the limit on the number of targets per target group: 'fn' would have 2"

@@ -36,6 +36,35 @@ class BannerTest {
   }
 
   @Test
+  void banner_givesAnAwsCommandToPaste_withTheDemoKeyPair() throws IOException {
+    FulcrumConfig demo = demo();
+    String banner = Banner.render(demo, 9090, 8053, 2, "conf/fulcrum.yaml");
+
+    assertThat(banner.lines()).contains(
+        "  elbv2 api      http://127.0.0.1:9090  (owns the resources: kept in "
+            + demo.dataDir().resolve("state.json") + "; delete it to seed them again from conf/fulcrum.yaml)",
+        "  export AWS_ACCESS_KEY_ID=AKIAFULCRUMDEMO00001 AWS_SECRET_ACCESS_KEY=fulcrum-demo-secret"
+            + " AWS_DEFAULT_REGION=us-east-1",
+        "  aws --endpoint-url http://127.0.0.1:9090 elbv2 describe-target-health --target-group-arn "
+            + demo.resources().targetGroupByName("web").orElseThrow().arn());
+  }
+
+  @Test
+  void banner_neverPrintsASecretOtherThanTheDemos() {
+    FulcrumConfig config = Gateway.config("""
+        credentials: {access-key-id: AKIAOWN, secret-access-key: very-secret}
+        target-groups:
+          - {name: web, target-type: ip, protocol: HTTP, port: 80}
+        """);
+
+    String banner = Banner.render(config, 9090, -1, 1, "x.yaml");
+
+    assertThat(banner).doesNotContain("very-secret")
+        .contains("  export AWS_ACCESS_KEY_ID=AKIAOWN AWS_SECRET_ACCESS_KEY=<the configured secret>")
+        .contains("(read-only: x.yaml owns the resources)");
+  }
+
+  @Test
   void banner_withTheDnsResponderOff_hasNoDnsLine() throws IOException {
     String banner = Banner.render(demo(), 9090, -1, 2, "conf/fulcrum.yaml");
 

@@ -59,8 +59,9 @@ class DemoRunIT {
     }
     // No --config: the default conf/fulcrum.yaml, relative to the working directory.
     // The file's DNS port too (FulcrumProcess otherwise picks a free one).
+    // Its own data dir: the demo's API-owned state must not come from (or go into) the checkout's data/.
     fulcrum = FulcrumProcess.builder(work).directory(FulcrumProcess.projectRoot()).env("FULCRUM_DNS__PORT", null)
-        .start();
+        .env("FULCRUM_DATA_DIR", work.resolve("data").toString()).start();
     fulcrum.waitReady(9090);
   }
 

@@ -85,7 +85,6 @@ class ConfigParserTargetGroupTest {
           + " yet (expected: instance or ip)",
       "protocol: TCP | protocol: 'TCP' target groups are not available yet (expected: HTTP or HTTPS)",
       "protocol: http | protocol: 'http' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC, TCP_QUIC",
-      "protocol-version: GRPC | protocol-version: 'GRPC' is not available yet (expected: HTTP1)",
       "protocol-version: HTTP3 | protocol-version: 'HTTP3' is not one of: HTTP1, HTTP2, GRPC",
       "ip-address-type: ipv6 | ip-address-type: ipv6 target groups only support targets of type ip",
       "ip-address-type: dualstack | ip-address-type: 'dualstack' is not one of: ipv4, ipv6"})

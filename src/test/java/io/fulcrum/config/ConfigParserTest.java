@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ConfigParserTest {
 
   private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, control, dns, credentials, resources,"
-      + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers";
+      + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers, certificates";
 
   @Test
   void demoFile_parsesWithNoProblems() throws IOException {
@@ -42,7 +42,11 @@ class ConfigParserTest {
     assertThat(web.attributes().deregistrationDelaySeconds()).isEqualTo(30);
     LoadBalancer demo = config.resources().loadBalancers().get(0);
     assertThat(demo.zones()).containsExactly("zone-a", "zone-b");
-    assertThat(demo.listeners()).hasSize(1);
+    assertThat(demo.listeners()).extracting(l -> l.protocol().wire() + " " + l.port())
+        .containsExactly("HTTP 8080", "HTTPS 8443");
+    assertThat(demo.listeners().get(1).certificates()).extracting(c -> c.selfSigned()).containsExactly(true);
+    assertThat(config.source()).isEqualTo(FulcrumConfig.ResourceSource.API);
+    assertThat(config.credentials().accessKeyId()).isEqualTo("AKIAFULCRUMDEMO00001");
     assertThat(demo.listeners().get(0).rules()).extracting(r -> r.priority()).containsExactly(10, 20, 30, 40);
     assertThat(config.environment().functions()).containsOnlyKeys("echo-event");
     assertThat(config.demoTargets()).hasSize(8);

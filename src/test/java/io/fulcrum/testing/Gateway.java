@@ -71,8 +71,19 @@ public final class Gateway implements AutoCloseable {
     if (!dns.containsKey("port")) {
       json.put("dns", dns.put("port", 0));
     }
+    // Shared for generated certificates and keys; but when the API owns the resources each gateway
+    // gets a data dir of its own, or one test's persisted state would be the next one's start.
+    Path dataDir = Path.of("target", "test-data");
+    if (!json.containsKey("data-dir") && json.getValue("resources") instanceof JsonObject r
+        && "api".equals(r.getString("source"))) {
+      try {
+        dataDir = java.nio.file.Files.createTempDirectory(Path.of("target").toAbsolutePath(), "test-state");
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     Problems problems = new Problems();
-    FulcrumConfig config = ConfigParser.parse(json, problems, Path.of("target", "test-data"));
+    FulcrumConfig config = ConfigParser.parse(json, problems, dataDir);
     if (!problems.isEmpty()) {
       throw new InvalidModelException(problems.list());
     }
