@@ -58,12 +58,18 @@ public final class KeyRingFile {
       Files.createDirectories(dir);
       Path tmp = temp(file, format(ring));
       try {
-        // No replacing: when two processes start on one data dir at once, the first file stays.
-        Files.move(tmp, file);
+        // No replacing: when two processes start on one data dir at once, the first file stays. A
+        // hard link is created or refused atomically; Files.move without REPLACE_EXISTING is not
+        // (it checks, then renames, and rename replaces).
+        Files.createLink(file, tmp);
         return ring;
       } catch (FileAlreadyExistsException raced) {
-        Files.deleteIfExists(tmp);
         return parse(Files.readString(file, StandardCharsets.UTF_8), file.toString());
+      } catch (UnsupportedOperationException noLinks) {
+        Files.move(tmp, file);
+        return ring;
+      } finally {
+        Files.deleteIfExists(tmp);
       }
     }
   }
