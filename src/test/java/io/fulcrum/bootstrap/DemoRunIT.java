@@ -137,8 +137,39 @@ class DemoRunIT {
         "zones:  zone-a (127.0.0.1)  zone-b (127.0.0.2)",
         "dns            udp://127.0.0.1:8053  (try: dig @127.0.0.1 -p 8053 demo.us-east-1.elb.localhost +short)");
     List<String> lines = out.strip().lines().toList();
-    assertThat(lines.get(lines.size() - 2)).isEqualTo("Try:");
-    assertThat(lines.get(lines.size() - 1)).isEqualTo("  curl -s http://127.0.0.1:8080/");
+    int tryLine = lines.indexOf("Try:");
+    assertThat(lines.subList(tryLine, lines.size())).hasSize(4);
+    assertThat(lines.get(tryLine + 1)).isEqualTo("  curl -s http://127.0.0.1:8080/");
+    assertThat(lines.get(tryLine + 2)).isEqualTo("  export AWS_ACCESS_KEY_ID=AKIAFULCRUMDEMO00001"
+        + " AWS_SECRET_ACCESS_KEY=fulcrum-demo-secret AWS_DEFAULT_REGION=us-east-1");
+    assertThat(lines.get(tryLine + 3)).startsWith("  aws --endpoint-url http://127.0.0.1:9090 elbv2"
+        + " describe-target-health --target-group-arn arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/web/");
+  }
+
+  /** The banner's last two lines, pasted into a shell: the real aws CLI sees the eight demo targets. */
+  @Test
+  void theBannersAwsCommand_pastedAsItIs_describesTheDemoTargets() throws Exception {
+    Interop.require("/usr/bin/aws", "awscli");
+    fulcrum.waitForStdout("Try:");
+    List<String> lines = fulcrum.stdout().strip().lines().toList();
+    String script = lines.get(lines.size() - 2).strip() + "\n" + lines.get(lines.size() - 1).strip() + " --output json\n";
+    Path out = work.resolve("aws.out");
+    ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", script).redirectOutput(out.toFile())
+        .redirectError(work.resolve("aws.err").toFile());
+    pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
+    pb.environment().put("AWS_CONFIG_FILE", work.resolve("no-aws-config").toString());
+    pb.environment().put("AWS_SHARED_CREDENTIALS_FILE", work.resolve("no-aws-credentials").toString());
+    pb.environment().put("PATH", "/usr/bin:/bin");
+    Process p = pb.start();
+    try {
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("aws finished").isTrue();
+      assertThat(p.exitValue()).as("aws's exit code; stderr: %s", Files.readString(work.resolve("aws.err")))
+          .isZero();
+      JsonObject answer = new JsonObject(Files.readString(out, StandardCharsets.UTF_8));
+      assertThat(answer.getJsonArray("TargetHealthDescriptions")).hasSize(8);
+    } finally {
+      p.destroyForcibly();
+    }
   }
 
   @Test
