@@ -96,15 +96,24 @@ public final class ElbResponses {
   /**
    * A gRPC call gets the answer as gRPC: HTTP 200, trailers-only, with {@code grpc-status} and a
    * {@code grpc-message} naming the ELB status ({@code 503 Service Temporarily Unavailable: no
-   * registered targets}), so gRPC clients see a clear error rather than a bare HTTP status.
+   * registered targets}), so gRPC clients see a clear error rather than a bare HTTP status. When
+   * the target's head (and perhaps messages) already went out, the same status ends the call in the
+   * trailers (a grpc-timeout that passes mid-stream ends as DEADLINE_EXCEEDED, not as a reset).
    */
   static void sendGrpc(HttpServerRequest request, ElbError error) {
     HttpServerResponse response = request.response();
-    if (response.headWritten()) {
-      response.reset();
+    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    if (response.ended()) {
       return;
     }
-    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    if (response.headWritten()) {
+      MultiMap t = response.trailers();
+      t.clear();
+      t.set("grpc-status", Integer.toString(error.grpcStatus()));
+      t.set("grpc-message", percentEncode(message));
+      response.end();
+      return;
+    }
     response.setStatusCode(200);
     MultiMap h = response.headers();
     h.clear();

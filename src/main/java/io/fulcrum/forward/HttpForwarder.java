@@ -313,6 +313,8 @@ public final class HttpForwarder {
     boolean finished;
     boolean clientGone;
     boolean closeAfter;
+    /** The load balancer answers this exchange itself (an ELB status, or gRPC trailers with one). */
+    boolean answered;
 
     Exchange(HttpServerRequest request, ExchangeListener listener, ResponseHook hook) {
       this.request = request;
@@ -322,7 +324,8 @@ public final class HttpForwarder {
 
     /** The target closed or reset mid-body, or the client went away: cut the client connection. */
     void responseFailed(HttpClientResponse in) {
-      if (finished) {
+      if (finished || answered) {
+        // Failing is already under way: the reset of the target's stream below ends up here too.
         return;
       }
       done = true;
@@ -349,6 +352,7 @@ public final class HttpForwarder {
         return;
       }
       done = true;
+      answered = true;
       LOG.debug("{} {} -> {}: {}", request.method(), request.uri(), error.status(), cause.toString());
       if (out != null) {
         out.reset();
@@ -366,7 +370,8 @@ public final class HttpForwarder {
       if (finished) {
         return;
       }
-      if (!request.response().headWritten()) {
+      if (!request.response().headWritten() || Grpc.isGrpc(request)) {
+        // A gRPC call whose head went out still ends with a status, in its trailers.
         fail(error, new IllegalStateException(error.reason()));
         return;
       }
@@ -375,7 +380,12 @@ public final class HttpForwarder {
         out.reset();
       }
       if (!clientGone) {
-        request.connection().close();
+        // Too late for a status: cut the stream (HTTP/2 carries other streams) or the connection.
+        if (request.version() == HttpVersion.HTTP_2) {
+          request.response().reset();
+        } else {
+          request.connection().close();
+        }
       }
       listener.failed(error);
       finish(false);
