@@ -87,6 +87,10 @@ public final class HttpForwarder {
     boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
         && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
     MultiMap headers = request.headers();
+    if (!protocol.http2() && request.version() == HttpVersion.HTTP_2) {
+      // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
+      headers = ForwardHeaders.http1Casing(headers);
+    }
     String authority = null;
     if (protocol.http2()) {
       // HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
