@@ -23,29 +23,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * headers. Vert.x's HTTP/2 client with prior knowledge, one connection, on a context of its own;
  * called from a test thread.
  */
-final class GrpcWire implements AutoCloseable {
+public final class GrpcWire implements AutoCloseable {
 
   /** One call's answer: HTTP status, headers, body (framed messages) and trailers. */
-  record Answer(int status, MultiMap headers, Buffer body, MultiMap trailers) {
+  public record Answer(int status, MultiMap headers, Buffer body, MultiMap trailers) {
     /** grpc-status from the trailers, or from the headers of a trailers-only answer. */
-    String grpcStatus() {
+    public String grpcStatus() {
       String s = trailers.get("grpc-status");
       return s != null ? s : headers.get("grpc-status");
     }
 
     /** grpc-message, percent-decoded. */
-    String grpcMessage() {
+    public String grpcMessage() {
       String m = trailers.get("grpc-message");
       m = m != null ? m : headers.get("grpc-message");
       return m == null ? null : URLDecoder.decode(m.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
-    boolean trailersOnly() {
+    public boolean trailersOnly() {
       return headers.contains("grpc-status");
     }
 
     /** How many length-prefixed messages the body holds. */
-    int messages() {
+    public int messages() {
       int n = 0;
       int at = 0;
       while (at + 5 <= body.length()) {
@@ -60,7 +60,7 @@ final class GrpcWire implements AutoCloseable {
   private final HttpClientAgent client;
   private final AtomicInteger connections = new AtomicInteger();
 
-  GrpcWire(Vertx vertx) {
+  public GrpcWire(Vertx vertx) {
     this.context = vertx.getOrCreateContext();
     this.client = vertx.httpClientBuilder()
         .with(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false))
@@ -70,22 +70,22 @@ final class GrpcWire implements AutoCloseable {
   }
 
   /** Connections this client has opened. */
-  int connections() {
+  public int connections() {
     return connections.get();
   }
 
   /** An empty message (the protobuf encoding of a message with no fields set): flag 0, length 0. */
-  static Buffer emptyMessage() {
+  public static Buffer emptyMessage() {
     return Buffer.buffer(new byte[5]);
   }
 
   /** A length-prefixed message with {@code protobuf} as its bytes. */
-  static Buffer message(byte[] protobuf) {
+  public static Buffer message(byte[] protobuf) {
     return Buffer.buffer().appendByte((byte) 0).appendInt(protobuf.length).appendBytes(protobuf);
   }
 
   /** Starts a call; the future completes when the whole answer, trailers included, is in. */
-  io.vertx.core.Future<Answer> call(int port, String path, Map<String, String> headers, Buffer body) {
+  public io.vertx.core.Future<Answer> call(int port, String path, Map<String, String> headers, Buffer body) {
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port)
         .setURI(path).putHeader("content-type", "application/grpc").putHeader("te", "trailers");
     headers.forEach(o::putHeader);
@@ -97,7 +97,7 @@ final class GrpcWire implements AutoCloseable {
     return done.future();
   }
 
-  Answer callAndWait(int port, String path, Map<String, String> headers, Buffer body) {
+  public Answer callAndWait(int port, String path, Map<String, String> headers, Buffer body) {
     return Await.result(call(port, path, headers, body));
   }
 

@@ -40,7 +40,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * so the same server is a target of HTTP2 groups too. It speaks HTTP/1.1 and HTTP/2 (h2c prior
  * knowledge, or ALPN over TLS when started with a certificate).
  */
-final class VertxTestService implements AutoCloseable {
+public final class VertxTestService implements AutoCloseable {
 
   static final ServiceName SERVICE = ServiceName.create("grpc.testing.TestService");
   static final String ECHO_INITIAL = "x-grpc-test-echo-initial";
@@ -50,16 +50,16 @@ final class VertxTestService implements AutoCloseable {
 
   private final HttpServer server;
   /** What plain (non-gRPC) requests looked like: method, path, version, headers by lower-case name. */
-  final List<JsonObject> plainRequests = new CopyOnWriteArrayList<>();
+  public final List<JsonObject> plainRequests = new CopyOnWriteArrayList<>();
   /** Every gRPC call's method path and the version it came in. */
-  final List<String> grpcCalls = new CopyOnWriteArrayList<>();
+  public final List<String> grpcCalls = new CopyOnWriteArrayList<>();
 
   private VertxTestService(HttpServer server) {
     this.server = server;
   }
 
   /** Starts on a free loopback port; with {@code tls} (PEM files) it speaks TLS with ALPN h2 and http/1.1. */
-  static VertxTestService start(Vertx vertx, String id, PemKeyCertOptions tls) {
+  public static VertxTestService start(Vertx vertx, String id, PemKeyCertOptions tls) {
     HttpServerOptions options = new HttpServerOptions().setHost("127.0.0.1").setPort(0)
         .setHttp2ClearTextEnabled(true);
     if (tls != null) {
@@ -82,7 +82,7 @@ final class VertxTestService implements AutoCloseable {
     return service;
   }
 
-  int port() {
+  public int port() {
     return server.actualPort();
   }
 
