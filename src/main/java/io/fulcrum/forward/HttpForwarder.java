@@ -121,6 +121,10 @@ public final class HttpForwarder {
         out.authority(http2Authority);
       }
       if (ex.done) {
+        // The client left (reset its stream) before the request to the target existed. Nobody waits for
+        // this request: without a handler Vert.x would log the reset as an ERROR, once per stream of a
+        // rapid-reset flood.
+        out.exceptionHandler(e -> { });
         out.reset();
         return;
       }
