@@ -104,7 +104,7 @@ class ConfigParserListenerTest {
   @Test
   void listener_missingProtocolPortAndDefaultAction_reportsEachOne() {
     assertThat(messages(withListener("- {rules: []}"))).containsExactly(
-        L + "protocol: a protocol is required (expected: HTTP)",
+        L + "protocol: a protocol is required (expected: HTTP or HTTPS)",
         L + "port: a port is required",
         L + "default-actions: a listener needs a default action (e.g. [{type: forward, target-group: web}])");
   }
@@ -118,7 +118,7 @@ class ConfigParserListenerTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "protocol: HTTPS, port: 8443 | protocol: 'HTTPS' listeners are not available yet (expected: HTTP)",
+      "protocol: TLS, port: 8443 | protocol: 'TLS' listeners are not available yet (expected: HTTP or HTTPS)",
       "protocol: FTP, port: 21 | protocol: 'FTP' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC,"
           + " TCP_QUIC",
       "protocol: HTTP, port: 0 | port: 0 is below the minimum 1",

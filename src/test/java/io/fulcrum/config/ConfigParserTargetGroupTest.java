@@ -86,7 +86,6 @@ class ConfigParserTargetGroupTest {
           + " yet (expected: instance or ip)",
       "protocol: TCP | protocol: 'TCP' target groups are not available yet (expected: HTTP or HTTPS)",
       "protocol: http | protocol: 'http' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC, TCP_QUIC",
-      "protocol-version: GRPC | protocol-version: 'GRPC' is not available yet (expected: HTTP1)",
       "protocol-version: HTTP3 | protocol-version: 'HTTP3' is not one of: HTTP1, HTTP2, GRPC",
       "ip-address-type: ipv6 | ip-address-type: ipv6 target groups only support targets of type ip",
       "ip-address-type: dualstack | ip-address-type: 'dualstack' is not one of: ipv4, ipv6"})
@@ -96,6 +95,25 @@ class ConfigParserTargetGroupTest {
         ? "- name: web\n  port: 80\n  " + line + "\n"
         : "- name: web\n  protocol: HTTP\n  port: 80\n  " + line + "\n");
     assertThat(messages(yaml)).containsExactly(TG + message);
+  }
+
+  @Test
+  void grpcOrHttp2Group_behindAnHttpListenerWithoutH2c_isRejectedAtTheAction() {
+    for (String version : new String[] {"GRPC", "HTTP2"}) {
+      assertThat(messages(withTargetGroup("- {name: web, protocol: HTTP, port: 80, protocol-version: " + version + "}")))
+          .containsExactly("load-balancers[0].listeners[0].default-actions[0]: target group 'web' has protocol version "
+              + version + ": it needs an HTTPS listener, or an HTTP listener with h2c");
+    }
+  }
+
+  @Test
+  void grpcGroup_isReadWithItsVersion_andGrpcHealthCheckDefaults() {
+    TargetGroup g = web(parse(withTargetGroup("- {name: web, protocol: HTTPS, port: 443, protocol-version: GRPC}")
+        .replace("protocol: HTTP\n", "protocol: HTTPS\n")));
+    assertThat(g.protocolVersion()).isEqualTo(ProtocolVersion.GRPC);
+    assertThat(g.healthCheck().path()).isEqualTo("/AWS.ALB/healthcheck");
+    assertThat(g.healthCheck().grpc()).isTrue();
+    assertThat(g.healthCheck().matcher().text()).isEqualTo("12");
   }
 
   @Test

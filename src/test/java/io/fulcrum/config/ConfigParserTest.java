@@ -42,8 +42,13 @@ class ConfigParserTest {
     assertThat(web.attributes().deregistrationDelaySeconds()).isEqualTo(30);
     LoadBalancer demo = config.resources().loadBalancers().get(0);
     assertThat(demo.zones()).containsExactly("zone-a", "zone-b");
-    assertThat(demo.listeners()).hasSize(1);
+    assertThat(demo.listeners()).hasSize(2);
     assertThat(demo.listeners().get(0).rules()).extracting(r -> r.priority()).containsExactly(10, 20, 30);
+    assertThat(demo.listeners().get(0).h2c()).as("8080 takes cleartext HTTP/2 too").isTrue();
+    assertThat(demo.listeners().get(1).protocol()).isEqualTo(io.fulcrum.model.Protocol.HTTPS);
+    assertThat(demo.listeners().get(1).port()).isEqualTo(8443);
+    assertThat(demo.listeners().get(1).certificates()).as("the self-signed certificate is generated").isEmpty();
+    assertThat(demo.listeners().get(1).sslPolicy()).isEqualTo("ELBSecurityPolicy-TLS13-1-2-2021-06");
     assertThat(config.demoTargets()).hasSize(8);
     assertThat(config.control()).isEqualTo(new FulcrumConfig.Control("127.0.0.1", 9090));
   }
