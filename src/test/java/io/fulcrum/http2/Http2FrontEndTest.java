@@ -23,8 +23,13 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -51,6 +56,7 @@ class Http2FrontEndTest {
   private static TestCertificates.Pem cert;
   private static int h2cPort;
   private static int httpsPort;
+  private static int plainHttpPort;
 
   private record Held(Context context, HttpServerRequest request) {
   }
@@ -70,6 +76,7 @@ class Http2FrontEndTest {
     Await.result(pusher.listen());
     h2cPort = Ports.free();
     httpsPort = Ports.free();
+    plainHttpPort = Ports.free();
     String rules = """
                   - {priority: 1, conditions: [{field: path-pattern, values: ["/held*"]}], actions: [{type: forward, target-group: held}]}
                   - {priority: 2, conditions: [{field: path-pattern, values: ["/push*"]}], actions: [{type: forward, target-group: pusher}]}
@@ -90,10 +97,12 @@ class Http2FrontEndTest {
                 default-actions: [{type: fixed-response, status-code: 200, content-type: text/plain, message-body: fixed}]
                 rules:
         %2$s
+              - {protocol: HTTP, port: %d, default-actions: [{type: fixed-response, status-code: 200, content-type: text/plain, message-body: fixed}]}
         target-groups:
           - {name: held, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
           - {name: pusher, target-type: ip, protocol: HTTP, port: 80, protocol-version: HTTP2, targets: [{id: 127.0.0.1, port: %d}]}
-        """.formatted(h2cPort, rules, httpsPort, cert.certificate(), cert.privateKey(), held.port(), pusher.actualPort()));
+        """.formatted(h2cPort, rules, httpsPort, cert.certificate(), cert.privateKey(), plainHttpPort, held.port(),
+        pusher.actualPort()));
   }
 
   @AfterAll
@@ -160,6 +169,21 @@ class Http2FrontEndTest {
   }
 
   @Test
+  void h2cUpgrade_fromTheJdkClient_switchesToHttp2_onlyWhereH2cIsOn() throws Exception {
+    HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
+        .build();
+    HttpResponse<String> upgraded = jdk.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + h2cPort + "/")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> plain = jdk.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + plainHttpPort + "/")).build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(upgraded.body()).isEqualTo("fixed");
+    assertThat(upgraded.version()).as("Upgrade: h2c accepted").isEqualTo(HttpClient.Version.HTTP_2);
+    assertThat(plain.body()).isEqualTo("fixed");
+    assertThat(plain.version()).as("h2c off: the upgrade is ignored").isEqualTo(HttpClient.Version.HTTP_1_1);
+  }
+
+  @Test
   void targetsPush_neverReachesTheClient_evenOneThatAllowsPush() {
     try (H2Wire wire = H2Wire.connect("127.0.0.1", h2cPort, null, Map.of(H2Wire.SETTINGS_ENABLE_PUSH, 1L))) {
       Http2Headers req = H2Wire.request("GET", "http", "127.0.0.1:" + h2cPort, "/push");
@@ -180,7 +204,7 @@ class Http2FrontEndTest {
   @Test
   void goAway_after10000Requests_andTheNextRequestGoesThroughOnANewConnection() {
     AtomicInteger connections = new AtomicInteger();
-    java.util.List<GoAway> goAways = new CopyOnWriteArrayList<>();
+    List<GoAway> goAways = new CopyOnWriteArrayList<>();
     HttpClientAgent client = VERTX.httpClientBuilder()
         .with(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false))
         .with(new PoolOptions().setHttp2MaxSize(1))
