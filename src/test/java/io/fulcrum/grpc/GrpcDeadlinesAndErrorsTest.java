@@ -168,11 +168,14 @@ class GrpcDeadlinesAndErrorsTest {
   @Test
   void grpcJavaDeadline_onASlowCall_isDeadlineExceeded() {
     channel = GrpcJava.h2c(port);
+    int cancelledBefore = CANCELLED.get();
 
     assertThatThrownBy(() -> TestServiceGrpc.newBlockingStub(channel).withDeadlineAfter(400, TimeUnit.MILLISECONDS)
         .unaryCall(SimpleRequest.getDefaultInstance()))
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    // Cancelled at the target too (by Fulcrum's deadline or the client's reset, whichever came first).
+    await().atMost(Duration.ofSeconds(10)).until(() -> CANCELLED.get() == cancelledBefore + 1);
   }
 
   private StatusRuntimeException failure(int listenerPort, String group) {
