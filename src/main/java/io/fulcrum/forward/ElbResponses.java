@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -38,17 +39,35 @@ public final class ElbResponses {
   private ElbResponses() {
   }
 
-  /** Sends the page for {@code error}; with {@code close} the client connection closes after it. */
+  /**
+   * Sends the page for {@code error}; with {@code close} the client connection closes after it.
+   * On HTTP/2 the connection carries other streams and stays: the answer ends this stream, and a
+   * request body still on its way is read and dropped.
+   */
   public static void send(HttpServerRequest request, ElbError error, boolean close) {
+    boolean http2 = request.version() == HttpVersion.HTTP_2;
+    if (http2 && !request.isEnded()) {
+      // The forwarder paused the request; a body left unread would hold the stream's flow-control window.
+      request.resume();
+    }
     if (Grpc.isGrpc(request)) {
       sendGrpc(request, error);
       return;
     }
     HttpServerResponse response = request.response();
     if (response.headWritten()) {
-      // Too late for a status: the client already has one. Cut the connection so it sees the failure.
-      request.connection().close();
+      // Too late for a status: the client already has one. Cut the stream (HTTP/2) or the connection so
+      // that it sees the failure.
+      if (http2) {
+        response.reset();
+      } else {
+        request.connection().close();
+      }
       return;
+    }
+    if (http2) {
+      // Connection is not an HTTP/2 header, and a GOAWAY would end the client's other streams too.
+      close = false;
     }
     response.setStatusCode(error.status());
     // Always set: for ALB's own codes (463, 464) the phrase is empty, where Netty would make up one.
@@ -77,15 +96,24 @@ public final class ElbResponses {
   /**
    * A gRPC call gets the answer as gRPC: HTTP 200, trailers-only, with {@code grpc-status} and a
    * {@code grpc-message} naming the ELB status ({@code 503 Service Temporarily Unavailable: no
-   * registered targets}), so gRPC clients see a clear error rather than a bare HTTP status.
+   * registered targets}), so gRPC clients see a clear error rather than a bare HTTP status. When
+   * the target's head (and perhaps messages) already went out, the same status ends the call in the
+   * trailers (a grpc-timeout that passes mid-stream ends as DEADLINE_EXCEEDED, not as a reset).
    */
   static void sendGrpc(HttpServerRequest request, ElbError error) {
     HttpServerResponse response = request.response();
-    if (response.headWritten()) {
-      response.reset();
+    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    if (response.ended()) {
       return;
     }
-    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    if (response.headWritten()) {
+      MultiMap t = response.trailers();
+      t.clear();
+      t.set("grpc-status", Integer.toString(error.grpcStatus()));
+      t.set("grpc-message", percentEncode(message));
+      response.end();
+      return;
+    }
     response.setStatusCode(200);
     MultiMap h = response.headers();
     h.clear();

@@ -24,7 +24,27 @@ public final class ForwardHeaders {
   /** Mixed case, as ALB writes it toward HTTP/1.1 targets even for HTTP/2 clients (SPEC §7.3). */
   static final CharSequence HOST = HttpHeaders.createOptimized("Host");
 
+  /** The headers ALB writes in mixed case toward HTTP/1.1 targets, by their lower-case names (SPEC §7.3). */
+  private static final Map<String, CharSequence> MIXED_CASE = Map.of(
+      "host", HOST, "x-forwarded-for", X_FORWARDED_FOR, "x-forwarded-proto", X_FORWARDED_PROTO,
+      "x-forwarded-port", X_FORWARDED_PORT, "x-amzn-trace-id", X_AMZN_TRACE_ID,
+      "upgrade", HttpHeaders.createOptimized("Upgrade"), "connection", HttpHeaders.createOptimized("Connection"));
+
   private ForwardHeaders() {
+  }
+
+  /**
+   * The headers of an HTTP/2 request (whose names HTTP/2 keeps lower-case) as ALB sends them on
+   * over HTTP/1.1: Host, X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Port, X-Amzn-Trace-Id,
+   * Upgrade and Connection in mixed case, every other name lower-case as received.
+   */
+  public static MultiMap http1Casing(MultiMap http2Headers) {
+    MultiMap out = MultiMap.caseInsensitiveMultiMap();
+    for (Map.Entry<String, String> e : http2Headers) {
+      CharSequence name = MIXED_CASE.get(e.getKey());
+      out.add(name != null ? name : e.getKey(), e.getValue());
+    }
+    return out;
   }
 
   /**

@@ -87,6 +87,10 @@ public final class HttpForwarder {
     boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
         && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
     MultiMap headers = request.headers();
+    if (!protocol.http2() && request.version() == HttpVersion.HTTP_2) {
+      // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
+      headers = ForwardHeaders.http1Casing(headers);
+    }
     String authority = null;
     if (protocol.http2()) {
       // HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
@@ -117,6 +121,10 @@ public final class HttpForwarder {
         out.authority(http2Authority);
       }
       if (ex.done) {
+        // The client left (reset its stream) before the request to the target existed. Nobody waits for
+        // this request: without a handler Vert.x would log the reset as an ERROR, once per stream of a
+        // rapid-reset flood.
+        out.exceptionHandler(e -> { });
         out.reset();
         return;
       }
@@ -313,6 +321,8 @@ public final class HttpForwarder {
     boolean finished;
     boolean clientGone;
     boolean closeAfter;
+    /** The load balancer answers this exchange itself (an ELB status, or gRPC trailers with one). */
+    boolean answered;
 
     Exchange(HttpServerRequest request, ExchangeListener listener, ResponseHook hook) {
       this.request = request;
@@ -322,7 +332,8 @@ public final class HttpForwarder {
 
     /** The target closed or reset mid-body, or the client went away: cut the client connection. */
     void responseFailed(HttpClientResponse in) {
-      if (finished) {
+      if (finished || answered) {
+        // Failing is already under way: the reset of the target's stream below ends up here too.
         return;
       }
       done = true;
@@ -349,6 +360,7 @@ public final class HttpForwarder {
         return;
       }
       done = true;
+      answered = true;
       LOG.debug("{} {} -> {}: {}", request.method(), request.uri(), error.status(), cause.toString());
       if (out != null) {
         out.reset();
@@ -366,7 +378,8 @@ public final class HttpForwarder {
       if (finished) {
         return;
       }
-      if (!request.response().headWritten()) {
+      if (!request.response().headWritten() || Grpc.isGrpc(request)) {
+        // A gRPC call whose head went out still ends with a status, in its trailers.
         fail(error, new IllegalStateException(error.reason()));
         return;
       }
@@ -375,7 +388,12 @@ public final class HttpForwarder {
         out.reset();
       }
       if (!clientGone) {
-        request.connection().close();
+        // Too late for a status: cut the stream (HTTP/2 carries other streams) or the connection.
+        if (request.version() == HttpVersion.HTTP_2) {
+          request.response().reset();
+        } else {
+          request.connection().close();
+        }
       }
       listener.failed(error);
       finish(false);

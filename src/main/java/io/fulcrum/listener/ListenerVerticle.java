@@ -58,6 +58,15 @@ public final class ListenerVerticle extends VerticleBase {
   static final int MAX_HEADERS = 64 * 1024;
   /** ALB's limit of parallel requests on one HTTP/2 client connection (SPEC §7.3). */
   static final int MAX_CONCURRENT_STREAMS = 128;
+  /**
+   * Rapid-reset protection (CVE-2023-44487): an HTTP/2 client connection that resets more streams
+   * than this within {@link #RST_FLOOD_WINDOW_SECONDS} is ended with GOAWAY ENHANCE_YOUR_CALM. The
+   * values are Netty's and Vert.x's defaults, set here so that they cannot silently go away; a
+   * flood costs each connection at most this many streams of work (RapidResetTest measures it),
+   * while a client cancelling a few calls a second (gRPC deadlines, navigation) stays connected.
+   */
+  static final int RST_FLOOD_MAX_RESETS = 200;
+  static final int RST_FLOOD_WINDOW_SECONDS = 30;
   /** How much longer than the target's timeouts a client connection may sit mid-request. */
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
   private static final int BIND_ATTEMPTS = 40;
@@ -230,6 +239,9 @@ public final class ListenerVerticle extends VerticleBase {
             .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
             .setMaxHeaderListSize(MAX_HEADERS)
             .setPushEnabled(false))
+        .setHttp2RstFloodMaxRstFramePerWindow(RST_FLOOD_MAX_RESETS)
+        .setHttp2RstFloodWindowDuration(RST_FLOOD_WINDOW_SECONDS)
+        .setHttp2RstFloodWindowDurationTimeUnit(TimeUnit.SECONDS)
         .setTcpNoDelay(true);
     if (plan.tls() != null) {
       Tls.configure(options, plan.tls(), plan.http2());

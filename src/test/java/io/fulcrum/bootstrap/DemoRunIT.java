@@ -49,6 +49,8 @@ class DemoRunIT {
   void startTheDemoExactlyAsTheReadmeSays() {
     requireFree("127.0.0.1", 8080, "the demo listener in zone-a");
     requireFree("127.0.0.2", 8080, "the demo listener in zone-b");
+    requireFree("127.0.0.1", 8443, "the demo HTTPS listener in zone-a");
+    requireFree("127.0.0.2", 8443, "the demo HTTPS listener in zone-b");
     requireFree("127.0.0.1", 9090, "the demo control plane");
     requireFreeUdp("127.0.0.1", 8053, "the demo DNS responder");
     for (int p = 9101; p <= 9104; p++) {
@@ -185,6 +187,23 @@ class DemoRunIT {
       assertThat(new JsonObject(body).getString("target")).isIn(DEMO_TARGETS);
     } finally {
       p.destroyForcibly();
+    }
+  }
+
+  @Test
+  void theRealCurl_getsADemoTargetOverHttp2_onHttps8443_andOnH2c8080() {
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    for (String[] args : new String[][] {{"-k", "--http2", "https://localhost:8443/"},
+        {"--http2-prior-knowledge", "http://localhost:8080/"}}) {
+      List<String> cmd = new java.util.ArrayList<>(List.of(curl.toString(), "-s", "--max-time", "10", "-w",
+          "\\n%{http_version}"));
+      cmd.addAll(List.of(args));
+      io.fulcrum.testing.Tool.Result r = io.fulcrum.testing.Tool.run(work, Duration.ofSeconds(20), cmd);
+      assertThat(r.exitCode()).as("curl %s printed: %s", List.of(args), r.output()).isZero();
+      List<String> out = r.output().lines().toList();
+      assertThat(out.get(out.size() - 1)).as("HTTP version of %s", List.of(args)).isEqualTo("2");
+      assertThat(new JsonObject(String.join("\n", out.subList(0, out.size() - 1))).getString("target"))
+          .isIn(DEMO_TARGETS);
     }
   }
 

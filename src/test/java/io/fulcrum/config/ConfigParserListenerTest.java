@@ -118,6 +118,7 @@ class ConfigParserListenerTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
+      "protocol: TLS, port: 8443 | protocol: 'TLS' listeners are not available yet (expected: HTTP or HTTPS)",
       "protocol: FTP, port: 21 | protocol: 'FTP' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC,"
           + " TCP_QUIC",
       "protocol: HTTP, port: 0 | port: 0 is below the minimum 1",

@@ -97,6 +97,25 @@ class ConfigParserTargetGroupTest {
   }
 
   @Test
+  void grpcOrHttp2Group_behindAnHttpListenerWithoutH2c_isRejectedAtTheAction() {
+    for (String version : new String[] {"GRPC", "HTTP2"}) {
+      assertThat(messages(withTargetGroup("- {name: web, protocol: HTTP, port: 80, protocol-version: " + version + "}")))
+          .containsExactly("load-balancers[0].listeners[0].default-actions[0]: target group 'web' has protocol version "
+              + version + ": it needs an HTTPS listener, or an HTTP listener with h2c");
+    }
+  }
+
+  @Test
+  void grpcGroup_isReadWithItsVersion_andGrpcHealthCheckDefaults() {
+    TargetGroup g = web(parse(withTargetGroup("- {name: web, protocol: HTTPS, port: 443, protocol-version: GRPC}")
+        .replace("protocol: HTTP\n", "protocol: HTTPS\n")));
+    assertThat(g.protocolVersion()).isEqualTo(ProtocolVersion.GRPC);
+    assertThat(g.healthCheck().path()).isEqualTo("/AWS.ALB/healthcheck");
+    assertThat(g.healthCheck().grpc()).isTrue();
+    assertThat(g.healthCheck().matcher().text()).isEqualTo("12");
+  }
+
+  @Test
   void badIpAddressType_withAnIpv6Target_reportsOnlyTheType() {
     assertThat(messages(withTargetGroup("""
         - name: web

@@ -49,6 +49,8 @@ class ConfigParserTest {
     assertThat(config.credentials().accessKeyId()).isEqualTo("AKIAFULCRUMDEMO00001");
     assertThat(demo.listeners().get(0).rules()).extracting(r -> r.priority()).containsExactly(10, 20, 30, 40);
     assertThat(config.environment().functions()).containsOnlyKeys("echo-event");
+    assertThat(demo.listeners().get(0).h2c()).as("8080 takes cleartext HTTP/2 too").isTrue();
+    assertThat(demo.listeners().get(1).sslPolicy()).isEqualTo("ELBSecurityPolicy-TLS13-1-2-2021-06");
     assertThat(config.demoTargets()).hasSize(8);
     assertThat(config.control()).isEqualTo(new FulcrumConfig.Control("127.0.0.1", 9090));
   }
