@@ -54,8 +54,16 @@ public final class HttpForwarder {
   /** Clients by (idle timeout, connect timeout): both are client-wide options. */
   private final Map<ClientKey, HttpClientAgent> clients = new HashMap<>();
 
-  private record ClientKey(long idleMillis, int connectMillis, boolean http2) {
+  private record ClientKey(long idleMillis, int connectMillis, boolean http2, boolean tls13) {
   }
+
+  /** TLS toward targets: ELBSecurityPolicy-2016-08's TLS 1.2, or 1.2 and 1.3 (see ProxySettings). */
+  private static final java.util.Set<String> TARGET_TLS = java.util.Set.of("TLSv1.2");
+  private static final java.util.Set<String> TARGET_TLS13 = java.util.Set.of("TLSv1.2", "TLSv1.3");
+
+  /** The clients of the settings seen last ([0] HTTP/1.1, [1] HTTP/2): a request finds them without a lookup. */
+  private ProxySettings lastSettings;
+  private final HttpClientAgent[] lastClients = new HttpClientAgent[2];
 
   /** Must be created on the event loop that will use it. */
   public HttpForwarder(Vertx vertx) {
@@ -223,9 +231,24 @@ public final class HttpForwarder {
 
 
   private HttpClientAgent client(ProxySettings settings, boolean http2) {
+    int slot = http2 ? 1 : 0;
+    if (settings != lastSettings) {
+      lastSettings = settings;
+      lastClients[0] = null;
+      lastClients[1] = null;
+    }
+    HttpClientAgent client = lastClients[slot];
+    if (client == null) {
+      client = lastClients[slot] = clientFor(settings, http2);
+    }
+    return client;
+  }
+
+  private HttpClientAgent clientFor(ProxySettings settings, boolean http2) {
     // Keep-alive pools close connections idle for the idle timeout; the TCP connect timeout is
     // client-wide too. Load balancers usually share one key, so usually there is one client.
-    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), http2);
+    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), http2,
+        settings.targetTls13());
     long idle = key.idleMillis();
     return clients.computeIfAbsent(key, k -> vertx.httpClientBuilder()
         .with(new HttpClientOptions()
@@ -242,6 +265,7 @@ public final class HttpForwarder {
             .setDecompressionSupported(false)
             .setVerifyHost(false)
             .setTrustAll(true)
+            .setEnabledSecureTransportProtocols(k.tls13() ? TARGET_TLS13 : TARGET_TLS)
             .setTcpNoDelay(true)
             .setShared(false)
             // HTTP2 and GRPC target groups: ALPN h2 over TLS, prior knowledge in clear; streams multiplexed.

@@ -1,5 +1,9 @@
 package io.fulcrum.forward;
 
+import io.fulcrum.model.Listener;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.SecurityPolicy;
+
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
 
@@ -13,6 +17,9 @@ import io.fulcrum.model.LoadBalancerAttributes;
  * @param preserveHost        forward Host unchanged
  * @param dropInvalidHeaders  drop headers whose names are not {@code [-A-Za-z0-9]+}
  * @param dnsName             the load balancer's DNS name (Host of HTTP/1.0 requests without one)
+ * @param targetTls13         whether TLS to targets may use TLS 1.3: as on ALB, only when an HTTPS
+ *                            listener of the load balancer has a TLS 1.3 policy; otherwise
+ *                            ELBSecurityPolicy-2016-08 (TLS 1.2 here: the JVM refuses 1.0 and 1.1)
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -21,11 +28,23 @@ public record ProxySettings(
     boolean xffClientPort,
     boolean preserveHost,
     boolean dropInvalidHeaders,
-    String dnsName) {
+    String dnsName,
+    boolean targetTls13) {
+
+  /** Without TLS 1.3 toward targets. */
+  public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
+      boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
+    this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
+        false);
+  }
 
   public static ProxySettings of(LoadBalancer lb) {
     LoadBalancerAttributes a = lb.attributes();
+    boolean tls13 = lb.listeners().stream().filter(l -> l.protocol() == Protocol.HTTPS).anyMatch(l -> {
+      SecurityPolicy p = SecurityPolicy.named(l.sslPolicy() == null ? Listener.DEFAULT_SSL_POLICY : l.sslPolicy());
+      return p != null && p.protocols().contains("TLSv1.3");
+    });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
-        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName());
+        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13);
   }
 }
