@@ -44,6 +44,9 @@ final class RequestHandler {
   private static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
   private static final CharSequence LOCATION_NAME = HttpHeaders.createOptimized("Location");
 
+  /** ALB's limit on one HTTP/2 header field, compressed (SPEC §7.3). */
+  static final int MAX_HTTP2_FIELD = 8 * 1024;
+
   private final ListenerVerticle verticle;
   private final HttpForwarder forwarder;
   private final Stickiness stickiness;
@@ -87,9 +90,20 @@ final class RequestHandler {
       }
     }
     long headerBytes = 0;
+    boolean http2 = req.version() == HttpVersion.HTTP_2;
+    if (http2 && req.uri().length() > MAX_HTTP2_FIELD && HpackSize.field(":path", req.uri()) > MAX_HTTP2_FIELD) {
+      req.connection().close();
+      return;
+    }
     for (Iterator<Map.Entry<String, String>> it = headers.iterator(); it.hasNext(); ) {
       Map.Entry<String, String> h = it.next();
       int line = h.getKey().length() + h.getValue().length() + 2;
+      if (http2 && line - 2 > MAX_HTTP2_FIELD && HpackSize.field(h.getKey(), h.getValue()) > MAX_HTTP2_FIELD) {
+        // ALB sends GOAWAY and closes the connection when a header passes 8 KB compressed (SPEC §7.3);
+        // the request never reaches a target.
+        req.connection().close();
+        return;
+      }
       if (line > ListenerVerticle.MAX_HEADER_LINE) {
         ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
         return;

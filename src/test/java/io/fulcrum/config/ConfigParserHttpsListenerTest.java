@@ -60,7 +60,9 @@ class ConfigParserHttpsListenerTest {
 
   @Test
   void httpsListener_withoutCertificates_isValid_theSelfSignedOneIsGeneratedAtStart() {
-    assertThat(listener("- {protocol: HTTPS, port: 8443, " + FORWARD + "}").certificates()).isEmpty();
+    assertThat(listener("- {protocol: HTTPS, port: 8443, " + FORWARD + "}").certificates())
+        .containsExactly(io.fulcrum.model.Certificate.selfSigned(
+            new io.fulcrum.model.Arns("us-east-1", "000000000000").selfSignedCertificate()));
   }
 
   @Test

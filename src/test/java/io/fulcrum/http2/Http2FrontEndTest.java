@@ -1,6 +1,7 @@
 package io.fulcrum.http2;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Await;
@@ -228,6 +229,40 @@ class Http2FrontEndTest {
       ctx.runOnContext(v -> get(client).onComplete(next));
       assertThat(Await.result(next.future())).isEqualTo(200);
       assertThat(connections.get()).as("request 10,001 on a new connection").isEqualTo(2);
+    } finally {
+      Await.result(client.close());
+    }
+  }
+
+  /**
+   * SPEC §7.3: a header field over 8 KB compressed gets GOAWAY and the connection closed, and the
+   * request reaches no target; 10,000 letters Huffman-code to about 6 KB and pass.
+   */
+  @Test
+  void headerOver8KbCompressed_getsGoAway_andReachesNoTarget() {
+    List<GoAway> goAways = new CopyOnWriteArrayList<>();
+    HttpClientAgent client = VERTX.httpClientBuilder()
+        .with(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false))
+        .with(new PoolOptions().setHttp2MaxSize(1))
+        .withConnectHandler(c -> c.goAwayHandler(goAways::add))
+        .build();
+    try {
+      Future<Integer> small = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort).setURI("/")
+              .putHeader("x-big", "a".repeat(10_000)))
+          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+      assertThat(Await.result(small)).as("10,000 'a' are 6,250 bytes of Huffman code").isEqualTo(200);
+
+      int before = held.hits();
+      Future<Integer> big = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort)
+              .setURI("/held/big").putHeader("x-big", "{".repeat(9_000)))
+          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+      assertThat(catchThrowable(() -> Await.result(big))).as("the connection is closed").isNotNull();
+      assertThat(held.hits()).as("no target sees it").isEqualTo(before);
+      await().atMost(Duration.ofSeconds(5)).until(() -> !goAways.isEmpty());
+
+      Future<Integer> after = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort).setURI("/"))
+          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+      assertThat(Await.result(after)).as("a new connection serves").isEqualTo(200);
     } finally {
       Await.result(client.close());
     }
