@@ -16,6 +16,9 @@ FULCRUM_JAR=${FULCRUM_JAR:-$REPO_DIR/target/fulcrum.jar}
 # A proxy's JVM: a small fixed heap with the serial collector (the data path allocates little and
 # short-lived; a fixed heap keeps RSS flat), capped direct memory and code cache.
 FULCRUM_JVM_OPTS=${FULCRUM_JVM_OPTS:--XX:+UseSerialGC -Xms64m -Xmx64m -XX:MaxDirectMemorySize=64m -XX:ReservedCodeCacheSize=64m -XX:MaxMetaspaceSize=96m -Xss512k}
+# For load tests only: ALB's GOAWAY after 10,000 requests on an HTTP/2 client connection, lifted,
+# since h2load does not reconnect after a GOAWAY (NGINX's keepalive_requests is raised likewise).
+FULCRUM_BENCH_PROPS=${FULCRUM_BENCH_PROPS:--Dfulcrum.http2.maxRequestsPerConnection=2147483647}
 # Optional CPU pinning (taskset -c lists, e.g. PROXY_CPUS=2,3 LOAD_CPUS=0,1 BACKEND_CPUS=4-7).
 PROXY_CPUS=${PROXY_CPUS:-}
 LOAD_CPUS=${LOAD_CPUS:-}
@@ -259,10 +262,10 @@ start_fulcrum() {
     render "$LOADTEST_DIR/fulcrum.yaml.template" "$WORKDIR/fulcrum.yaml"
   local logf="$WORKDIR/fulcrum-$instances.log"
   # shellcheck disable=SC2086
-  FULCRUM_CMD="java $FULCRUM_JVM_OPTS $* -jar $FULCRUM_JAR --config $WORKDIR/fulcrum.yaml --instances $instances"
+  FULCRUM_CMD="java $FULCRUM_JVM_OPTS $FULCRUM_BENCH_PROPS $* -jar $FULCRUM_JAR --config $WORKDIR/fulcrum.yaml --instances $instances"
   # shellcheck disable=SC2086
   (cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" && spawn "$PROXY_CPUS" \
-    java $FULCRUM_JVM_OPTS "$@" -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances "$instances") \
+    java $FULCRUM_JVM_OPTS $FULCRUM_BENCH_PROPS "$@" -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances "$instances") \
     >"$logf" 2>&1 &
   FULCRUM_PID=$!
   STARTED_PIDS+=("$FULCRUM_PID")

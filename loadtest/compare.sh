@@ -231,12 +231,16 @@ check_grpc_status() { # the trailer grpc-status: 0 arrives through the path meas
   fi
 }
 
-warm_up() { # warm_up CONTENDER
-  local who=$1 h2secs=$(((WARMUP_SECONDS + 1) / 2))
-  run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h1.txt" "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of h1-c50 "$who")")"
-  run_load "$h2secs" "$RAW/warmup-$who-h2.txt" "$(h2_cmd "$h2secs" "$(url_of h2 "$who")")"
+warm_up() { # warm_up CONTENDER: WARMUP_SECONDS of each kind of load measured (the JIT compiles each path)
+  local who=$1
+  if [[ " $TESTS " == *" h1-"* ]]; then
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h1.txt" "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of h1-c50 "$who")")"
+  fi
+  if [[ " $TESTS " == *" h2 "* ]]; then
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h2.txt" "$(h2_cmd "$WARMUP_SECONDS" "$(url_of h2 "$who")")"
+  fi
   if [ "$who" = fulcrum ] && [[ " $TESTS " == *" grpc "* ]]; then
-    run_load "$h2secs" "$RAW/warmup-$who-grpc.txt" "$(grpc_cmd "$h2secs" "$(url_of grpc fulcrum)")"
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-grpc.txt" "$(grpc_cmd "$WARMUP_SECONDS" "$(url_of grpc fulcrum)")"
   fi
 }
 
@@ -254,7 +258,7 @@ for w in $WORKERS; do
   start_nginx "$w" "$keepalive"
   start_fulcrum "$w"
   check_grpc_status "http://127.0.0.1:$PORT_FULCRUM_GRPC" "Fulcrum"
-  log "warming up (${WARMUP_SECONDS}s of HTTP/1.1 and $(((WARMUP_SECONDS + 1) / 2))s of HTTP/2 load on each proxy)"
+  log "warming up (${WARMUP_SECONDS}s of each kind of load on each proxy)"
   for who in fulcrum haproxy nginx; do warm_up "$who"; done
   for r in $(seq 1 "$ROUNDS"); do
     log "workers $w, round $r of $ROUNDS"
@@ -432,7 +436,7 @@ report() {
     echo "> Short run (rounds of ${ROUND_SECONDS} s, warm-up ${WARMUP_SECONDS} s): indicative only."
     echo
   fi
-  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after ${WARMUP_SECONDS} s of HTTP/1.1 and $(((WARMUP_SECONDS + 1) / 2)) s of HTTP/2 warm-up load on each proxy. Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
+  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after a warm-up of ${WARMUP_SECONDS} s of each kind of load (HTTP/1.1, HTTP/2, and gRPC for Fulcrum) on each proxy. Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
   echo
   echo "**Machine**"
   echo
@@ -451,7 +455,7 @@ report() {
   echo
   echo "- Backends: $BACKENDS NGINX servers (\`worker_processes $BACKEND_WORKERS\`, [backends.nginx.conf](backends.nginx.conf)) answering 200 with a 100-byte body; the gRPC backend [GrpcBackend.java](GrpcBackend.java) ($GRPC_BACKEND_LOOPS event loop(s)) echoing one framed message with \`grpc-status: 0\`."
   echo "- HAProxy: [haproxy.cfg](haproxy.cfg), \`haproxy -db -f haproxy.cfg\`. NGINX: [nginx.conf](nginx.conf), \`nginx -c nginx.conf -g 'daemon off;'\`, upstream \`keepalive\` = the largest client count. Fulcrum: [fulcrum.yaml.template](fulcrum.yaml.template), \`${FULCRUM_LAST_CMD:-java ... -jar target/fulcrum.jar --config fulcrum.yaml --instances N}\`."
-  echo "- Fulcrum JVM: \`$FULCRUM_JVM_OPTS\` (serial GC, 64 MB fixed heap)."
+  echo "- Fulcrum JVM: \`$FULCRUM_JVM_OPTS\` (serial GC, 64 MB fixed heap). \`$FULCRUM_BENCH_PROPS\`: ALB's GOAWAY after 10,000 requests per HTTP/2 connection is lifted, because h2load does not reconnect after a GOAWAY (NGINX's \`keepalive_requests\`, which also counts HTTP/2 requests, is raised to 10,000,000; HAProxy has no such limit)."
   echo "- HTTP/1.1: \`$(wrk_cmd N "$ROUND_SECONDS" URL)\` with N = 50 and 200; the direct row is one backend without a proxy."
   echo "- HTTP/2: \`$(h2_cmd "$ROUND_SECONDS" URL LOG)\`; p50/p99 from h2load's per-request log. HTTP/1.1 to the backends."
   echo "- gRPC: \`$(grpc_cmd "$ROUND_SECONDS" URL LOG)\` (one 17-byte framed message), through Fulcrum (target group protocol version GRPC, HTTP/2 to the backend) and straight to the backend."
