@@ -4,7 +4,9 @@ package io.fulcrum.balancer;
  * Round robin over the eligible targets, in registration order (SPEC §4.2), with slow start
  * (§4.6): a target in slow start with weight {@code w} collects {@code w} credit each time its
  * turn comes and is chosen when its credit reaches 1, so over a cycle it gets {@code w} of its
- * share, and the sequence is exact for a given time. Outside slow start a choice costs O(1).
+ * share, and the sequence is exact for a given time. Weights count relative to the heaviest
+ * eligible target ({@link Scope#maxSlowStartWeight}), which is at full weight unless every target
+ * is in slow start. Outside slow start a choice costs O(1); in it, one step per target passed over.
  * Owned by one event loop.
  */
 final class RoundRobinSelector implements TargetSelector {
@@ -32,10 +34,11 @@ final class RoundRobinSelector implements TargetSelector {
       return u;
     }
     int best = -1;
+    double top = scope.maxSlowStartWeight(now);
     for (int step = 0; step < n; step++) {
       int i = next;
       next = next + 1 == n ? 0 : next + 1;
-      double w = scope.slowStartWeight(i, now);
+      double w = scope.slowStartWeight(i, now) / top;
       if (w >= 1) {
         return targets[i];
       }

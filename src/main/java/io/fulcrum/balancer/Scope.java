@@ -17,6 +17,8 @@ public final class Scope {
   private final long[] slowStartSince;
   private final long slowStartMillis;
   private final long slowStartEndsAt;
+  /** When every eligible target is in slow start: the earliest start (the heaviest); else 0. */
+  private final long allInSlowStartSince;
   private final double[] weights;
   private final boolean unhealthyRouting;
   private final boolean dnsBreached;
@@ -38,6 +40,19 @@ public final class Scope {
       }
     }
     this.slowStartEndsAt = ends;
+    long earliest = Long.MAX_VALUE;
+    if (slowStartSince != null && slowStartMillis > 0) {
+      for (long since : slowStartSince) {
+        if (since == 0) {
+          earliest = 0;
+          break;
+        }
+        earliest = Math.min(earliest, since);
+      }
+    } else {
+      earliest = 0;
+    }
+    this.allInSlowStartSince = earliest == Long.MAX_VALUE ? 0 : earliest;
     this.weights = weights;
     this.unhealthyRouting = unhealthyRouting;
     this.dnsBreached = dnsBreached;
@@ -97,6 +112,21 @@ public final class Scope {
       return 1;
     }
     double w = (double) (now - slowStartSince[i]) / slowStartMillis;
+    return w >= 1 ? 1 : Math.max(0.01, w);
+  }
+
+  /**
+   * The largest slow-start weight among the eligible targets at {@code now}: 1 when one of them is
+   * not in slow start (the usual case: ALB starts a target slowly only when a healthy one is at
+   * full share), else the weight of the one that entered it first. Round robin weighs turns
+   * relative to it, so a group whose every target is in slow start is served in plain turns, not
+   * by walking the group for one full credit.
+   */
+  double maxSlowStartWeight(long now) {
+    if (allInSlowStartSince == 0) {
+      return 1;
+    }
+    double w = (double) (now - allInSlowStartSince) / slowStartMillis;
     return w >= 1 ? 1 : Math.max(0.01, w);
   }
 

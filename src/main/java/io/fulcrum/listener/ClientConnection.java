@@ -28,8 +28,13 @@ final class ClientConnection {
     arm();
   }
 
-  /** ALB ends an HTTP/2 client connection with GOAWAY after this many requests (SPEC §7.3). */
-  static final int MAX_HTTP2_REQUESTS = 10_000;
+  /**
+   * ALB ends an HTTP/2 client connection with GOAWAY after this many requests (SPEC §7.3). The
+   * system property {@code fulcrum.http2.maxRequestsPerConnection} changes it for load tests only:
+   * h2load does not reconnect after a GOAWAY (loadtest/compare.sh lifts the limit, as it lifts
+   * NGINX's {@code keepalive_requests}).
+   */
+  static final int MAX_HTTP2_REQUESTS = Integer.getInteger("fulcrum.http2.maxRequestsPerConnection", 10_000);
 
   private int requests;
 

@@ -76,6 +76,32 @@ class SelectorsTest {
   }
 
   @Test
+  void slowStart_whenEveryTargetIsInIt_turnsCountRelativeToTheHeaviest() {
+    // a1 entered slow start 40 s ago, a2 and a3 20 s ago (100 s duration): weights 0.4, 0.2, 0.2,
+    // so relative to a1: 1, 0.5, 0.5. a1 goes every turn, a2 and a3 every second one.
+    Map<String, String> attrs = Map.of("slow_start.duration_seconds", "100");
+    Scope s = scope(3, attrs, Map.of(a(1), T0 - 40_000, a(2), T0 - 20_000, a(3), T0 - 20_000));
+    assertThat(s.maxSlowStartWeight(T0)).isCloseTo(0.4, within(1e-9));
+    TargetSelector rr = TargetSelector.of(Algorithm.ROUND_ROBIN, s, new SplittableRandom(1));
+    assertThat(picks(rr, 8, T0)).containsExactly(a(1), a(1), a(2), a(3), a(1), a(1), a(2), a(3));
+  }
+
+  @Test
+  void slowStart_whenEveryTargetEnteredItTogether_isPlainRoundRobin() {
+    Map<String, String> attrs = Map.of("slow_start.duration_seconds", "100");
+    Scope s = scope(3, attrs, Map.of(a(1), T0, a(2), T0, a(3), T0));
+    TargetSelector rr = TargetSelector.of(Algorithm.ROUND_ROBIN, s, new SplittableRandom(1));
+    assertThat(picks(rr, 6, T0 + 1_000)).containsExactly(a(1), a(2), a(3), a(1), a(2), a(3));
+  }
+
+  @Test
+  void slowStart_withOneTargetAtFullWeight_weighsTurnsAbsolutely() {
+    Map<String, String> attrs = Map.of("slow_start.duration_seconds", "100");
+    Scope s = scope(2, attrs, Map.of(a(2), T0 - 25_000));
+    assertThat(s.maxSlowStartWeight(T0)).isEqualTo(1.0);
+  }
+
+  @Test
   void leastOutstanding_picksTheFewestInFlight_acrossEventLoops_randomAmongTies() {
     Scope s = scope(3, Map.of("load_balancing.algorithm.type", "least_outstanding_requests"), Map.of());
     Upstream[] t = s.eligible();
@@ -148,6 +174,39 @@ class SelectorsTest {
     // Weights 1, 1, 1, 0.25: shares 4/13 each and 1/13.
     assertThat(counts.get(a(4)) / 10_000.0).isCloseTo(1 / 13.0, within(0.01));
     assertThat(counts.get(a(1)) / 10_000.0).isCloseTo(4 / 13.0, within(0.02));
+  }
+
+  @Test
+  void weightedRandom_aliasTables_holdEachTargetsExactShare() {
+    double[] weights = {1, 0.25, 1, 0.5, 0.01, 1, 0.125};
+    int n = weights.length;
+    double[] keep = new double[n];
+    int[] alias = new int[n];
+    WeightedRandomSelector.buildAlias(weights, keep, alias);
+    double sum = 0;
+    for (double w : weights) {
+      sum += w;
+    }
+    double[] share = new double[n];
+    for (int i = 0; i < n; i++) {
+      share[i] += keep[i] / n;
+      share[alias[i]] += (1 - keep[i]) / n;
+    }
+    for (int i = 0; i < n; i++) {
+      assertThat(share[i]).isCloseTo(weights[i] / sum, within(1e-12));
+    }
+  }
+
+  @Test
+  void upstreamCounters_countInFlightRequestsAndTotals() {
+    Upstream u = new Upstream("10.0.1.1:80", "10.0.1.1", "10.0.1.1", 80, "zone-a");
+    u.dispatched();
+    u.dispatched();
+    u.completed();
+    u.failed();
+    assertThat(u.outstanding()).isEqualTo(1);
+    assertThat(u.requestCount()).isEqualTo(2);
+    assertThat(u.errorCount()).isEqualTo(1);
   }
 
   @Test

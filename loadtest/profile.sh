@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# A JFR profile of Fulcrum under load: the same backends and Fulcrum config as compare.sh, a
+# warm-up, then a flight recording (settings=profile) while wrk or h2load drives one test, and a
+# summary of where the time and the allocations go. See loadtest/README.md.
+#
+#   loadtest/profile.sh                 # HTTP/1.1, wrk -c50
+#   TEST=h2 loadtest/profile.sh         # or h1-c200, grpc
+#
+# Installs nothing. Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
+set -euo pipefail
+
+TEST=${TEST:-h1-c50}
+INSTANCES=${INSTANCES:-1}
+WARMUP_SECONDS=${WARMUP_SECONDS:-15}
+PROFILE_SECONDS=${PROFILE_SECONDS:-30}
+TOP=${TOP:-25}
+
+# shellcheck source=loadtest/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+OUT_DIR=${OUT_DIR:-$REPO_DIR/target/profile}
+
+case $TEST in
+  h1-c*|h2|grpc) ;;
+  *) die "TEST must be h1-c<N>, h2 or grpc (not '$TEST')" ;;
+esac
+tools=(wrk java jfr curl ss)
+[ "$TEST" = h2 ] || [ "$TEST" = grpc ] && tools+=(h2load)
+check_tools "${tools[@]}" nginx || exit 2
+ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL")
+for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
+check_ports_free "${ports[@]}"
+
+WORKDIR=$(mktemp -d /tmp/fulcrum-profile.XXXXXX)
+chmod 755 "$WORKDIR"
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_all
+  rm -rf "$WORKDIR"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+mkdir -p "$OUT_DIR"
+JFR_FILE="$OUT_DIR/fulcrum-$TEST.jfr"
+rm -f "$JFR_FILE"
+GRPC_REQ="$WORKDIR/grpc-request.bin"
+write_grpc_request "$GRPC_REQ"
+
+# JFR's profile settings, with Java stacks sampled every millisecond instead of every 10 (20 for
+# native frames), so that 30 s give a few thousand samples.
+SAMPLE_PERIOD=${SAMPLE_PERIOD:-1ms}
+jfr configure --input profile --output "$WORKDIR/fulcrum.jfc" "jdk.ExecutionSample#period=$SAMPLE_PERIOD" \
+  "jdk.NativeMethodSample#period=$SAMPLE_PERIOD" >/dev/null
+start_backends
+start_fulcrum "$INSTANCES" \
+  "-XX:StartFlightRecording=delay=${WARMUP_SECONDS}s,duration=${PROFILE_SECONDS}s,settings=$WORKDIR/fulcrum.jfc,filename=$JFR_FILE"
+total=$((WARMUP_SECONDS + PROFILE_SECONDS + 2))
+case $TEST in
+  h1-c*) cmd=(wrk -t1 "-c${TEST#h1-c}" "-d${total}s" --latency "http://127.0.0.1:$PORT_FULCRUM_H1/") ;;
+  h2) cmd=(h2load -c10 -m10 -t1 -D "$total" "http://127.0.0.1:$PORT_FULCRUM_H1/") ;;
+  grpc) cmd=(h2load -c10 -m10 -t1 -D "$total" -d "$GRPC_REQ" -H 'content-type: application/grpc' -H 'te: trailers'
+    "http://127.0.0.1:$PORT_FULCRUM_GRPC/grpc.testing.TestService/UnaryCall") ;;
+esac
+log "load: ${cmd[*]} (recording from ${WARMUP_SECONDS}s for ${PROFILE_SECONDS}s)"
+c0=$(cpu_ticks "$FULCRUM_PID")
+pinned "$LOAD_CPUS" timeout --kill-after=5 $((total + 30)) "${cmd[@]}" >"$OUT_DIR/load-$TEST.txt" 2>&1 || true
+c1=$(cpu_ticks "$FULCRUM_PID")
+for i in $(seq 1 100); do
+  [ -s "$JFR_FILE" ] && break
+  sleep 0.2
+done
+[ -s "$JFR_FILE" ] || die "no recording in $JFR_FILE"
+rss=$(memory_kb "$FULCRUM_PID" VmRSS)
+hwm=$(memory_kb "$FULCRUM_PID" VmHWM)
+stop_pid "$FULCRUM_PID"
+forget_pid "$FULCRUM_PID"
+
+SUMMARY="$OUT_DIR/summary-$TEST.txt"
+# Report pipelines end in head: their SIGPIPE upstream is expected.
+set +o pipefail
+{
+  echo "# JFR profile of Fulcrum: $TEST, --instances $INSTANCES, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# JVM: $FULCRUM_JVM_OPTS; JFR settings=profile with jdk.ExecutionSample#period=$SAMPLE_PERIOD"
+  echo "# load: ${cmd[*]}"
+  grep -E 'Requests/sec|requests in|^finished in|^requests:|99%|50%' "$OUT_DIR/load-$TEST.txt" | sed 's/^/#   /' || true
+  echo "# Fulcrum CPU over the whole run: $(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" 'BEGIN { printf "%.1f s", t / hz }'); RSS $((rss / 1024)) MB, peak $((hwm / 1024)) MB"
+  echo
+  echo "## Execution samples by thread"
+  jfr print --events jdk.ExecutionSample "$JFR_FILE" \
+    | awk -F'"' '/sampledThread = / { n[$2]++; t++ } END { for (k in n) printf "%7d %5.1f%%  %s\n", n[k], 100 * n[k] / t, k }' \
+    | sort -rn | head -15
+  echo
+  echo "## Top $TOP frames where samples were taken (self time), all threads"
+  jfr print --events jdk.ExecutionSample --stack-depth 1 "$JFR_FILE" \
+    | awk '/stackTrace = \[/ { getline; sub(/^ +/, ""); sub(/ +line:.*/, ""); n[$0]++; t++ }
+      END { for (k in n) printf "%7d %5.1f%%  %s\n", n[k], 100 * n[k] / t, k }' | sort -rn | head -"$TOP"
+  echo
+  echo "## Self time by package (first three name parts), all threads"
+  jfr print --events jdk.ExecutionSample --stack-depth 1 "$JFR_FILE" \
+    | awk '/stackTrace = \[/ { getline; sub(/^ +/, ""); split($0, p, "."); k = p[1] "." p[2] "." p[3]; n[k]++; t++ }
+      END { for (k in n) printf "%7d %5.1f%%  %s\n", n[k], 100 * n[k] / t, k }' | sort -rn | head -15
+  echo
+  echo "## Top $TOP io.fulcrum methods on the stack (inclusive time), all threads"
+  jfr print --events jdk.ExecutionSample --stack-depth 64 "$JFR_FILE" \
+    | awk '/stackTrace = \[/ { in_st = 1; delete seen; t++; next }
+      in_st && /^ *\]/ { in_st = 0; next }
+      in_st { f = $0; sub(/^ +/, "", f); sub(/ +line:.*/, "", f)
+              if (f ~ /^io\.fulcrum\./ && !(f in seen)) { seen[f] = 1; n[f]++ } }
+      END { for (k in n) printf "%7d %5.1f%%  %s\n", n[k], 100 * n[k] / t, k }' | sort -rn | head -"$TOP"
+  echo
+  echo "## Allocation (jdk.ObjectAllocationSample weight) by class"
+  jfr print --events jdk.ObjectAllocationSample "$JFR_FILE" \
+    | awk '/objectClass = / { c = $3 } /weight = / { w = $3; u = $4
+        if (u ~ /^kB/) w *= 1024; else if (u ~ /^MB/) w *= 1048576; else if (u ~ /^GB/) w *= 1073741824
+        n[c] += w; t += w }
+      END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -20
+  echo
+  echo "## Allocation by the first io.fulcrum frame on the allocating stack"
+  jfr print --events jdk.ObjectAllocationSample --stack-depth 64 "$JFR_FILE" \
+    | awk '/weight = / { w = $3; u = $4
+        if (u ~ /^kB/) w *= 1024; else if (u ~ /^MB/) w *= 1048576; else if (u ~ /^GB/) w *= 1073741824 }
+      /stackTrace = \[/ { in_st = 1; site = ""; next }
+      in_st && /^ *\]/ { in_st = 0; if (site == "") site = "(no io.fulcrum frame)"; n[site] += w; t += w; next }
+      in_st && site == "" { f = $0; sub(/^ +/, "", f); sub(/ +line:.*/, "", f); if (f ~ /^io\.fulcrum\./) site = f }
+      END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -20
+  echo
+  echo "## Garbage collections"
+  jfr print --events jdk.GarbageCollection "$JFR_FILE" \
+    | awk '/ name = / { gsub(/"/, "", $3); name = $3 } /sumOfPauses = / { v = $3; u = $4; if (u ~ /^s/) v *= 1000; else if (u ~ /^us/) v /= 1000; else if (u ~ /^ns/) v /= 1e6
+        n[name]++; p[name] += v }
+      END { for (k in n) printf "%6d collections, %8.1f ms of pauses  %s\n", n[k], p[k], k }'
+} >"$SUMMARY"
+cat "$SUMMARY"
+log "recording: $JFR_FILE; summary: $SUMMARY (open the recording in JDK Mission Control for flame graphs)"
