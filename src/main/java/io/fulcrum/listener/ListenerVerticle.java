@@ -6,6 +6,7 @@ import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ExchangeOutcome;
+import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
@@ -16,7 +17,6 @@ import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
@@ -50,7 +50,6 @@ import org.slf4j.LoggerFactory;
 public final class ListenerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ListenerVerticle.class);
-  private static final DeliveryOptions LOCAL_ONLY = new DeliveryOptions().setLocalOnly(true);
 
   /** ALB's request line and header limits (SPEC §8.5). */
   static final int MAX_REQUEST_LINE = 16 * 1024;
@@ -83,7 +82,9 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's client connections and their idle timers. */
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
-  private final InFlight inFlight = new InFlight(this::outcome);
+  private final InFlight inFlight = new InFlight(this::outcomesListened, this::outcome);
+  /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
+  private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
   private Stickiness stickiness;
   private RequestHandler handler;
@@ -115,6 +116,7 @@ public final class ListenerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    outcomes = ExchangeOutcomes.of(vertx);
     forwarder = new HttpForwarder(vertx);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
@@ -318,9 +320,17 @@ public final class ListenerVerticle extends VerticleBase {
     return vertx.eventBus();
   }
 
+  /**
+   * Whether anyone consumes exchange outcomes (see {@link ExchangeOutcomes}); while nobody does,
+   * none is built.
+   */
+  boolean outcomesListened() {
+    return outcomes.listened();
+  }
+
   /** Publishes how an exchange ended, for the access log and metrics; never leaves the process. */
   void outcome(ExchangeOutcome outcome) {
-    vertx.eventBus().publish(Addresses.EXCHANGES, outcome, LOCAL_ONLY);
+    outcomes.publish(outcome);
   }
 
   /** The per-loop state of a target group, built on first use after each snapshot swap. */
