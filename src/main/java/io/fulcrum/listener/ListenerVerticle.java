@@ -12,6 +12,7 @@ import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
@@ -360,6 +361,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final class Binding {
     ListenerPlan plan;
     final Node node;
+    /** The port as X-Forwarded-Port carries it (a binding keeps its port). */
+    final String portText;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();
@@ -367,10 +370,10 @@ public final class ListenerVerticle extends VerticleBase {
     Binding(ListenerPlan plan, Node node) {
       this.plan = plan;
       this.node = node;
+      this.portText = Integer.toString(plan.port());
     }
   }
 
-  /** A target group's plan and this loop's selector for it. */
   /**
    * A target group's plan and this loop's selectors for it: one with cross-zone on, one per node
    * zone with it off, each built on first use.
@@ -378,16 +381,23 @@ public final class ListenerVerticle extends VerticleBase {
   static final class GroupRuntime {
     private final TargetGroupPlan plan;
     private final RandomGenerator random;
+    private final HttpForwarder.TargetProtocol protocol;
     private TargetSelector all;
     private Map<String, TargetSelector> byZone;
 
     GroupRuntime(TargetGroupPlan plan, RandomGenerator random) {
       this.plan = plan;
       this.random = random;
+      this.protocol = HttpForwarder.TargetProtocol.of(plan.tls(), plan.protocolVersion() != ProtocolVersion.HTTP1);
     }
 
     TargetGroupPlan plan() {
       return plan;
+    }
+
+    /** How the group's targets are reached (TLS or not, HTTP/1.1 or HTTP/2). */
+    HttpForwarder.TargetProtocol protocol() {
+      return protocol;
     }
 
     /** The selector for requests arriving on a node of {@code zone}, or null when it has no scope. */

@@ -63,9 +63,13 @@ final class RequestHandler {
 
   void handle(Binding binding, HttpServerRequest req) {
     ClientConnection client = verticle.client(req.connection());
+    handle(binding, req, client);
+  }
+
+  private void handle(Binding binding, HttpServerRequest req, ClientConnection client) {
     if (client != null) {
       client.requestStarted(req.version() == HttpVersion.HTTP_2);
-      req.response().endHandler(v -> client.requestEnded());
+      req.response().endHandler(client);
     }
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
@@ -86,15 +90,10 @@ final class RequestHandler {
         return;
       }
     }
-    long headerBytes = 0;
-    for (Iterator<Map.Entry<String, String>> it = headers.iterator(); it.hasNext(); ) {
-      Map.Entry<String, String> h = it.next();
-      int line = h.getKey().length() + h.getValue().length() + 2;
-      if (line > ListenerVerticle.MAX_HEADER_LINE) {
-        ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
-        return;
-      }
-      headerBytes += line + 2;
+    long headerBytes = headerBytes(headers);
+    if (headerBytes < 0) {
+      ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
+      return;
     }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
       ElbResponses.send(req, ElbError.XFF_TOO_LONG, false);
@@ -104,7 +103,7 @@ final class RequestHandler {
     NodeRequest facts = new NodeRequest(req);
     RouteAction action = plan.routes().match(facts);
     if (action instanceof ForwardRoute f) {
-      forward(binding, plan, req, facts, f, chunked, headerBytes);
+      forward(binding, plan, req, facts, f, chunked, headerBytes, client);
     } else if (action instanceof FixedRoute f) {
       fixed(req, f);
     } else if (action instanceof RedirectRoute r) {
@@ -113,7 +112,7 @@ final class RequestHandler {
   }
 
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
-      boolean chunked, long headerBytes) {
+      boolean chunked, long headerBytes, ClientConnection client) {
     long now = clock.millis();
     // Cookie stickiness (SPEC §5): the Cookie header is parsed only for sticky actions and groups.
     StickyRequest sticky = null;
@@ -165,21 +164,50 @@ final class RequestHandler {
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String uri = facts.originForm();
-    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), plan.tls() == null ? "http" : "https",
-        plan.port(), headerBytes,
-        now / 1000, random);
+    boolean xffPort = proxy.xffClientPort();
+    String forwardedFor = client != null ? client.forwardedFor(req.remoteAddress(), xffPort)
+        : ForwardHeaders.forwardedFor(req.remoteAddress(), xffPort);
+    ForwardHeaders.prepare(req.headers(), proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
+        binding.portText, headerBytes, now / 1000, random);
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), req.method().name(),
         req.uri(), false);
-    HttpForwarder.TargetProtocol protocol = new HttpForwarder.TargetProtocol(group.plan().tls(),
-        version != ProtocolVersion.HTTP1);
-    node.exchange = forwarder.forward(req, uri, chunked, target, protocol, proxy, node, hook);
+    node.exchange = forwarder.forward(req, uri, chunked, target, group.protocol(), proxy, node, hook);
     if (grpc) {
       long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));
       if (deadline > 0) {
         node.deadline(verticle.vertx(), deadline);
       }
     }
+  }
+
+  /**
+   * The size of the header block ({@code name: value\r\n} per header, plus 2 per header as ALB
+   * counts), or -1 when one header line is over {@link ListenerVerticle#MAX_HEADER_LINE}. HTTP/1.x
+   * headers are read as they are stored, without making a String of each name and value.
+   */
+  static long headerBytes(MultiMap headers) {
+    long total = 0;
+    if (headers instanceof io.netty.handler.codec.http.HttpHeaders stored) {
+      for (Iterator<Map.Entry<CharSequence, CharSequence>> it = stored.iteratorCharSequence(); it.hasNext(); ) {
+        Map.Entry<CharSequence, CharSequence> h = it.next();
+        int line = h.getKey().length() + h.getValue().length() + 2;
+        if (line > ListenerVerticle.MAX_HEADER_LINE) {
+          return -1;
+        }
+        total += line + 2;
+      }
+      return total;
+    }
+    for (Iterator<Map.Entry<String, String>> it = headers.iterator(); it.hasNext(); ) {
+      Map.Entry<String, String> h = it.next();
+      int line = h.getKey().length() + h.getValue().length() + 2;
+      if (line > ListenerVerticle.MAX_HEADER_LINE) {
+        return -1;
+      }
+      total += line + 2;
+    }
+    return total;
   }
 
   /**
