@@ -36,7 +36,11 @@ public final class Addresses {
   /** Request/reply: a {@link FunctionRequest} for the function invoker, answered with a {@link FunctionReply}. */
   public static final String FUNCTION_INVOKE = "fulcrum.function.invoke";
 
-  /** Published (local only) by the listener verticles: an {@link ExchangeOutcome} when an exchange ends. */
+  /**
+   * Published (local only) by the listener verticles: an {@link ExchangeOutcome} when an exchange
+   * ends, only while someone has subscribed through {@link ExchangeOutcomes#subscribe} (consumers
+   * register there, not with a plain {@code localConsumer}).
+   */
   public static final String EXCHANGES = "fulcrum.exchanges";
 
   private Addresses() {

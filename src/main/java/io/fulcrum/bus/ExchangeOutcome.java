@@ -3,7 +3,8 @@ package io.fulcrum.bus;
 /**
  * How one request a listener routed to a target group ended: what the access log (SPEC §11.5)
  * and metrics read. Published, local only, on {@link Addresses#EXCHANGES} by the listener
- * verticle once the exchange ends. Immutable.
+ * verticle once the exchange ends, while anyone has subscribed through
+ * {@link ExchangeOutcomes#subscribe} (nothing is built otherwise). Immutable.
  *
  * @param loadBalancer      the load balancer's name
  * @param targetGroupArn    the target group the request went to

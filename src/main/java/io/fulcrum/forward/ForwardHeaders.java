@@ -52,6 +52,9 @@ public final class ForwardHeaders {
    * gives 463.
    */
   public static int xffAddressCount(MultiMap headers) {
+    if (!headers.contains(X_FORWARDED_FOR)) {
+      return 0; // the usual case, without building a list of values
+    }
     List<String> values = headers.getAll(X_FORWARDED_FOR);
     int n = 0;
     for (int i = 0; i < values.size(); i++) {
@@ -80,6 +83,20 @@ public final class ForwardHeaders {
    */
   public static void prepare(MultiMap headers, ProxySettings settings, String host, SocketAddress client,
       String scheme, int listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
+    prepare(headers, settings, host, forwardedFor(client, settings.xffClientPort()), scheme,
+        Integer.toString(listenerPort), headerBytes, epochSeconds, random);
+  }
+
+  /**
+   * Rewrites {@code headers} for the target, with the per-connection and per-listener values
+   * already made (the request path keeps them rather than making them per request).
+   *
+   * @param forwardedFor the client's entry in X-Forwarded-For ({@link #forwardedFor}), used in
+   *                     {@code append} mode
+   * @param listenerPort the listener's port, as the X-Forwarded-Port value
+   */
+  public static void prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
+      String scheme, String listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
     if (settings.dropInvalidHeaders()) {
@@ -93,7 +110,7 @@ public final class ForwardHeaders {
         // forwarded unchanged; none added
       }
       default -> {
-        String me = clientAddress(client, settings.xffClientPort());
+        String me = forwardedFor;
         List<String> existing = headers.getAll(X_FORWARDED_FOR);
         if (existing.isEmpty()) {
           headers.set(X_FORWARDED_FOR, me);
@@ -104,7 +121,7 @@ public final class ForwardHeaders {
       }
     }
     headers.set(X_FORWARDED_PROTO, scheme);
-    headers.set(X_FORWARDED_PORT, Integer.toString(listenerPort));
+    headers.set(X_FORWARDED_PORT, listenerPort);
     headers.set(X_AMZN_TRACE_ID, TraceIds.process(headers.get(X_AMZN_TRACE_ID), headerBytes, epochSeconds, random));
   }
 
@@ -150,7 +167,11 @@ public final class ForwardHeaders {
     return h.indexOf(':') == colon ? colon : -1;
   }
 
-  private static String clientAddress(SocketAddress client, boolean withPort) {
+  /**
+   * The client's entry in X-Forwarded-For: its IP address (IPv6 compressed), with {@code :port}
+   * ({@code [ip]:port} for IPv6) when {@code withPort} ({@code routing.http.xff_client_port.enabled}).
+   */
+  public static String forwardedFor(SocketAddress client, boolean withPort) {
     String ip = client.hostAddress();
     boolean v6 = ip.indexOf(':') >= 0;
     if (v6) {

@@ -83,6 +83,14 @@ public final class HttpForwarder {
    */
   public record TargetProtocol(boolean tls, boolean http2) {
     public static final TargetProtocol HTTP1 = new TargetProtocol(false, false);
+    private static final TargetProtocol HTTP1_TLS = new TargetProtocol(true, false);
+    private static final TargetProtocol HTTP2 = new TargetProtocol(false, true);
+    private static final TargetProtocol HTTP2_TLS = new TargetProtocol(true, true);
+
+    /** One of the four values, shared. */
+    public static TargetProtocol of(boolean tls, boolean http2) {
+      return http2 ? (tls ? HTTP2_TLS : HTTP2) : (tls ? HTTP1_TLS : HTTP1);
+    }
   }
 
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,

@@ -1,5 +1,6 @@
 package io.fulcrum.forward;
 
+import java.nio.charset.StandardCharsets;
 import java.util.random.RandomGenerator;
 
 /**
@@ -10,7 +11,9 @@ import java.util.random.RandomGenerator;
 public final class TraceIds {
 
   public static final String HEADER = "X-Amzn-Trace-Id";
-  private static final char[] HEX = "0123456789abcdef".toCharArray();
+  private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] ROOT = "Root=".getBytes(StandardCharsets.ISO_8859_1);
+  private static final int ID_LENGTH = 35;
   /** Over this size the header set is rewritten to a fresh Root only. */
   static final int MAX_HEADERS_BYTES = 7 * 1024;
 
@@ -19,22 +22,34 @@ public final class TraceIds {
 
   /** A fresh id {@code 1-<epoch seconds, 8 hex>-<96 random bits, 24 hex>}. */
   public static String newId(long epochSeconds, RandomGenerator random) {
-    char[] c = new char[35];
-    c[0] = '1';
-    c[1] = '-';
+    byte[] c = new byte[ID_LENGTH];
+    writeId(c, 0, epochSeconds, random);
+    return new String(c, StandardCharsets.ISO_8859_1);
+  }
+
+  /** {@code Root=} and a fresh id, built in one go (the usual header: the client sent none). */
+  static String newRoot(long epochSeconds, RandomGenerator random) {
+    byte[] c = new byte[ROOT.length + ID_LENGTH];
+    System.arraycopy(ROOT, 0, c, 0, ROOT.length);
+    writeId(c, ROOT.length, epochSeconds, random);
+    return new String(c, StandardCharsets.ISO_8859_1);
+  }
+
+  private static void writeId(byte[] c, int at, long epochSeconds, RandomGenerator random) {
+    c[at] = '1';
+    c[at + 1] = '-';
     for (int i = 0; i < 8; i++) {
-      c[2 + i] = HEX[(int) (epochSeconds >>> (28 - 4 * i)) & 0xF];
+      c[at + 2 + i] = HEX[(int) (epochSeconds >>> (28 - 4 * i)) & 0xF];
     }
-    c[10] = '-';
+    c[at + 10] = '-';
     long a = random.nextLong();
     int b = random.nextInt();
     for (int i = 0; i < 16; i++) {
-      c[11 + i] = HEX[(int) (a >>> (60 - 4 * i)) & 0xF];
+      c[at + 11 + i] = HEX[(int) (a >>> (60 - 4 * i)) & 0xF];
     }
     for (int i = 0; i < 8; i++) {
-      c[27 + i] = HEX[(b >>> (28 - 4 * i)) & 0xF];
+      c[at + 27 + i] = HEX[(b >>> (28 - 4 * i)) & 0xF];
     }
-    return new String(c);
   }
 
   /**
@@ -44,10 +59,10 @@ public final class TraceIds {
    * @param headersBytes the size of the request's headers (over 7 KB: fresh Root only)
    */
   public static String process(String incoming, long headersBytes, long epochSeconds, RandomGenerator random) {
-    String id = newId(epochSeconds, random);
     if (incoming == null || incoming.isBlank() || headersBytes > MAX_HEADERS_BYTES) {
-      return "Root=" + id;
+      return newRoot(epochSeconds, random);
     }
+    String id = newId(epochSeconds, random);
     String[] fields = incoming.split(";");
     StringBuilder b = new StringBuilder(incoming.length() + 48);
     boolean hasSelf = false;

@@ -1,7 +1,11 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.forward.ForwardHeaders;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.net.SocketAddress;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -10,22 +14,34 @@ import java.util.function.LongSupplier;
  * target's idle and connect timeouts govern it and end in 504 or 502 for the client, which a
  * client-side timer of the same length would otherwise cut off first.
  *
+ * <p>The timer is not moved per request: a request only notes when the connection went idle, and
+ * the timer, when it fires, closes the connection if it has been idle for the whole timeout or
+ * waits for the rest of it. A keep-alive connection thus costs no timer per request. Also the
+ * handler of each response's end.
+ *
  * <p>Touched only on the connection's event loop.
  */
-final class ClientConnection {
+final class ClientConnection implements Handler<Void> {
 
   private final Vertx vertx;
   private final HttpConnection connection;
   private final LongSupplier idleMillis;
   private int inFlight;
+  /** When the connection last became idle ({@link System#nanoTime()}); meaningful while inFlight is 0. */
+  private long idleSince;
   private long timer = -1;
+  private boolean closed;
+  private SocketAddress forwardedAddress;
+  private boolean forwardedWithPort;
+  private String forwardedFor;
 
   /** Starts watching a new connection; its idle time starts now. */
   ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis) {
     this.vertx = vertx;
     this.connection = connection;
     this.idleMillis = idleMillis;
-    arm();
+    idleSince = System.nanoTime();
+    arm(idleMillis.getAsLong());
   }
 
   /**
@@ -41,37 +57,64 @@ final class ClientConnection {
   /** @param http2 whether the connection speaks HTTP/2 (counted toward the GOAWAY limit) */
   void requestStarted(boolean http2) {
     inFlight++;
-    cancel();
     if (http2 && ++requests == MAX_HTTP2_REQUESTS) {
       // GOAWAY now: the client opens a new connection for what comes next; streams under way finish.
-      connection.shutdown(idleMillis.getAsLong(), java.util.concurrent.TimeUnit.MILLISECONDS);
+      connection.shutdown(idleMillis.getAsLong(), TimeUnit.MILLISECONDS);
     }
   }
 
   void requestEnded() {
     if (inFlight > 0 && --inFlight == 0) {
-      arm();
+      idleSince = System.nanoTime();
+      if (timer == -1) {
+        arm(idleMillis.getAsLong());
+      }
     }
   }
 
+  /**
+   * The client's X-Forwarded-For entry, made once per connection rather than per request (every
+   * request of a connection comes from the same address).
+   */
+  String forwardedFor(SocketAddress client, boolean withPort) {
+    if (client != forwardedAddress || withPort != forwardedWithPort || forwardedFor == null) {
+      forwardedFor = ForwardHeaders.forwardedFor(client, withPort);
+      forwardedAddress = client;
+      forwardedWithPort = withPort;
+    }
+    return forwardedFor;
+  }
+
+  /** A response ended (registered as each response's end handler). */
+  @Override
+  public void handle(Void v) {
+    requestEnded();
+  }
+
   void closed() {
-    cancel();
-  }
-
-  private void arm() {
-    cancel();
-    timer = vertx.setTimer(idleMillis.getAsLong(), id -> {
-      timer = -1;
-      if (inFlight == 0) {
-        connection.close();
-      }
-    });
-  }
-
-  private void cancel() {
+    closed = true;
     if (timer != -1) {
       vertx.cancelTimer(timer);
       timer = -1;
     }
+  }
+
+  private void arm(long millis) {
+    if (closed) {
+      return;
+    }
+    timer = vertx.setTimer(Math.max(1, millis), id -> {
+      timer = -1;
+      if (inFlight > 0) {
+        return; // the end of the last request in flight arms it again
+      }
+      long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idleSince);
+      long left = idleMillis.getAsLong() - idle;
+      if (left <= 0) {
+        connection.close();
+      } else {
+        arm(left);
+      }
+    });
   }
 }

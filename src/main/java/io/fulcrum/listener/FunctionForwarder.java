@@ -114,8 +114,10 @@ final class FunctionForwarder {
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,
       boolean close) {
     ElbResponses.send(req, error.elbError(), close);
-    verticle.outcome(new ExchangeOutcome(plan.lbName(), group.arn(), null, req.method().name(), uri, error.status(), -1,
-        error.code()));
+    if (verticle.outcomesListened()) {
+      verticle.outcome(new ExchangeOutcome(plan.lbName(), group.arn(), null, req.method().name(), uri, error.status(),
+          -1, error.code()));
+    }
   }
 
   /** One request to a function, from its first body byte to the response's end. Owning loop only. */

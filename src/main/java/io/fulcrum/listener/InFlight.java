@@ -6,6 +6,7 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.HttpForwarder;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -13,20 +14,25 @@ import java.util.function.Consumer;
  * and removing cost a few pointer writes and no lookup. When a snapshot drops a target whose
  * deregistration delay is over (or that left with a delay of 0), its requests still running are
  * cut (SPEC §2.4: the client gets 502). When a request ends, its {@link ExchangeOutcome} goes to
- * the outcome sink. Touched only on the owning event loop.
+ * the outcome sink, while anyone listens. Touched only on the owning event loop.
  */
 final class InFlight {
 
+  private final BooleanSupplier listened;
   private final Consumer<ExchangeOutcome> outcomes;
   private Node head;
   private int size;
 
   InFlight() {
-    this(o -> { });
+    this(() -> false, o -> { });
   }
 
-  /** @param outcomes takes how each request ended (the access log and metrics read it) */
-  InFlight(Consumer<ExchangeOutcome> outcomes) {
+  /**
+   * @param listened whether anyone consumes outcomes now; when not, none is built
+   * @param outcomes takes how each request ended (the access log and metrics read it)
+   */
+  InFlight(BooleanSupplier listened, Consumer<ExchangeOutcome> outcomes) {
+    this.listened = listened;
     this.outcomes = outcomes;
   }
 
@@ -87,8 +93,10 @@ final class InFlight {
       if (o != null) {
         o.remove(this);
         target.completed();
-        o.outcomes.accept(new ExchangeOutcome(loadBalancer, groupArn, function ? null : target.key(), method, uri,
-            elbStatus, targetStatus, errorReason));
+        if (o.listened.getAsBoolean()) {
+          o.outcomes.accept(new ExchangeOutcome(loadBalancer, groupArn, function ? null : target.key(), method, uri,
+              elbStatus, targetStatus, errorReason));
+        }
       }
     }
 

@@ -6,17 +6,18 @@ import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ExchangeOutcome;
+import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.eventbus.DeliveryOptions;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.http.HttpConnection;
@@ -50,7 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class ListenerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ListenerVerticle.class);
-  private static final DeliveryOptions LOCAL_ONLY = new DeliveryOptions().setLocalOnly(true);
 
   /** ALB's request line and header limits (SPEC §8.5). */
   static final int MAX_REQUEST_LINE = 16 * 1024;
@@ -83,7 +83,9 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's client connections and their idle timers. */
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
-  private final InFlight inFlight = new InFlight(this::outcome);
+  private final InFlight inFlight = new InFlight(this::outcomesListened, this::outcome);
+  /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
+  private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
   private Stickiness stickiness;
   private RequestHandler handler;
@@ -115,6 +117,7 @@ public final class ListenerVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    outcomes = ExchangeOutcomes.of(vertx);
     forwarder = new HttpForwarder(vertx);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
@@ -318,9 +321,17 @@ public final class ListenerVerticle extends VerticleBase {
     return vertx.eventBus();
   }
 
+  /**
+   * Whether anyone consumes exchange outcomes (see {@link ExchangeOutcomes}); while nobody does,
+   * none is built.
+   */
+  boolean outcomesListened() {
+    return outcomes.listened();
+  }
+
   /** Publishes how an exchange ended, for the access log and metrics; never leaves the process. */
   void outcome(ExchangeOutcome outcome) {
-    vertx.eventBus().publish(Addresses.EXCHANGES, outcome, LOCAL_ONLY);
+    outcomes.publish(outcome);
   }
 
   /** The per-loop state of a target group, built on first use after each snapshot swap. */
@@ -350,6 +361,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final class Binding {
     ListenerPlan plan;
     final Node node;
+    /** The port as X-Forwarded-Port carries it (a binding keeps its port). */
+    final String portText;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();
@@ -357,10 +370,10 @@ public final class ListenerVerticle extends VerticleBase {
     Binding(ListenerPlan plan, Node node) {
       this.plan = plan;
       this.node = node;
+      this.portText = Integer.toString(plan.port());
     }
   }
 
-  /** A target group's plan and this loop's selector for it. */
   /**
    * A target group's plan and this loop's selectors for it: one with cross-zone on, one per node
    * zone with it off, each built on first use.
@@ -368,16 +381,23 @@ public final class ListenerVerticle extends VerticleBase {
   static final class GroupRuntime {
     private final TargetGroupPlan plan;
     private final RandomGenerator random;
+    private final HttpForwarder.TargetProtocol protocol;
     private TargetSelector all;
     private Map<String, TargetSelector> byZone;
 
     GroupRuntime(TargetGroupPlan plan, RandomGenerator random) {
       this.plan = plan;
       this.random = random;
+      this.protocol = HttpForwarder.TargetProtocol.of(plan.tls(), plan.protocolVersion() != ProtocolVersion.HTTP1);
     }
 
     TargetGroupPlan plan() {
       return plan;
+    }
+
+    /** How the group's targets are reached (TLS or not, HTTP/1.1 or HTTP/2). */
+    HttpForwarder.TargetProtocol protocol() {
+      return protocol;
     }
 
     /** The selector for requests arriving on a node of {@code zone}, or null when it has no scope. */

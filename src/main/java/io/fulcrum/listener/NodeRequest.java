@@ -5,6 +5,7 @@ import io.fulcrum.model.IpAddresses;
 import io.fulcrum.routing.RequestFacts;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -40,9 +41,9 @@ final class NodeRequest implements RequestFacts {
       } else if (request.version() == io.vertx.core.http.HttpVersion.HTTP_2) {
         // HTTP/2 carries the host in :authority (a Host header, if any, may only repeat it).
         io.vertx.core.net.HostAndPort a = request.authority();
-        hostHeader = a == null ? request.headers().get("Host") : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
+        hostHeader = a == null ? request.headers().get(HttpHeaders.HOST) : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
       } else {
-        hostHeader = request.headers().get("Host");
+        hostHeader = request.headers().get(HttpHeaders.HOST);
       }
     }
     return hostHeader;

@@ -66,9 +66,13 @@ final class RequestHandler {
 
   void handle(Binding binding, HttpServerRequest req) {
     ClientConnection client = verticle.client(req.connection());
+    handle(binding, req, client);
+  }
+
+  private void handle(Binding binding, HttpServerRequest req, ClientConnection client) {
     if (client != null) {
       client.requestStarted(req.version() == HttpVersion.HTTP_2);
-      req.response().endHandler(v -> client.requestEnded());
+      req.response().endHandler(client);
     }
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
@@ -89,26 +93,21 @@ final class RequestHandler {
         return;
       }
     }
-    long headerBytes = 0;
     boolean http2 = req.version() == HttpVersion.HTTP_2;
     if (http2 && req.uri().length() > MAX_HTTP2_FIELD && HpackSize.field(":path", req.uri()) > MAX_HTTP2_FIELD) {
       req.connection().close();
       return;
     }
-    for (Iterator<Map.Entry<String, String>> it = headers.iterator(); it.hasNext(); ) {
-      Map.Entry<String, String> h = it.next();
-      int line = h.getKey().length() + h.getValue().length() + 2;
-      if (http2 && line - 2 > MAX_HTTP2_FIELD && HpackSize.field(h.getKey(), h.getValue()) > MAX_HTTP2_FIELD) {
-        // ALB sends GOAWAY and closes the connection when a header passes 8 KB compressed (SPEC §7.3);
-        // the request never reaches a target.
-        req.connection().close();
-        return;
-      }
-      if (line > ListenerVerticle.MAX_HEADER_LINE) {
-        ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
-        return;
-      }
-      headerBytes += line + 2;
+    long headerBytes = headerBytes(headers, http2);
+    if (headerBytes == HTTP2_FIELD_TOO_LARGE) {
+      // ALB sends GOAWAY and closes the connection when a header passes 8 KB compressed (SPEC §7.3);
+      // the request never reaches a target.
+      req.connection().close();
+      return;
+    }
+    if (headerBytes < 0) {
+      ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
+      return;
     }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
       ElbResponses.send(req, ElbError.XFF_TOO_LONG, false);
@@ -118,7 +117,7 @@ final class RequestHandler {
     NodeRequest facts = new NodeRequest(req);
     RouteAction action = plan.routes().match(facts);
     if (action instanceof ForwardRoute f) {
-      forward(binding, plan, req, facts, f, chunked, headerBytes);
+      forward(binding, plan, req, facts, f, chunked, headerBytes, client);
     } else if (action instanceof FixedRoute f) {
       fixed(req, f);
     } else if (action instanceof RedirectRoute r) {
@@ -127,7 +126,7 @@ final class RequestHandler {
   }
 
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
-      boolean chunked, long headerBytes) {
+      boolean chunked, long headerBytes, ClientConnection client) {
     long now = clock.millis();
     // Cookie stickiness (SPEC §5): the Cookie header is parsed only for sticky actions and groups.
     StickyRequest sticky = null;
@@ -179,21 +178,50 @@ final class RequestHandler {
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String uri = facts.originForm();
-    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), plan.tls() == null ? "http" : "https",
-        plan.port(), headerBytes,
-        now / 1000, random);
+    boolean xffPort = proxy.xffClientPort();
+    String forwardedFor = client != null ? client.forwardedFor(req.remoteAddress(), xffPort)
+        : ForwardHeaders.forwardedFor(req.remoteAddress(), xffPort);
+    ForwardHeaders.prepare(req.headers(), proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
+        binding.portText, headerBytes, now / 1000, random);
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), req.method().name(),
         req.uri(), false);
-    HttpForwarder.TargetProtocol protocol = new HttpForwarder.TargetProtocol(group.plan().tls(),
-        version != ProtocolVersion.HTTP1);
-    node.exchange = forwarder.forward(req, uri, chunked, target, protocol, proxy, node, hook);
+    node.exchange = forwarder.forward(req, uri, chunked, target, group.protocol(), proxy, node, hook);
     if (grpc) {
       long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));
       if (deadline > 0) {
         node.deadline(verticle.vertx(), deadline);
       }
     }
+  }
+
+  /** {@link #headerBytes}'s answer for an HTTP/2 header field over {@link #MAX_HTTP2_FIELD} as HPACK sends it. */
+  static final long HTTP2_FIELD_TOO_LARGE = -2;
+
+  /**
+   * The size of the header block ({@code name: value\r\n} per header, plus 2 per header as ALB
+   * counts), -1 when one header line is over {@link ListenerVerticle#MAX_HEADER_LINE}, or
+   * {@link #HTTP2_FIELD_TOO_LARGE}. HTTP/1.x headers are read as they are stored, without making a
+   * String of each name and value.
+   */
+  static long headerBytes(MultiMap headers, boolean http2) {
+    long total = 0;
+    Iterator<? extends Map.Entry<? extends CharSequence, ? extends CharSequence>> it =
+        headers instanceof io.netty.handler.codec.http.HttpHeaders stored ? stored.iteratorCharSequence()
+            : headers.iterator();
+    while (it.hasNext()) {
+      Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
+      int line = h.getKey().length() + h.getValue().length() + 2;
+      if (http2 && line - 2 > MAX_HTTP2_FIELD
+          && HpackSize.field(h.getKey(), h.getValue()) > MAX_HTTP2_FIELD) {
+        return HTTP2_FIELD_TOO_LARGE;
+      }
+      if (line > ListenerVerticle.MAX_HEADER_LINE) {
+        return -1;
+      }
+      total += line + 2;
+    }
+    return total;
   }
 
   /**

@@ -2,9 +2,8 @@ package io.fulcrum.testing;
 
 import static org.awaitility.Awaitility.await;
 
-import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.ExchangeOutcome;
-import io.vertx.core.eventbus.MessageConsumer;
+import io.fulcrum.bus.ExchangeOutcomes;
 import java.time.Duration;
 import java.util.concurrent.LinkedBlockingQueue;
 
@@ -15,11 +14,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 public final class Outcomes implements AutoCloseable {
 
   private final LinkedBlockingQueue<ExchangeOutcome> queue = new LinkedBlockingQueue<>();
-  private final MessageConsumer<ExchangeOutcome> consumer;
+  private final ExchangeOutcomes.Subscription subscription;
 
   private Outcomes(Gateway gateway) {
-    consumer = gateway.vertx().eventBus().localConsumer(Addresses.EXCHANGES, m -> queue.add(m.body()));
-    Await.result(consumer.completion());
+    subscription = Await.result(ExchangeOutcomes.subscribe(gateway.vertx(), queue::add));
   }
 
   /** Starts recording (only exchanges that end from now on). */
@@ -42,6 +40,6 @@ public final class Outcomes implements AutoCloseable {
 
   @Override
   public void close() {
-    Await.result(consumer.unregister());
+    Await.result(subscription.cancel());
   }
 }
