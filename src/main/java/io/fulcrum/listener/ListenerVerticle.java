@@ -135,7 +135,10 @@ public final class ListenerVerticle extends VerticleBase {
           return updates.completion();
         })
         .compose(v -> vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null))
-        .compose(reply -> apply(reply.body()));
+        .compose(reply -> apply(reply.body()))
+        // A newer snapshot may have come through the consumer before the reply (which is then
+        // skipped as old): started means every listener of the snapshot in force accepts.
+        .compose(v -> Future.join(bindings.values().stream().map(b -> b.ready).toList()));
   }
 
   /** Stops accepting and lets in-flight requests finish (graceful shutdown). */
