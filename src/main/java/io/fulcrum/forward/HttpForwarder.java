@@ -3,9 +3,11 @@ package io.fulcrum.forward;
 import io.fulcrum.balancer.Upstream;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -61,9 +63,13 @@ public final class HttpForwarder {
   private static final java.util.Set<String> TARGET_TLS = java.util.Set.of("TLSv1.2");
   private static final java.util.Set<String> TARGET_TLS13 = java.util.Set.of("TLSv1.2", "TLSv1.3");
 
+  /** HTTP/1.1 connections to targets, per HTTP/1.1 client. */
+  private final Map<HttpClientAgent, Http1Connections> http1 = new HashMap<>();
+
   /** The clients of the settings seen last ([0] HTTP/1.1, [1] HTTP/2): a request finds them without a lookup. */
   private ProxySettings lastSettings;
   private final HttpClientAgent[] lastClients = new HttpClientAgent[2];
+  private Http1Connections lastHttp1;
 
   /** Must be created on the event loop that will use it. */
   public HttpForwarder(Vertx vertx) {
@@ -116,17 +122,37 @@ public final class HttpForwarder {
         headers.set("te", "trailers");
       }
     }
-    RequestOptions options = new RequestOptions()
-        .setMethod(request.method())
-        .setHost(target.address())
-        .setPort(target.port())
-        .setSsl(protocol.tls())
-        .setURI(uri)
-        .setHeaders(headers)
-        .setConnectTimeout(settings.connectTimeoutMillis());
     HostAndPort http2Authority = authority == null ? null : HostAndPort.parseAuthority(authority, -1);
     request.response().closeHandler(v -> ex.clientClosed());
-    client(settings, protocol.http2()).request(options).onComplete(ar -> {
+    Future<HttpClientRequest> requested;
+    if (protocol.http2()) {
+      // HTTP/2 targets: Vert.x's pool multiplexes streams over a few connections per target.
+      requested = client(settings, true).request(new RequestOptions()
+          .setMethod(request.method())
+          .setHost(target.address())
+          .setPort(target.port())
+          .setSsl(protocol.tls())
+          .setURI(uri)
+          .setHeaders(headers)
+          .setConnectTimeout(settings.connectTimeoutMillis()));
+    } else {
+      // HTTP/1.1 targets: one exchange at a time per connection, from this loop's keep-alive pool.
+      Http1Connections pool = http1(settings);
+      ex.pool = pool;
+      ex.target = target;
+      RequestOptions options = new RequestOptions().setMethod(request.method()).setURI(uri).setHeaders(headers);
+      HttpClientConnection idle = pool.idle(target);
+      if (idle != null) {
+        ex.connection = idle;
+        requested = idle.request(options);
+      } else {
+        requested = pool.connect(target, protocol.tls()).compose(c -> {
+          ex.connection = c;
+          return c.request(options);
+        });
+      }
+    }
+    requested.onComplete(ar -> {
       if (ar.failed()) {
         ex.fail(classify(ar.cause(), true), ar.cause());
         return;
@@ -161,12 +187,14 @@ public final class HttpForwarder {
             // The client went away mid-body (400/460 in ALB's log) or the target stopped reading.
             out.reset();
           } else {
+            ex.requestSent = true;
             out.idleTimeout(settings.idleTimeoutMillis());
           }
         });
       } else {
         request.resume();
         out.end();
+        ex.requestSent = true;
         out.idleTimeout(settings.idleTimeoutMillis());
       }
     });
@@ -189,8 +217,14 @@ public final class HttpForwarder {
     }
     HttpServerRequest request = ex.request;
     HttpServerResponse response = request.response();
-    response.setStatusCode(in.statusCode());
-    response.setStatusMessage(in.statusMessage());
+    int status = in.statusCode();
+    response.setStatusCode(status);
+    String reason = in.statusMessage();
+    if (reason != null && !reason.equals(HttpResponseStatus.valueOf(status).reasonPhrase())) {
+      // A reason phrase of the target's own (HTTP/1.1; HTTP/2 has none). The standard one is the
+      // server's default already, and setting it would build a new status object per response.
+      response.setStatusMessage(reason);
+    }
     var headers = response.headers();
     headers.addAll(in.headers());
     HopByHop.strip(headers);
@@ -219,6 +253,7 @@ public final class HttpForwarder {
       }
     });
     in.endHandler(v -> {
+      ex.targetDone(in);
       MultiMap trailers = in.trailers();
       if (!trailers.isEmpty()) {
         response.trailers().addAll(trailers);
@@ -238,12 +273,21 @@ public final class HttpForwarder {
   }
 
 
+  private Http1Connections http1(ProxySettings settings) {
+    if (settings != lastSettings || lastHttp1 == null) {
+      HttpClientAgent client = client(settings, false);
+      lastHttp1 = http1.computeIfAbsent(client, c -> new Http1Connections(c, POOL_SIZE_PER_TARGET));
+    }
+    return lastHttp1;
+  }
+
   private HttpClientAgent client(ProxySettings settings, boolean http2) {
     int slot = http2 ? 1 : 0;
     if (settings != lastSettings) {
       lastSettings = settings;
       lastClients[0] = null;
       lastClients[1] = null;
+      lastHttp1 = null;
     }
     HttpClientAgent client = lastClients[slot];
     if (client == null) {
@@ -287,7 +331,9 @@ public final class HttpForwarder {
 
   /** Closes every client; open connections to targets close. */
   public Future<Void> close() {
-    return Future.all(clients.values().stream().map(HttpClientAgent::close).toList()).mapEmpty();
+    return Future.join(http1.values().stream().map(Http1Connections::close).toList())
+        .transform(ar -> Future.all(clients.values().stream().map(HttpClientAgent::close).toList()))
+        .mapEmpty();
   }
 
   static ElbError classify(Throwable t, boolean connecting) {
@@ -355,11 +401,28 @@ public final class HttpForwarder {
     boolean closeAfter;
     /** The load balancer answers this exchange itself (an ELB status, or gRPC trailers with one). */
     boolean answered;
+    /** HTTP/1.1 targets: the pool, target and connection the exchange runs on, and whether the whole request went. */
+    Http1Connections pool;
+    Upstream target;
+    HttpClientConnection connection;
+    boolean requestSent;
 
     Exchange(HttpServerRequest request, ExchangeListener listener, ResponseHook hook) {
       this.request = request;
       this.listener = listener;
       this.hook = hook;
+    }
+
+    /**
+     * The target's response ended: its HTTP/1.1 connection serves the next request when the whole
+     * request went out and neither side asked to close (else it is closing, or unclean, and stays out).
+     */
+    void targetDone(HttpClientResponse in) {
+      if (connection != null && requestSent && !done && in.version() == HttpVersion.HTTP_1_1
+          && !"close".equalsIgnoreCase(in.getHeader(HttpHeaders.CONNECTION))) {
+        pool.release(target, connection);
+      }
+      connection = null;
     }
 
     /** The target closed or reset mid-body, or the client went away: cut the client connection. */

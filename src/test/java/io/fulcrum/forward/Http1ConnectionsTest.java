@@ -1,0 +1,138 @@
+package io.fulcrum.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.testing.Await;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientAgent;
+import io.vertx.core.http.HttpClientConnection;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The forwarder's keep-alive pool toward HTTP/1.1 targets, against a real TCP server that counts
+ * the connections it accepts and sees close: reuse, the cap per target, and connections that close.
+ */
+class Http1ConnectionsTest {
+
+  private final Vertx vertx = Vertx.vertx();
+  private final AtomicInteger accepted = new AtomicInteger();
+  private final AtomicInteger closedAtServer = new AtomicInteger();
+  private NetServer server;
+  private Context loop;
+  private HttpClientAgent client;
+  private Http1Connections pool;
+  private Upstream target;
+
+  @BeforeEach
+  void setUp() {
+    // The pool only opens connections: a TCP server that counts them is target enough.
+    server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0));
+    server.connectHandler(socket -> {
+      accepted.incrementAndGet();
+      socket.closeHandler(v -> closedAtServer.incrementAndGet());
+    });
+    Await.result(server.listen());
+    target = new Upstream("127.0.0.1:" + server.actualPort(), "127.0.0.1", "127.0.0.1", server.actualPort(), "zone-a");
+    loop = vertx.getOrCreateContext();
+    client = onLoop(() -> Future.succeededFuture(vertx.createHttpClient(new HttpClientOptions())));
+    pool = new Http1Connections(client, 2);
+  }
+
+  @AfterEach
+  void tearDown() {
+    Await.result(vertx.close());
+  }
+
+  /** Runs {@code action} on the pool's event loop and waits for the future it returns. */
+  private <T> T onLoop(Supplier<Future<T>> action) {
+    Promise<T> done = Promise.promise();
+    loop.runOnContext(v -> action.get().onComplete(done));
+    return Await.result(done.future());
+  }
+
+  @Test
+  void aReleasedConnection_servesTheNextRequest_withoutANewConnect() {
+    HttpClientConnection first = onLoop(() -> pool.connect(target, false));
+    onLoop(() -> {
+      pool.release(target, first);
+      return Future.succeededFuture();
+    });
+
+    HttpClientConnection again = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    HttpClientConnection none = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+
+    assertThat(again).isSameAs(first);
+    assertThat(none).as("taken connections are not handed out twice").isNull();
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() == 1); // accepted on the server's loop
+  }
+
+  @Test
+  void atTheCap_aRequestWaitsForTheNextReleasedConnection_insteadOfConnectingAgain() {
+    HttpClientConnection a = onLoop(() -> pool.connect(target, false));
+    onLoop(() -> pool.connect(target, false));
+    Promise<HttpClientConnection> third = Promise.promise();
+    loop.runOnContext(v -> pool.connect(target, false).onComplete(third));
+    onLoop(() -> Future.succeededFuture()); // the third request has been queued on the loop
+
+    assertThat(third.future().isComplete()).isFalse();
+    onLoop(() -> {
+      pool.release(target, a);
+      return Future.succeededFuture();
+    });
+
+    assertThat(Await.result(third.future())).isSameAs(a);
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() == 2); // accepted on the server's loop
+  }
+
+  @Test
+  void aConnectionThatCloses_freesItsPlaceUnderTheCap_forAWaiter() {
+    HttpClientConnection a = onLoop(() -> pool.connect(target, false));
+    HttpClientConnection b = onLoop(() -> pool.connect(target, false));
+    onLoop(() -> {
+      pool.release(target, a);
+      return Future.succeededFuture();
+    });
+    Promise<HttpClientConnection> waiting = Promise.promise();
+    loop.runOnContext(v -> {
+      pool.idle(target); // a leaves the stack: the pool is at its cap, both connections taken
+      pool.connect(target, false).onComplete(waiting);
+    });
+    onLoop(() -> Future.succeededFuture());
+    assertThat(waiting.future().isComplete()).isFalse();
+
+    onLoop(() -> b.close()); // closing b frees a place under the cap
+
+    HttpClientConnection fresh = Await.result(waiting.future());
+    assertThat(fresh).isNotSameAs(a).isNotSameAs(b);
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() == 3); // accepted on the server's loop
+  }
+
+  @Test
+  void close_closesEveryConnection() {
+    onLoop(() -> pool.connect(target, false));
+    HttpClientConnection b = onLoop(() -> pool.connect(target, false));
+    onLoop(() -> {
+      pool.release(target, b);
+      return Future.succeededFuture();
+    });
+
+    onLoop(() -> pool.close());
+
+    HttpClientConnection afterClose = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    assertThat(afterClose).isNull();
+    await().atMost(Duration.ofSeconds(10)).until(() -> closedAtServer.get() == 2);
+  }
+}
