@@ -16,13 +16,14 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
-import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.MultiMap;
 import io.vertx.core.net.HostAndPort;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,11 +66,14 @@ public final class HttpForwarder {
 
   /** HTTP/1.1 connections to targets, per HTTP/1.1 client. */
   private final Map<HttpClientAgent, Http1Connections> http1 = new HashMap<>();
+  /** HTTP/2 connections to targets, per HTTP/2 client. */
+  private final Map<HttpClientAgent, Http2Connections> http2 = new HashMap<>();
 
   /** The clients of the settings seen last ([0] HTTP/1.1, [1] HTTP/2): a request finds them without a lookup. */
   private ProxySettings lastSettings;
   private final HttpClientAgent[] lastClients = new HttpClientAgent[2];
   private Http1Connections lastHttp1;
+  private Http2Connections lastHttp2;
 
   /** Must be created on the event loop that will use it. */
   public HttpForwarder(Vertx vertx) {
@@ -126,15 +130,9 @@ public final class HttpForwarder {
     request.response().closeHandler(v -> ex.clientClosed());
     Future<HttpClientRequest> requested;
     if (protocol.http2()) {
-      // HTTP/2 targets: Vert.x's pool multiplexes streams over a few connections per target.
-      requested = client(settings, true).request(new RequestOptions()
-          .setMethod(request.method())
-          .setHost(target.address())
-          .setPort(target.port())
-          .setSsl(protocol.tls())
-          .setURI(uri)
-          .setHeaders(headers)
-          .setConnectTimeout(settings.connectTimeoutMillis()));
+      // HTTP/2 targets: streams multiplexed over a few connections per target.
+      requested = http2(settings).request(target, protocol.tls(),
+          new RequestOptions().setMethod(request.method()).setURI(uri).setHeaders(headers));
     } else {
       // HTTP/1.1 targets: one exchange at a time per connection, from this loop's keep-alive pool.
       Http1Connections pool = http1(settings);
@@ -273,6 +271,14 @@ public final class HttpForwarder {
   }
 
 
+  private Http2Connections http2(ProxySettings settings) {
+    if (settings != lastSettings || lastHttp2 == null) {
+      HttpClientAgent client = client(settings, true);
+      lastHttp2 = http2.computeIfAbsent(client, c -> new Http2Connections(c, HTTP2_CONNECTIONS_PER_TARGET));
+    }
+    return lastHttp2;
+  }
+
   private Http1Connections http1(ProxySettings settings) {
     if (settings != lastSettings || lastHttp1 == null) {
       HttpClientAgent client = client(settings, false);
@@ -288,6 +294,7 @@ public final class HttpForwarder {
       lastClients[0] = null;
       lastClients[1] = null;
       lastHttp1 = null;
+      lastHttp2 = null;
     }
     HttpClientAgent client = lastClients[slot];
     if (client == null) {
@@ -324,14 +331,15 @@ public final class HttpForwarder {
             .setProtocolVersion(k.http2() ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
             .setUseAlpn(k.http2())
             .setHttp2ClearTextUpgrade(false))
-        .with(new PoolOptions().setHttp1MaxSize(POOL_SIZE_PER_TARGET).setHttp2MaxSize(HTTP2_CONNECTIONS_PER_TARGET)
-            .setMaxWaitQueueSize(-1))
         .build());
   }
 
   /** Closes every client; open connections to targets close. */
   public Future<Void> close() {
-    return Future.join(http1.values().stream().map(Http1Connections::close).toList())
+    List<Future<Void>> pools = new ArrayList<>();
+    http1.values().forEach(p -> pools.add(p.close()));
+    http2.values().forEach(p -> pools.add(p.close()));
+    return Future.join(pools)
         .transform(ar -> Future.all(clients.values().stream().map(HttpClientAgent::close).toList()))
         .mapEmpty();
   }
