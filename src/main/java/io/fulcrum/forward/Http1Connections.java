@@ -13,6 +13,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,23 +30,32 @@ import org.slf4j.LoggerFactory;
  * <p>A connection goes back to the stack only when its exchange completed cleanly (the whole
  * request sent, the whole response read, and no {@code Connection: close}); any other ending
  * resets or closes it. An idle connection closes after the client's idle timeout, or when the
- * target closes it, and leaves the stack then. Touched only on the owning event loop.
+ * target closes it, and leaves the stack then; one whose target announced a keep-alive
+ * {@code timeout} is not reused near its end, when the target may be closing it as a request
+ * goes out. Touched only on the owning event loop.
  */
 final class Http1Connections {
 
   private static final Logger LOG = LoggerFactory.getLogger(Http1Connections.class);
 
+  /** An idle connection whose target announced no keep-alive timeout. */
+  private static final long NO_EXPIRY = Long.MIN_VALUE;
+  private static final long KEEP_ALIVE_MARGIN_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
   private final HttpClientAgent client;
   private final int maxPerTarget;
+  private final LongSupplier nanoTime;
   private final Map<Upstream, Pool> pools = new HashMap<>();
 
   /**
    * @param client       the client connections are made with (timeouts, TLS toward targets)
    * @param maxPerTarget open connections per target at most; further requests wait for one
+   * @param nanoTime     the clock keep-alive timeouts are measured with ({@link System#nanoTime})
    */
-  Http1Connections(HttpClientAgent client, int maxPerTarget) {
+  Http1Connections(HttpClientAgent client, int maxPerTarget, LongSupplier nanoTime) {
     this.client = client;
     this.maxPerTarget = maxPerTarget;
+    this.nanoTime = nanoTime;
   }
 
   /**
@@ -53,7 +64,17 @@ final class Http1Connections {
    */
   HttpClientConnection idle(Upstream target) {
     Pool pool = pools.get(target);
-    return pool == null ? null : pool.idle.pollFirst();
+    if (pool == null) {
+      return null;
+    }
+    for (Idle i = pool.idle.pollFirst(); i != null; i = pool.idle.pollFirst()) {
+      if (i.expiresAt == NO_EXPIRY || i.expiresAt - nanoTime.getAsLong() > 0) {
+        return i.connection;
+      }
+      // Past the keep-alive time the target announced: it may be closing it right now.
+      i.connection.close();
+    }
+    return null;
   }
 
   /** A new connection to {@code target}, or the next one released when the target has its cap. */
@@ -84,8 +105,13 @@ final class Http1Connections {
         });
   }
 
-  /** Puts {@code c} back for the next request to {@code target} (its exchange ended cleanly). */
-  void release(Upstream target, HttpClientConnection c) {
+  /**
+   * Puts {@code c} back for the next request to {@code target} (its exchange ended cleanly).
+   *
+   * @param keepAlive the target's {@code Keep-Alive} response header, or null: a connection is not
+   *                  reused later than half a second before the {@code timeout} it announces
+   */
+  void release(Upstream target, HttpClientConnection c, String keepAlive) {
     Pool pool = pools.get(target);
     if (pool == null || !pool.open.contains(c)) {
       return; // closed meanwhile
@@ -93,14 +119,37 @@ final class Http1Connections {
     Promise<HttpClientConnection> waiter = pool.waiters.pollFirst();
     if (waiter != null) {
       waiter.complete(c);
-    } else {
-      pool.idle.addFirst(c);
+      return;
     }
+    long timeout = keepAlive == null ? -1 : keepAliveTimeoutSeconds(keepAlive);
+    long expiresAt = timeout < 0 ? NO_EXPIRY
+        : nanoTime.getAsLong() + Math.max(0, TimeUnit.SECONDS.toNanos(timeout) - KEEP_ALIVE_MARGIN_NANOS);
+    pool.idle.addFirst(new Idle(c, expiresAt));
+  }
+
+  /** The {@code timeout} parameter of a {@code Keep-Alive} header in seconds, or -1 when it has none. */
+  static long keepAliveTimeoutSeconds(String header) {
+    int at = 0;
+    while (at < header.length()) {
+      int comma = header.indexOf(',', at);
+      int end = comma < 0 ? header.length() : comma;
+      String param = header.substring(at, end).trim();
+      int eq = param.indexOf('=');
+      if (eq > 0 && param.substring(0, eq).trim().equalsIgnoreCase("timeout")) {
+        try {
+          return Math.max(0, Long.parseLong(param.substring(eq + 1).trim()));
+        } catch (NumberFormatException e) {
+          return -1;
+        }
+      }
+      at = end + 1;
+    }
+    return -1;
   }
 
   private void closed(Upstream target, Pool pool, HttpClientConnection c, boolean tls) {
     pool.open.remove(c);
-    pool.idle.remove(c);
+    pool.idle.removeIf(i -> i.connection == c);
     Promise<HttpClientConnection> waiter = pool.waiters.pollFirst();
     if (waiter != null) {
       connect(target, tls).onComplete(waiter);
@@ -127,10 +176,14 @@ final class Http1Connections {
     return Future.join(closing).mapEmpty();
   }
 
+  /** An idle connection, and when it must not be used any more ({@link #NO_EXPIRY}: never). */
+  private record Idle(HttpClientConnection connection, long expiresAt) {
+  }
+
   /** Connections open to one target. */
   private static final class Pool {
     final Set<HttpClientConnection> open = new HashSet<>();
-    final ArrayDeque<HttpClientConnection> idle = new ArrayDeque<>();
+    final ArrayDeque<Idle> idle = new ArrayDeque<>();
     final ArrayDeque<Promise<HttpClientConnection>> waiters = new ArrayDeque<>();
     int connecting;
   }

@@ -282,7 +282,7 @@ public final class HttpForwarder {
   private Http1Connections http1(ProxySettings settings) {
     if (settings != lastSettings || lastHttp1 == null) {
       HttpClientAgent client = client(settings, false);
-      lastHttp1 = http1.computeIfAbsent(client, c -> new Http1Connections(c, POOL_SIZE_PER_TARGET));
+      lastHttp1 = http1.computeIfAbsent(client, c -> new Http1Connections(c, POOL_SIZE_PER_TARGET, System::nanoTime));
     }
     return lastHttp1;
   }
@@ -428,7 +428,7 @@ public final class HttpForwarder {
     void targetDone(HttpClientResponse in) {
       if (connection != null && requestSent && !done && in.version() == HttpVersion.HTTP_1_1
           && !"close".equalsIgnoreCase(in.getHeader(HttpHeaders.CONNECTION))) {
-        pool.release(target, connection);
+        pool.release(target, connection, in.getHeader(HttpHeaders.KEEP_ALIVE));
       }
       connection = null;
     }

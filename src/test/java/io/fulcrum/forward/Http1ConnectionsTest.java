@@ -15,7 +15,9 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,6 +32,8 @@ class Http1ConnectionsTest {
   private final Vertx vertx = Vertx.vertx();
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger closedAtServer = new AtomicInteger();
+  /** The pool's clock, moved by the tests. */
+  private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private NetServer server;
   private Context loop;
   private HttpClientAgent client;
@@ -48,7 +52,7 @@ class Http1ConnectionsTest {
     target = new Upstream("127.0.0.1:" + server.actualPort(), "127.0.0.1", "127.0.0.1", server.actualPort(), "zone-a");
     loop = vertx.getOrCreateContext();
     client = onLoop(() -> Future.succeededFuture(vertx.createHttpClient(new HttpClientOptions())));
-    pool = new Http1Connections(client, 2);
+    pool = new Http1Connections(client, 2, nanos::get);
   }
 
   @AfterEach
@@ -67,7 +71,7 @@ class Http1ConnectionsTest {
   void aReleasedConnection_servesTheNextRequest_withoutANewConnect() {
     HttpClientConnection first = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
-      pool.release(target, first);
+      pool.release(target, first, null);
       return Future.succeededFuture();
     });
 
@@ -80,6 +84,36 @@ class Http1ConnectionsTest {
   }
 
   @Test
+  void aConnectionWhoseTargetAnnouncedAKeepAliveTimeout_isNotReusedNearItsEnd_butClosed() {
+    HttpClientConnection c = onLoop(() -> pool.connect(target, false));
+    onLoop(() -> {
+      pool.release(target, c, "timeout=5, max=1000");
+      return Future.succeededFuture();
+    });
+    nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(4_400));
+    HttpClientConnection stillFresh = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    assertThat(stillFresh).isSameAs(c);
+    onLoop(() -> {
+      pool.release(target, c, "timeout=5, max=1000");
+      return Future.succeededFuture();
+    });
+
+    nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(4_600)); // within half a second of the target's 5 s
+    HttpClientConnection expired = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+
+    assertThat(expired).isNull();
+    await().atMost(Duration.ofSeconds(10)).until(() -> closedAtServer.get() == 1);
+  }
+
+  @Test
+  void keepAliveTimeout_isReadFromTheHeadersParameters() {
+    assertThat(Http1Connections.keepAliveTimeoutSeconds("timeout=5, max=1000")).isEqualTo(5);
+    assertThat(Http1Connections.keepAliveTimeoutSeconds("max=100,Timeout = 30")).isEqualTo(30);
+    assertThat(Http1Connections.keepAliveTimeoutSeconds("max=100")).isEqualTo(-1);
+    assertThat(Http1Connections.keepAliveTimeoutSeconds("timeout=soon")).isEqualTo(-1);
+  }
+
+  @Test
   void atTheCap_aRequestWaitsForTheNextReleasedConnection_insteadOfConnectingAgain() {
     HttpClientConnection a = onLoop(() -> pool.connect(target, false));
     onLoop(() -> pool.connect(target, false));
@@ -89,7 +123,7 @@ class Http1ConnectionsTest {
 
     assertThat(third.future().isComplete()).isFalse();
     onLoop(() -> {
-      pool.release(target, a);
+      pool.release(target, a, null);
       return Future.succeededFuture();
     });
 
@@ -102,7 +136,7 @@ class Http1ConnectionsTest {
     HttpClientConnection a = onLoop(() -> pool.connect(target, false));
     HttpClientConnection b = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
-      pool.release(target, a);
+      pool.release(target, a, null);
       return Future.succeededFuture();
     });
     Promise<HttpClientConnection> waiting = Promise.promise();
@@ -125,7 +159,7 @@ class Http1ConnectionsTest {
     onLoop(() -> pool.connect(target, false));
     HttpClientConnection b = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
-      pool.release(target, b);
+      pool.release(target, b, null);
       return Future.succeededFuture();
     });
 
