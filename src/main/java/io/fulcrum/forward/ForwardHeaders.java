@@ -102,27 +102,42 @@ public final class ForwardHeaders {
     if (settings.dropInvalidHeaders()) {
       dropInvalid(headers);
     }
-    headers.set(HOST, host);
+    // HTTP/2 requests keep header names in lower case: names given in another case would be
+    // lower-cased into a new string on every call.
+    Names n = headers instanceof io.netty.handler.codec.http.HttpHeaders ? Names.HTTP1 : Names.HTTP2;
+    headers.set(n.host, host);
 
     switch (settings.xffMode()) {
-      case "remove" -> headers.remove(X_FORWARDED_FOR);
+      case "remove" -> headers.remove(n.forwardedFor);
       case "preserve" -> {
         // forwarded unchanged; none added
       }
       default -> {
         String me = forwardedFor;
-        List<String> existing = headers.getAll(X_FORWARDED_FOR);
+        List<String> existing = headers.getAll(n.forwardedFor);
         if (existing.isEmpty()) {
-          headers.set(X_FORWARDED_FOR, me);
+          headers.set(n.forwardedFor, me);
         } else {
           String joined = existing.size() == 1 ? existing.get(0) : String.join(", ", existing);
-          headers.set(X_FORWARDED_FOR, joined.isBlank() ? me : joined + ", " + me);
+          headers.set(n.forwardedFor, joined.isBlank() ? me : joined + ", " + me);
         }
       }
     }
-    headers.set(X_FORWARDED_PROTO, scheme);
-    headers.set(X_FORWARDED_PORT, listenerPort);
-    headers.set(X_AMZN_TRACE_ID, TraceIds.process(headers.get(X_AMZN_TRACE_ID), headerBytes, epochSeconds, random));
+    headers.set(n.forwardedProto, scheme);
+    headers.set(n.forwardedPort, listenerPort);
+    headers.set(n.traceId, TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random));
+  }
+
+  /** The names of the headers the load balancer sets, as each protocol's header map keeps them. */
+  private record Names(CharSequence host, CharSequence forwardedFor, CharSequence forwardedProto,
+      CharSequence forwardedPort, CharSequence traceId) {
+    static final Names HTTP1 = new Names(HOST, X_FORWARDED_FOR, X_FORWARDED_PROTO, X_FORWARDED_PORT, X_AMZN_TRACE_ID);
+    static final Names HTTP2 = new Names(lower(HOST), lower(X_FORWARDED_FOR), lower(X_FORWARDED_PROTO),
+        lower(X_FORWARDED_PORT), lower(X_AMZN_TRACE_ID));
+
+    private static CharSequence lower(CharSequence name) {
+      return HttpHeaders.createOptimized(name.toString().toLowerCase(java.util.Locale.ROOT));
+    }
   }
 
   /**
