@@ -15,11 +15,19 @@ import java.util.List;
 public final class RouteTable {
 
   private final ConditionMatcher[][] conditions;
+  /**
+   * Per rule, the literal starts of its path patterns (up to the first wildcard), or null when it
+   * has no path condition or a pattern starts with a wildcard: a path that starts with none of them
+   * cannot match, which a {@code startsWith} shows faster than the patterns themselves.
+   */
+  private final String[][] pathStarts;
   private final RouteAction[] actions;
   private final RouteAction defaultAction;
 
-  private RouteTable(ConditionMatcher[][] conditions, RouteAction[] actions, RouteAction defaultAction) {
+  private RouteTable(ConditionMatcher[][] conditions, String[][] pathStarts, RouteAction[] actions,
+      RouteAction defaultAction) {
     this.conditions = conditions;
+    this.pathStarts = pathStarts;
     this.actions = actions;
     this.defaultAction = defaultAction;
   }
@@ -28,17 +36,38 @@ public final class RouteTable {
   public static RouteTable compile(Listener listener) {
     List<Rule> rules = listener.rules();
     ConditionMatcher[][] conditions = new ConditionMatcher[rules.size()][];
+    String[][] pathStarts = new String[rules.size()][];
     RouteAction[] actions = new RouteAction[rules.size()];
     for (int i = 0; i < rules.size(); i++) {
       Rule rule = rules.get(i);
       List<ConditionMatcher> ms = new ArrayList<>();
       for (RuleCondition c : rule.conditions()) {
         ms.add(ConditionMatcher.compile(c));
+        if (c instanceof RuleCondition.PathPattern p && pathStarts[i] == null) {
+          pathStarts[i] = literalStarts(p.values());
+        }
       }
       conditions[i] = ms.toArray(ConditionMatcher[]::new);
       actions[i] = compile(rule.priority(), rule.actions().get(0));
     }
-    return new RouteTable(conditions, actions, compile(0, listener.defaultActions().get(0)));
+    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions().get(0)));
+  }
+
+  /** The part of each pattern before its first wildcard; null if one of them has none. */
+  static String[] literalStarts(List<String> patterns) {
+    String[] starts = new String[patterns.size()];
+    for (int i = 0; i < starts.length; i++) {
+      String p = patterns.get(i);
+      int end = 0;
+      while (end < p.length() && p.charAt(end) != '*' && p.charAt(end) != '?') {
+        end++;
+      }
+      if (end == 0) {
+        return null;
+      }
+      starts[i] = p.substring(0, end);
+    }
+    return starts;
   }
 
   static RouteAction compile(int priority, Action action) {
@@ -55,8 +84,21 @@ public final class RouteTable {
   }
 
   public RouteAction match(RequestFacts request) {
+    String path = null;
     rules:
     for (int i = 0; i < conditions.length; i++) {
+      String[] starts = pathStarts[i];
+      if (starts != null) {
+        if (path == null) {
+          path = request.path();
+          if (path == null) {
+            path = "";
+          }
+        }
+        if (!startsWithAny(path, starts)) {
+          continue;
+        }
+      }
       for (ConditionMatcher m : conditions[i]) {
         if (!m.matches(request)) {
           continue rules;
@@ -65,6 +107,15 @@ public final class RouteTable {
       return actions[i];
     }
     return defaultAction;
+  }
+
+  private static boolean startsWithAny(String path, String[] starts) {
+    for (String s : starts) {
+      if (path.startsWith(s)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every action of the table, default last (to find which target groups a listener uses). */

@@ -118,4 +118,29 @@ class RouteTableTest {
     assertThat(t.actions()).hasSize(3);
     assertThat(t.actions().get(2).priority()).isZero();
   }
+
+  @Test
+  void pathPatterns_withAndWithoutALiteralStart_matchAsTheirGlobsSay() {
+    RouteTable t = table(
+        rule(1, "images", new RuleCondition.PathPattern(List.of("*.jpg", "/img/*"))),
+        rule(2, "one-char", new RuleCondition.PathPattern(List.of("?api/v?/*"))),
+        rule(3, "two-services", new RuleCondition.PathPattern(List.of("/orders/*", "/v2/orders/*/items"))),
+        rule(4, "case", new RuleCondition.PathPattern(List.of("/Admin*"))));
+
+    assertThat(route(t, new FakeRequest().path("/photos/cat.jpg"))).isEqualTo("images");
+    assertThat(route(t, new FakeRequest().path("/img/logo.png"))).isEqualTo("images");
+    assertThat(route(t, new FakeRequest().path("/api/v1/x"))).isEqualTo("one-char");
+    assertThat(route(t, new FakeRequest().path("/v2/orders/7/items"))).isEqualTo("two-services");
+    assertThat(route(t, new FakeRequest().path("/v2/orders/7"))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().path("/Admin/x"))).isEqualTo("case");
+    assertThat(route(t, new FakeRequest().path("/admin/x"))).as("path patterns are case-sensitive").isEqualTo("default");
+  }
+
+  @Test
+  void literalStarts_stopAtTheFirstWildcard_andAPatternStartingWithOneDisablesTheShortcut() {
+    assertThat(RouteTable.literalStarts(List.of("/svc1/*", "/v2/svc1/*/items"))).containsExactly("/svc1/", "/v2/svc1/");
+    assertThat(RouteTable.literalStarts(List.of("/exact"))).containsExactly("/exact");
+    assertThat(RouteTable.literalStarts(List.of("/a?c", "/b"))).containsExactly("/a", "/b");
+    assertThat(RouteTable.literalStarts(List.of("/api/*", "*.jpg"))).isNull();
+  }
 }
