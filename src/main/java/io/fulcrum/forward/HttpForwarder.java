@@ -105,13 +105,15 @@ public final class HttpForwarder {
 
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,
       ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
-    request.pause();
     Exchange ex = new Exchange(request, listener, hook);
     boolean contentLength = request.headers().contains(HttpHeaders.CONTENT_LENGTH);
     // HTTP/2 bodies have no framing header, and a body may already be buffered when the stream has
     // ended: pipe it, except for methods whose body means nothing.
     boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
         && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
+    if (hasBody) {
+      request.pause(); // until the target's request exists and the body can be piped into it
+    }
     MultiMap headers = request.headers();
     if (!protocol.http2() && request.version() == HttpVersion.HTTP_2) {
       // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
@@ -190,7 +192,6 @@ public final class HttpForwarder {
           }
         });
       } else {
-        request.resume();
         out.end();
         ex.requestSent = true;
         out.idleTimeout(settings.idleTimeoutMillis());
