@@ -111,11 +111,8 @@ final class TargetHealthOperation {
     if (tr == null || tr.health().state() == TargetState.DRAINING) {
       // The health checker has not taken this registration in yet.
       health = inUse ? TargetHealth.REGISTRATION_IN_PROGRESS : TargetHealth.NOT_IN_USE;
-    } else if (inUse && tr.health().equals(TargetHealth.NOT_IN_USE)) {
-      // Reported before a rule used the group; the health checker has not heard of the rule yet.
-      health = TargetHealth.REGISTRATION_IN_PROGRESS;
     } else {
-      health = tr.health();
+      health = inUse ? tr.health().inUse() : tr.health();
     }
     Integer port = tr != null && tr.healthCheckPort() > 0 ? Integer.valueOf(tr.healthCheckPort()) : checkPort(g, t);
     return new Row(t.id(), t.port(), t.zoneGiven() ? t.zone() : null, health, port, true);

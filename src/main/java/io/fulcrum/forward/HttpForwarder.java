@@ -54,24 +54,27 @@ public final class HttpForwarder {
   static final long STALLED_RESPONSE_MARGIN_MILLIS = 1000;
 
   private final Vertx vertx;
-  /** Clients by (idle timeout, connect timeout): both are client-wide options. */
-  private final Map<ClientKey, HttpClientAgent> clients = new HashMap<>();
-
-  private record ClientKey(long idleMillis, int connectMillis, boolean http2, boolean tls13) {
+  /**
+   * Client-wide options: the idle and connect timeouts and the TLS versions toward targets. Load
+   * balancers usually share one key, so usually there is one client per HTTP version.
+   */
+  private record ClientKey(long idleMillis, int connectMillis, boolean tls13) {
+    static ClientKey of(ProxySettings settings) {
+      return new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), settings.targetTls13());
+    }
   }
 
   /** TLS toward targets: ELBSecurityPolicy-2016-08's TLS 1.2, or 1.2 and 1.3 (see ProxySettings). */
   private static final java.util.Set<String> TARGET_TLS = java.util.Set.of("TLSv1.2");
   private static final java.util.Set<String> TARGET_TLS13 = java.util.Set.of("TLSv1.2", "TLSv1.3");
 
-  /** HTTP/1.1 connections to targets, per HTTP/1.1 client. */
-  private final Map<HttpClientAgent, Http1Connections> http1 = new HashMap<>();
-  /** HTTP/2 connections to targets, per HTTP/2 client. */
-  private final Map<HttpClientAgent, Http2Connections> http2 = new HashMap<>();
+  /** Connections to HTTP/1.1 and to HTTP/2 targets, per client key; each pool has its own client. */
+  private final Map<ClientKey, Http1Connections> http1 = new HashMap<>();
+  private final Map<ClientKey, Http2Connections> http2 = new HashMap<>();
+  private final List<HttpClientAgent> clients = new ArrayList<>();
 
-  /** The clients of the settings seen last ([0] HTTP/1.1, [1] HTTP/2): a request finds them without a lookup. */
+  /** The pools of the settings seen last: a request finds them without a lookup. */
   private ProxySettings lastSettings;
-  private final HttpClientAgent[] lastClients = new HttpClientAgent[2];
   private Http1Connections lastHttp1;
   private Http2Connections lastHttp2;
 
@@ -273,54 +276,43 @@ public final class HttpForwarder {
 
 
   private Http2Connections http2(ProxySettings settings) {
-    if (settings != lastSettings || lastHttp2 == null) {
-      HttpClientAgent client = client(settings, true);
-      lastHttp2 = http2.computeIfAbsent(client, c -> new Http2Connections(c, HTTP2_CONNECTIONS_PER_TARGET));
+    settingsSeen(settings);
+    if (lastHttp2 == null) {
+      lastHttp2 = http2.computeIfAbsent(ClientKey.of(settings),
+          k -> new Http2Connections(client(k, true), HTTP2_CONNECTIONS_PER_TARGET));
     }
     return lastHttp2;
   }
 
   private Http1Connections http1(ProxySettings settings) {
-    if (settings != lastSettings || lastHttp1 == null) {
-      HttpClientAgent client = client(settings, false);
-      lastHttp1 = http1.computeIfAbsent(client, c -> new Http1Connections(c, POOL_SIZE_PER_TARGET, System::nanoTime));
+    settingsSeen(settings);
+    if (lastHttp1 == null) {
+      lastHttp1 = http1.computeIfAbsent(ClientKey.of(settings),
+          k -> new Http1Connections(client(k, false), POOL_SIZE_PER_TARGET, System::nanoTime));
     }
     return lastHttp1;
   }
 
-  private HttpClientAgent client(ProxySettings settings, boolean http2) {
-    int slot = http2 ? 1 : 0;
+  private void settingsSeen(ProxySettings settings) {
     if (settings != lastSettings) {
       lastSettings = settings;
-      lastClients[0] = null;
-      lastClients[1] = null;
       lastHttp1 = null;
       lastHttp2 = null;
     }
-    HttpClientAgent client = lastClients[slot];
-    if (client == null) {
-      client = lastClients[slot] = clientFor(settings, http2);
-    }
-    return client;
   }
 
-  private HttpClientAgent clientFor(ProxySettings settings, boolean http2) {
-    // Keep-alive pools close connections idle for the idle timeout; the TCP connect timeout is
-    // client-wide too. Load balancers usually share one key, so usually there is one client.
-    ClientKey key = new ClientKey(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), http2,
-        settings.targetTls13());
-    long idle = key.idleMillis();
-    return clients.computeIfAbsent(key, k -> vertx.httpClientBuilder()
+  private HttpClientAgent client(ClientKey k, boolean http2) {
+    long idle = k.idleMillis();
+    HttpClientAgent client = vertx.httpClientBuilder()
         .with(new HttpClientOptions()
             .setKeepAlive(true)
-            .setKeepAliveTimeout((int) Math.max(1, idle / 1000))
             // A connection with an exchange in flight that carries nothing for this long is closed: a target
             // that stalls mid-body cuts its client. Before the response head the request's own idle timeout
-            // (504) fires first.
+            // (504) fires first. Idle pooled connections close after it too.
             .setIdleTimeout((int) Math.min(Integer.MAX_VALUE, idle + STALLED_RESPONSE_MARGIN_MILLIS))
             .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
             .setPipelining(false)
-            .setConnectTimeout(settings.connectTimeoutMillis())
+            .setConnectTimeout(k.connectMillis())
             .setMaxHeaderSize(MAX_RESPONSE_HEADER_BYTES)
             .setDecompressionSupported(false)
             .setVerifyHost(false)
@@ -329,10 +321,12 @@ public final class HttpForwarder {
             .setTcpNoDelay(true)
             .setShared(false)
             // HTTP2 and GRPC target groups: ALPN h2 over TLS, prior knowledge in clear; streams multiplexed.
-            .setProtocolVersion(k.http2() ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
-            .setUseAlpn(k.http2())
+            .setProtocolVersion(http2 ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
+            .setUseAlpn(http2)
             .setHttp2ClearTextUpgrade(false))
-        .build());
+        .build();
+    clients.add(client);
+    return client;
   }
 
   /** Closes every client; open connections to targets close. */
@@ -341,7 +335,7 @@ public final class HttpForwarder {
     http1.values().forEach(p -> pools.add(p.close()));
     http2.values().forEach(p -> pools.add(p.close()));
     return Future.join(pools)
-        .transform(ar -> Future.all(clients.values().stream().map(HttpClientAgent::close).toList()))
+        .transform(ar -> Future.all(clients.stream().map(HttpClientAgent::close).toList()))
         .mapEmpty();
   }
 

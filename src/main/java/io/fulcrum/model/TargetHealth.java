@@ -34,6 +34,16 @@ public record TargetHealth(TargetState state, String reason, String description)
         "Health checks failed with these codes: [" + code + "]");
   }
 
+  /**
+   * This health once the target's group is in use: {@link #NOT_IN_USE}, reported while no rule
+   * used the group and still in force until the health checker hears of the rule, reads as
+   * {@link #REGISTRATION_IN_PROGRESS} (a target of a group just attached is starting); anything
+   * else stays as it is.
+   */
+  public TargetHealth inUse() {
+    return equals(NOT_IN_USE) ? REGISTRATION_IN_PROGRESS : this;
+  }
+
   /** Whether new requests may be sent to the target without failing open. */
   public boolean healthy() {
     return state == TargetState.HEALTHY;

@@ -399,11 +399,10 @@ public final class RegistryVerticle extends VerticleBase {
     GroupHealth gh = health.get(g.arn());
     Map<String, TargetHealth> h = gh == null ? Map.of() : gh.targets();
     if (h.containsValue(TargetHealth.NOT_IN_USE)) {
-      // Reported while no rule used the group. It is in use now and the health checker hears of it
-      // with these registrations: until it reports, its targets are starting (initial), as ALB's
-      // are when a group is attached, rather than unused, which would answer 503 meanwhile.
+      // The group is in use now and the health checker hears of it with these registrations: until
+      // it reports, its targets are starting rather than unused, which would answer 503 meanwhile.
       Map<String, TargetHealth> attached = new HashMap<>(h);
-      attached.replaceAll((k, v) -> v.equals(TargetHealth.NOT_IN_USE) ? TargetHealth.REGISTRATION_IN_PROGRESS : v);
+      attached.replaceAll((k, v) -> v.inUse());
       h = attached;
     }
     Map<String, Draining> d = draining.getOrDefault(g.arn(), Map.of());
