@@ -1,7 +1,11 @@
 package io.fulcrum.balancer;
 
+import io.fulcrum.model.IpAddresses;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -31,6 +35,8 @@ public final class Upstream {
   private final String address;
   private final int port;
   private final String zone;
+  /** Made on first use by {@link #socketAddress()}. */
+  private InetSocketAddress socketAddress;
   private volatile int outstanding;
   private final LongAdder requests = new LongAdder();
   private final LongAdder errors = new LongAdder();
@@ -52,6 +58,25 @@ public final class Upstream {
 
   public String key() {
     return key;
+  }
+
+  /**
+   * The address to connect to, made on first use (the address is an IP literal: no name is
+   * looked up). Benign race: event loops may each make an equal one.
+   */
+  public InetSocketAddress socketAddress() {
+    InetSocketAddress a = socketAddress;
+    if (a == null) {
+      byte[] ip = IpAddresses.parse(address);
+      try {
+        a = ip == null ? InetSocketAddress.createUnresolved(address, port)
+            : new InetSocketAddress(InetAddress.getByAddress(ip), port);
+      } catch (UnknownHostException e) {
+        throw new IllegalStateException(e); // not for 4 or 16 bytes
+      }
+      socketAddress = a;
+    }
+    return a;
   }
 
   public String id() {

@@ -1,5 +1,9 @@
 package io.fulcrum.forward;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -29,10 +33,13 @@ public final class ElbResponses {
   /** How long a connection being closed after an error page may take to send it. */
   private static final long CLOSE_DEADLINE_SECONDS = 5;
   private static final Map<ElbError, Buffer> PAGES = new EnumMap<>(ElbError.class);
+  private static final Map<ElbError, byte[]> PAGE_BYTES = new EnumMap<>(ElbError.class);
 
   static {
     for (ElbError e : ElbError.values()) {
-      PAGES.put(e, Buffer.buffer(page(e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase())));
+      Buffer page = Buffer.buffer(page(e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase()));
+      PAGES.put(e, page);
+      PAGE_BYTES.put(e, page.getBytes());
     }
   }
 
@@ -91,6 +98,24 @@ public final class ElbResponses {
       // Once the page is out, close at once rather than at the shutdown's deadline.
       written.onComplete(ar -> connection.close());
     }
+  }
+
+  /**
+   * The page for {@code error} as one Netty message, for the direct path (HTTP/1.1 only); with
+   * {@code close} it says {@code Connection: close}, and the caller closes after writing it.
+   */
+  public static FullHttpResponse full(ElbError error, boolean close) {
+    byte[] page = PAGE_BYTES.get(error);
+    FullHttpResponse response = new DefaultFullHttpResponse(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+        new HttpResponseStatus(error.status(), error.phrase()), Unpooled.wrappedBuffer(page));
+    io.netty.handler.codec.http.HttpHeaders h = response.headers();
+    h.set(SERVER_NAME, SERVER_VALUE);
+    h.set(CONTENT_TYPE_NAME, TEXT_HTML);
+    h.setInt(HttpHeaders.CONTENT_LENGTH, page.length);
+    if (close) {
+      h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
+    }
+    return response;
   }
 
   /**

@@ -8,6 +8,7 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
@@ -15,6 +16,7 @@ import io.fulcrum.model.Node;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
+import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -24,6 +26,8 @@ import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.impl.Http1xServerConnection;
+import io.vertx.core.internal.VertxInternal;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -69,6 +73,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final int RST_FLOOD_WINDOW_SECONDS = 30;
   /** How much longer than the target's timeouts a client connection may sit mid-request. */
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
+  /** The name of Vert.x's connection handler in an HTTP/1.x pipeline. */
+  private static final String VERTX_HANDLER = "handler";
   private static final int BIND_ATTEMPTS = 40;
   private static final long BIND_RETRY_MILLIS = 25;
 
@@ -87,6 +93,8 @@ public final class ListenerVerticle extends VerticleBase {
   /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
   private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
+  /** The direct path's forwarder, or null when the direct path is off. */
+  private DirectForwarder direct;
   private Stickiness stickiness;
   private RequestHandler handler;
   private boolean draining;
@@ -119,9 +127,10 @@ public final class ListenerVerticle extends VerticleBase {
   public Future<?> start() {
     outcomes = ExchangeOutcomes.of(vertx);
     forwarder = new HttpForwarder(vertx);
+    direct = directPath() ? new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false)) : null;
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
-    handler = new RequestHandler(this, forwarder, stickiness, clock, random);
+    handler = new RequestHandler(this, forwarder, direct, stickiness, clock, random);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));
     MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
@@ -144,7 +153,18 @@ public final class ListenerVerticle extends VerticleBase {
   /** Stops accepting and lets in-flight requests finish (graceful shutdown). */
   @Override
   public Future<?> stop() {
-    return drain(drainMillis.getAsLong()).compose(v -> forwarder.close());
+    return drain(drainMillis.getAsLong())
+        .compose(v -> Future.join(forwarder.close(), direct == null ? Future.succeededFuture() : direct.close()));
+  }
+
+  /**
+   * Whether HTTP/1.x connections get the direct path ({@link FastLane}); on unless the system
+   * property {@code fulcrum.directPath} or the environment variable {@code FULCRUM_DIRECT_PATH}
+   * says {@code false} (to compare, or to rule it out).
+   */
+  static boolean directPath() {
+    String v = System.getProperty("fulcrum.directPath", System.getenv("FULCRUM_DIRECT_PATH"));
+    return v == null || !v.trim().equalsIgnoreCase("false");
   }
 
   /** Swaps in a newer snapshot and binds or unbinds servers to match it. */
@@ -264,13 +284,21 @@ public final class ListenerVerticle extends VerticleBase {
     ListenerPlan plan = b.plan;
     HttpServer server = vertx.createHttpServer(options);
     server.connectionHandler(conn -> {
-      clients.put(conn, new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis()));
+      ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis());
+      clients.put(conn, client);
       conn.closeHandler(v -> {
         ClientConnection c = clients.remove(conn);
         if (c != null) {
           c.closed();
         }
       });
+      if (direct != null && conn instanceof Http1xServerConnection http1) {
+        // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
+        ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
+        if (pipeline.get(VERTX_HANDLER) != null) {
+          pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(handler, b, client, conn.remoteAddress()));
+        }
+      }
     });
     server.requestHandler(req -> handler.handle(b, req));
     server.invalidRequestHandler(req -> ElbResponses.send(req, handler.invalid(req), true));

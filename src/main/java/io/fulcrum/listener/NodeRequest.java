@@ -7,6 +7,8 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.net.HostAndPort;
+import io.vertx.core.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,17 +19,41 @@ import java.util.List;
  */
 final class NodeRequest implements RequestFacts {
 
-  private final HttpServerRequest request;
+  private final String method;
+  private final String uri;
+  private final MultiMap headers;
+  /** HTTP/2: the request's :authority; null for HTTP/1.x. */
+  private final HostAndPort authority;
+  private final boolean http2;
+  private final SocketAddress remote;
   private final boolean absoluteForm;
   private String hostHeader;
   private boolean hostRead;
   private String path;
+  private boolean queryRead;
+  private String queryString;
   private List<String[]> query;
   private byte[] source;
 
   NodeRequest(HttpServerRequest request) {
-    this.request = request;
-    String uri = request.uri();
+    this(request.method().name(), request.uri(), request.headers(),
+        request.version() == io.vertx.core.http.HttpVersion.HTTP_2, request.remoteAddress(),
+        request.version() == io.vertx.core.http.HttpVersion.HTTP_2 ? request.authority() : null);
+  }
+
+  /** An HTTP/1.x request as the direct path reads it, before Vert.x has seen it. */
+  NodeRequest(String method, String uri, MultiMap headers, SocketAddress remote) {
+    this(method, uri, headers, false, remote, null);
+  }
+
+  private NodeRequest(String method, String uri, MultiMap headers, boolean http2, SocketAddress remote,
+      HostAndPort authority) {
+    this.method = method;
+    this.uri = uri;
+    this.headers = headers;
+    this.http2 = http2;
+    this.remote = remote;
+    this.authority = authority;
     this.absoluteForm = !uri.isEmpty() && uri.charAt(0) != '/' && uri.indexOf("://") > 0;
   }
 
@@ -37,35 +63,71 @@ final class NodeRequest implements RequestFacts {
       hostRead = true;
       if (absoluteForm) {
         // Not request.authority(): for HTTP/1.x Vert.x takes that from the Host header.
-        hostHeader = uriAuthority(request.uri());
-      } else if (request.version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+        hostHeader = uriAuthority(uri);
+      } else if (http2) {
         // HTTP/2 carries the host in :authority (a Host header, if any, may only repeat it).
-        io.vertx.core.net.HostAndPort a = request.authority();
-        hostHeader = a == null ? request.headers().get(HttpHeaders.HOST) : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
+        HostAndPort a = authority;
+        hostHeader = a == null ? headers.get(HttpHeaders.HOST) : a.port() < 0 ? a.host() : a.host() + ":" + a.port();
       } else {
-        hostHeader = request.headers().get(HttpHeaders.HOST);
+        hostHeader = headers.get(HttpHeaders.HOST);
       }
     }
     return hostHeader;
   }
 
+  /** The request target as the client sent it. */
+  String uri() {
+    return uri;
+  }
+
   /** The request target in origin form ({@code /path?query}), as sent to targets. */
   String originForm() {
-    String uri = request.uri();
     if (!absoluteForm) {
       return uri;
     }
-    String q = request.query();
+    String q = query();
     return q == null ? path() : path() + "?" + q;
   }
 
   @Override
   public String path() {
     if (path == null) {
-      String p = request.path();
-      path = p == null || p.isEmpty() ? "/" : p;
+      String p = pathOf(uri);
+      path = p.isEmpty() ? "/" : p;
     }
     return path;
+  }
+
+  /** The query string (after the first {@code ?}), or null when there is none. */
+  String query() {
+    if (!queryRead) {
+      queryRead = true;
+      int q = uri.indexOf('?');
+      queryString = q < 0 ? null : uri.substring(q + 1);
+    }
+    return queryString;
+  }
+
+  /**
+   * The path of a request target: origin form up to the query; absolute form from the first
+   * {@code /} after the authority ({@code /} when there is none). As Vert.x reads it.
+   */
+  static String pathOf(String uri) {
+    if (uri.isEmpty()) {
+      return "";
+    }
+    int start = 0;
+    if (uri.charAt(0) != '/') {
+      int scheme = uri.indexOf("://");
+      if (scheme >= 0) {
+        start = uri.indexOf('/', scheme + 3);
+        if (start < 0) {
+          return "/";
+        }
+      }
+    }
+    int q = uri.indexOf('?', start);
+    return start == 0 && q < 0 ? uri : uri.substring(start, q < 0 ? uri.length() : q);
   }
 
   @Override
@@ -75,18 +137,18 @@ final class NodeRequest implements RequestFacts {
 
   @Override
   public String method() {
-    return request.method().name();
+    return method;
   }
 
   @Override
   public MultiMap headers() {
-    return request.headers();
+    return headers;
   }
 
   @Override
   public List<String[]> queryParameters() {
     if (query == null) {
-      String q = request.query();
+      String q = query();
       if (q == null || q.isEmpty()) {
         query = List.of();
       } else {
@@ -109,7 +171,7 @@ final class NodeRequest implements RequestFacts {
   @Override
   public byte[] sourceAddress() {
     if (source == null) {
-      source = IpAddresses.parse(request.remoteAddress().hostAddress());
+      source = IpAddresses.parse(remote.hostAddress());
     }
     return source;
   }

@@ -10,6 +10,8 @@ import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.Grpc;
 import io.fulcrum.model.ProtocolVersion;
 import io.vertx.core.http.HttpVersion;
+import io.fulcrum.forward.DirectExchange;
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.listener.ListenerVerticle.Binding;
@@ -20,13 +22,17 @@ import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.sticky.StickyRequest;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.net.SocketAddress;
 import java.time.Clock;
 import java.util.Iterator;
 import java.util.Locale;
@@ -49,15 +55,17 @@ final class RequestHandler {
 
   private final ListenerVerticle verticle;
   private final HttpForwarder forwarder;
+  private final DirectForwarder direct;
   private final Stickiness stickiness;
   private final Clock clock;
   private final RandomGenerator random;
   private final FunctionForwarder functions;
 
-  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Stickiness stickiness, Clock clock,
-      RandomGenerator random) {
+  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, DirectForwarder direct, Stickiness stickiness,
+      Clock clock, RandomGenerator random) {
     this.verticle = verticle;
     this.forwarder = forwarder;
+    this.direct = direct;
     this.stickiness = stickiness;
     this.clock = clock;
     this.random = random;
@@ -176,23 +184,89 @@ final class RequestHandler {
       return;
     }
     ProxySettings proxy = plan.proxy();
-    String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
-    String uri = facts.originForm();
-    boolean xffPort = proxy.xffClientPort();
-    String forwardedFor = client != null ? client.forwardedFor(req.remoteAddress(), xffPort)
-        : ForwardHeaders.forwardedFor(req.remoteAddress(), xffPort);
-    ForwardHeaders.prepare(req.headers(), proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
-        binding.portText, headerBytes, now / 1000, random);
-    target.dispatched();
-    InFlight.Node node = verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), req.method().name(),
-        req.uri(), false);
-    node.exchange = forwarder.forward(req, uri, chunked, target, group.protocol(), proxy, node, hook);
+    InFlight.Node node = dispatch(binding, group, target, facts, req.headers(), req.remoteAddress(), client, headerBytes,
+        now);
+    node.exchange = forwarder.forward(req, facts.originForm(), chunked, target, group.protocol(), proxy, node, hook);
     if (grpc) {
       long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));
       if (deadline > 0) {
         node.deadline(verticle.vertx(), deadline);
       }
     }
+  }
+
+  /**
+   * What every forwarded request goes through once its target is chosen: its headers rewritten for
+   * the target (SPEC §11.1-11.2), the target's outstanding count, and its entry among the
+   * requests in flight, which the caller gives the exchange.
+   */
+  private InFlight.Node dispatch(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
+      MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now) {
+    ListenerPlan plan = binding.plan;
+    ProxySettings proxy = plan.proxy();
+    String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
+    boolean xffPort = proxy.xffClientPort();
+    String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
+    ForwardHeaders.prepare(headers, proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
+        binding.portText, headerBytes, now / 1000, random);
+    target.dispatched();
+    return verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), facts.method(), facts.uri(), false);
+  }
+
+  /**
+   * The direct path (see {@link FastLane}): forwards an HTTP/1.1 request that Netty has parsed,
+   * before Vert.x sees it, when it is the common case: a request that passes every check of
+   * {@link #handle}, routed to a plain HTTP/1.1 target group without stickiness, on a keep-alive
+   * connection. Returns the exchange, or null (nothing done, nothing chosen) when the request is
+   * to take the usual path, which then answers it whatever it is: an ELB error, a fixed response,
+   * a redirect, a Lambda call, an HTTP/2 or TLS target, stickiness, HEAD, Expect, Upgrade or a
+   * connection the client closes after it.
+   */
+  DirectExchange direct(Binding binding, ChannelHandlerContext ctx, HttpRequest req, ClientConnection client,
+      SocketAddress remote, DirectExchange.Done done) {
+    io.netty.handler.codec.http.HttpMethod method = req.method();
+    if (method == io.netty.handler.codec.http.HttpMethod.HEAD || method == io.netty.handler.codec.http.HttpMethod.TRACE
+        || method == io.netty.handler.codec.http.HttpMethod.CONNECT
+        || req.protocolVersion() != io.netty.handler.codec.http.HttpVersion.HTTP_1_1
+        || req.decoderResult().isFailure() || !(req.headers() instanceof MultiMap headers)
+        || !HttpUtil.isKeepAlive(req) || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)) {
+      return null;
+    }
+    String te = headers.get(HttpHeaders.TRANSFER_ENCODING);
+    if (te != null && !te.trim().equalsIgnoreCase("chunked")) {
+      return null;
+    }
+    long headerBytes = headerBytes(headers, false);
+    if (headerBytes < 0 || ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
+      return null;
+    }
+    NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
+    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.stickiness() && route.weighted()) {
+      return null;
+    }
+    String arn = route.choose(random);
+    GroupRuntime group = arn == null ? null : verticle.group(arn);
+    if (group == null || group.protocol() != HttpForwarder.TargetProtocol.HTTP1 || group.plan().lambda() != null) {
+      return null;
+    }
+    TargetGroupPlan.Stickiness groupStickiness = group.plan().stickiness();
+    if (groupStickiness.lbCookie() || groupStickiness.appCookie()) {
+      return null;
+    }
+    TargetSelector selector = group.selector(binding.node.zone());
+    long now = clock.millis();
+    Upstream target = selector == null ? null : selector.choose(now);
+    if (target == null) {
+      return null;
+    }
+    InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
+    req.setUri(facts.originForm());
+    if (client != null) {
+      client.requestStarted(false);
+    }
+    DirectExchange ex = direct.forward(ctx, req, te != null, target, binding.plan.proxy(), node, done);
+    node.exchange = ex;
+    return ex;
   }
 
   /** {@link #headerBytes}'s answer for an HTTP/2 header field over {@link #MAX_HTTP2_FIELD} as HPACK sends it. */

@@ -1,0 +1,84 @@
+package io.fulcrum.forward;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.forward.HttpForwarder.ExchangeListener;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The direct path's forwarder, one per event loop: HTTP/1.1 requests that Netty's decoder parsed
+ * on a client connection go to plain HTTP/1.1 targets over this loop's own keep-alive channels,
+ * without Vert.x's request, response and client objects in between (see docs/performance.md).
+ * Every method is called on the owning loop.
+ */
+public final class DirectForwarder {
+
+  /** Requests the direct path has forwarded in this process, over every loop (diagnostics, tests). */
+  private static final LongAdder FORWARDED = new LongAdder();
+
+  private final ChannelFactory<? extends Channel> channels;
+  private final Map<Key, ChannelPool> pools = new HashMap<>();
+  private ProxySettings lastSettings;
+  private ChannelPool lastPool;
+
+  /** The timeouts a pool's connections are made with. */
+  private record Key(long idleMillis, int connectMillis) {
+  }
+
+  /** @param channels makes channels of the transport the client connections use (epoll or NIO) */
+  public DirectForwarder(ChannelFactory<? extends Channel> channels) {
+    this.channels = channels;
+  }
+
+  /**
+   * Sends {@code request} (its headers prepared by {@link ForwardHeaders}, its URI in origin form)
+   * to {@code target}; the body parts that follow go to {@link DirectExchange#fromClient}.
+   *
+   * @param client  the client connection's context, whose writes go through its HTTP encoder
+   * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
+   */
+  public DirectExchange forward(ChannelHandlerContext client, HttpRequest request, boolean chunked, Upstream target,
+      ProxySettings settings, ExchangeListener listener, DirectExchange.Done done) {
+    if (chunked) {
+      request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    }
+    request.setProtocolVersion(HttpVersion.HTTP_1_1);
+    FORWARDED.increment();
+    DirectExchange ex = new DirectExchange(client, request, target, pool(client, settings), listener, done);
+    ex.start();
+    return ex;
+  }
+
+  private ChannelPool pool(ChannelHandlerContext client, ProxySettings settings) {
+    if (settings != lastSettings) {
+      lastSettings = settings;
+      lastPool = pools.computeIfAbsent(new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis()),
+          k -> new ChannelPool(client.channel().eventLoop(), channels, k.idleMillis(), k.connectMillis(),
+              HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
+    }
+    return lastPool;
+  }
+
+  /** How many requests the direct path has forwarded in this process. */
+  public static long forwarded() {
+    return FORWARDED.sum();
+  }
+
+  /** Closes every connection to targets. */
+  public Future<Void> close() {
+    List<Future<Void>> closing = new ArrayList<>();
+    pools.values().forEach(p -> closing.add(p.close()));
+    return Future.join(closing).mapEmpty();
+  }
+}

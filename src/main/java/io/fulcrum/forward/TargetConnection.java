@@ -1,0 +1,149 @@
+package io.fulcrum.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpRequestEncoder;
+import io.netty.handler.codec.http.HttpResponseDecoder;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One keep-alive connection to an HTTP/1.1 target on the direct path: a plain Netty channel on the
+ * event loop of the client connections it serves, with Netty's HTTP/1.1 codec and nothing of
+ * Vert.x's HTTP client. It carries one {@link DirectExchange} at a time and sits in a
+ * {@link ChannelPool} between exchanges.
+ *
+ * <p>Its read timer is the target idle timeout: it is restarted when a request (or a part of its
+ * body) goes out and by every read; when it runs out, an exchange waiting for its response head
+ * ends in 504, one mid-response cuts its client, and an idle pooled connection closes.
+ */
+final class TargetConnection extends ChannelInboundHandlerAdapter {
+
+  /** The longest status line accepted from a target (Vert.x's client default). */
+  private static final int MAX_STATUS_LINE = 4096;
+  private static final int MAX_CHUNK = 8192;
+
+  final Channel channel;
+  private final IdleStateHandler timer;
+  /** The exchange the connection carries, or null while it is idle. */
+  DirectExchange exchange;
+
+  private TargetConnection(Channel channel, IdleStateHandler timer) {
+    this.channel = channel;
+    this.timer = timer;
+  }
+
+  /** Sets up a new channel's pipeline and returns its connection. */
+  static TargetConnection install(Channel ch, long idleMillis) {
+    IdleStateHandler timer = new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS);
+    TargetConnection c = new TargetConnection(ch, timer);
+    ch.pipeline().addLast("timer", timer)
+        .addLast("decoder", new ResponseDecoder())
+        .addLast("encoder", new RequestEncoder())
+        .addLast("connection", c);
+    return c;
+  }
+
+  /** Restarts the idle timer: something went out toward the target. */
+  void touch() {
+    timer.resetReadTimeout();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    DirectExchange ex = exchange;
+    if (ex == null) {
+      // Nothing was asked: a target that speaks out of turn cannot be trusted with the next request.
+      ReferenceCountUtil.release(msg);
+      ctx.close();
+      return;
+    }
+    ex.fromTarget(this, msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.flushClient();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.targetWritabilityChanged(ctx.channel().isWritable());
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      DirectExchange ex = exchange;
+      if (ex != null) {
+        ex.targetIdle(this);
+      } else {
+        ctx.close(); // idle in the pool for the whole idle timeout
+      }
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.targetFailed(this, cause);
+    }
+    ctx.close();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.targetFailed(this, null);
+    }
+  }
+
+  /** Parses responses into Vert.x's header map, which the rest of the forwarder works with. */
+  private static final class ResponseDecoder extends HttpResponseDecoder {
+    ResponseDecoder() {
+      super(new HttpDecoderConfig()
+          .setMaxInitialLineLength(MAX_STATUS_LINE)
+          .setMaxHeaderSize(HttpForwarder.MAX_RESPONSE_HEADER_BYTES)
+          .setMaxChunkSize(MAX_CHUNK));
+    }
+
+    @Override
+    protected HttpMessage createMessage(String[] initialLine) {
+      return new DefaultHttpResponse(HttpVersion.valueOf(initialLine[0]),
+          HttpResponseStatus.valueOf(Integer.parseInt(initialLine[1]), initialLine[2]), HeadersMultiMap.httpHeaders());
+    }
+  }
+
+  /** Writes Vert.x's header map in one pass, as Vert.x's own encoders do. */
+  private static final class RequestEncoder extends HttpRequestEncoder {
+    @Override
+    protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
+      if (headers instanceof HeadersMultiMap h) {
+        h.encode(buf, false);
+      } else {
+        super.encodeHeaders(headers, buf);
+      }
+    }
+  }
+}

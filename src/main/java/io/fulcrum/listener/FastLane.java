@@ -1,0 +1,208 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.forward.DirectExchange;
+import io.fulcrum.listener.ListenerVerticle.Binding;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.net.SocketAddress;
+import java.util.ArrayDeque;
+
+/**
+ * The direct path's place in an HTTP/1.x client connection: a handler between Netty's HTTP
+ * decoder and Vert.x's connection. It offers each parsed request to
+ * {@link RequestHandler#direct}, which forwards the common case (a plain forward to an HTTP/1.1
+ * target group) itself; every other request, and everything while Vert.x has a request of the
+ * connection in hand, passes on to Vert.x unchanged and takes the usual path.
+ *
+ * <p>One request is served at a time, in order: requests pipelined behind a direct exchange wait
+ * (the socket is not read meanwhile), and requests behind one that Vert.x serves go to Vert.x,
+ * which queues them itself. Vert.x's responses pass through here on their way out, which is how
+ * their ends are counted. A close that Vert.x asks for while a direct exchange is answering (a
+ * graceful shutdown sees the connection as idle) waits for that exchange to end.
+ *
+ * <p>Touched only on the connection's event loop.
+ */
+final class FastLane extends ChannelDuplexHandler implements DirectExchange.Done {
+
+  /** The handler's name in the pipeline, just before Vert.x's own ({@code handler}). */
+  static final String NAME = "fulcrum-direct";
+
+  private final RequestHandler handler;
+  private final Binding binding;
+  private final ClientConnection client;
+  private final SocketAddress remote;
+  private ChannelHandlerContext ctx;
+  /** The direct exchange under way, or null. */
+  private DirectExchange exchange;
+  /** Requests handed to Vert.x whose responses have not ended. */
+  private int withVertx;
+  /** The request being read was handed to Vert.x, and so is the rest of its body. */
+  private boolean bodyToVertx;
+  /** Messages read while a direct exchange answers (pipelined requests), in order. */
+  private ArrayDeque<Object> queued;
+  private ChannelPromise closeWhenDone;
+
+  FastLane(RequestHandler handler, Binding binding, ClientConnection client, SocketAddress remote) {
+    this.handler = handler;
+    this.binding = binding;
+    this.client = client;
+    this.remote = remote;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (queued != null) {
+      queued.add(msg);
+    } else {
+      read(msg);
+    }
+  }
+
+  private void read(Object msg) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      if (!ex.requestReceived() && msg instanceof HttpContent part && !(msg instanceof HttpRequest)) {
+        ex.fromClient(part);
+      } else {
+        // A pipelined request: it waits until this response has ended.
+        queued = new ArrayDeque<>(4);
+        queued.add(msg);
+        ctx.channel().config().setAutoRead(false);
+      }
+      return;
+    }
+    if (withVertx == 0 && !bodyToVertx && msg instanceof HttpRequest request) {
+      DirectExchange started = handler.direct(binding, ctx, request, client, remote, this);
+      if (started != null) {
+        if (!started.finished()) {
+          exchange = started;
+        }
+        return;
+      }
+    }
+    toVertx(msg);
+  }
+
+  private void toVertx(Object msg) {
+    if (msg instanceof HttpRequest) {
+      withVertx++;
+      bodyToVertx = !(msg instanceof LastHttpContent);
+    } else if (msg instanceof LastHttpContent) {
+      bodyToVertx = false;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.flushTarget();
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void exchangeDone(DirectExchange ex) {
+    if (exchange != null && exchange != ex) {
+      return;
+    }
+    exchange = null;
+    if (client != null) {
+      client.requestEnded();
+    }
+    if (closeWhenDone != null) {
+      ChannelPromise close = closeWhenDone;
+      closeWhenDone = null;
+      dropQueued();
+      // What the exchange wrote goes out before the connection closes.
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close(close));
+      return;
+    }
+    if (!ctx.channel().isActive()) {
+      return;
+    }
+    // Reading stopped for a pipelined request or a target slower than the client's body: both are over.
+    boolean paused = queued != null || !ctx.channel().config().isAutoRead();
+    if (queued != null) {
+      ArrayDeque<Object> next = queued;
+      queued = null;
+      // Requests read meanwhile are taken in order; one may start the next exchange, behind which the rest wait again.
+      while (!next.isEmpty()) {
+        if (queued != null) {
+          queued.addAll(next);
+          break;
+        }
+        read(next.poll());
+      }
+      // No read of the client follows to flush what the replay sent, to a target or through Vert.x.
+      if (exchange != null) {
+        exchange.flushTarget();
+      }
+      ctx.fireChannelReadComplete();
+    }
+    if (paused && queued == null) {
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    // Only Vert.x's writes come through here (the direct path writes from this handler onward).
+    if (withVertx > 0 && msg instanceof LastHttpContent
+        && !(msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL)) {
+      withVertx--;
+    }
+    ctx.write(msg, promise);
+  }
+
+  @Override
+  public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+    DirectExchange ex = exchange;
+    if (ex != null && ex.requestReceived() && !ex.finished()) {
+      closeWhenDone = promise; // the response is on its way: it ends first (bounded by the target idle timeout)
+      return;
+    }
+    ctx.close(promise);
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      ex.clientWritabilityChanged(ctx.channel().isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    DirectExchange ex = exchange;
+    if (ex != null) {
+      exchange = null;
+      ex.clientClosed();
+    }
+    dropQueued();
+    ctx.fireChannelInactive();
+  }
+
+  private void dropQueued() {
+    if (queued != null) {
+      queued.forEach(ReferenceCountUtil::release);
+      queued = null;
+    }
+  }
+}

@@ -1,0 +1,198 @@
+package io.fulcrum.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.forward.DirectForwarder;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.RawConnection.Response;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The direct path (FastLane and DirectForwarder) next to Vert.x's request path on one client
+ * connection: which requests it takes, order when both paths serve pipelined requests, reuse of
+ * its target connections, a graceful close that waits for its exchange, and the same answers with
+ * the direct path switched off.
+ */
+class DirectPathTest {
+
+  private final Vertx backends = Vertx.vertx();
+  private Gateway gateway;
+  private int port;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    System.clearProperty("fulcrum.directPath");
+    backends.close();
+  }
+
+  /** A listener forwarding to {@code targetPort}, with a fixed response on {@code /fixed}. */
+  private String config(int targetPort) {
+    return GatewayConfigs.forwarding(port, targetPort).replace(
+        "        default-actions: [{type: forward, target-group: tg}]\n",
+        """
+                default-actions: [{type: forward, target-group: tg}]
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: ["/fixed"]}]
+                    actions: [{type: fixed-response, status-code: "200", content-type: text/plain, message-body: fixed}]
+        """);
+  }
+
+  private void start(int targetPort) {
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), config(targetPort));
+  }
+
+  @Test
+  void pipelinedRequests_servedByBothPaths_areAnsweredInOrder() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.response().end("answer to " + req.uri()));
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /1 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+          + "HEAD /2 HTTP/1.1\r\nHost: example.com\r\n\r\n" // HEAD: Vert.x's path
+          + "GET /fixed HTTP/1.1\r\nHost: example.com\r\n\r\n" // a fixed response: Vert.x's path
+          + "GET /3 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+          + "POST /4 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\nhello");
+
+      assertThat(c.read().bodyText()).isEqualTo("answer to /1");
+      Response head = c.read(true);
+      assertThat(head.status()).isEqualTo(200);
+      assertThat(head.body()).isEmpty();
+      assertThat(c.read().bodyText()).isEqualTo("fixed");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /3");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /4");
+      // Only /1 went the direct way: what was read behind a request in Vert.x's hands goes to Vert.x.
+      assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+
+      // Vert.x's responses have all ended: the connection's next request goes the direct way again.
+      assertThat(c.send("GET /5 HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("answer to /5");
+      assertThat(DirectForwarder.forwarded() - before).isEqualTo(2);
+    }
+    assertThat(backend.received()).extracting(r -> r.getString("method") + " " + r.getString("uri"))
+        .containsExactly("GET /1", "HEAD /2", "GET /3", "POST /4", "GET /5");
+  }
+
+  @Test
+  void pipelinedRequests_behindADirectExchange_waitAndGoTheDirectWay() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
+        .onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b)));
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /1 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+          + "POST /2 HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n"
+          + "GET /3 HTTP/1.1\r\nHost: example.com\r\n\r\n");
+
+      assertThat(c.read().bodyText()).isEqualTo("answer to /1 ");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /2 hi");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /3 ");
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(3);
+  }
+
+  @Test
+  void sequentialRequests_reuseOneTargetConnection() {
+    Set<Object> connections = ConcurrentHashMap.newKeySet();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      connections.add(req.connection());
+      req.response().end("ok");
+    });
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    for (int i = 0; i < 5; i++) {
+      try (RawConnection c = RawConnection.open(port)) {
+        assertThat(c.send("GET /x HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("ok");
+      }
+    }
+
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(5);
+    assertThat(connections).hasSize(1);
+  }
+
+  @Test
+  void listenerRemovedWhileATargetAnswers_theResponseEndsBeforeTheConnectionCloses() {
+    CopyOnWriteArrayList<HttpServerRequest> held = new CopyOnWriteArrayList<>();
+    Promise<Void> release = Promise.promise();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      held.add(req);
+      release.future().onComplete(v -> req.response().end("late answer"));
+    });
+    start(backend.port());
+    String withoutListener = config(backend.port()).replace("    listeners:\n", "    listeners: []\n")
+        .replaceAll("(?s)      - protocol: HTTP\n.*?(?=target-groups:)", "");
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /slow HTTP/1.1\r\nHost: example.com\r\n\r\n");
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !held.isEmpty());
+      gateway.reload(withoutListener); // the server shuts down gracefully: the connection looks idle to Vert.x
+      backends.runOnContext(v -> release.complete());
+
+      Response r = c.read();
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.bodyText()).isEqualTo("late answer");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void bothPaths_sendTheTargetTheSameRequest_andTheClientTheSameResponse(boolean direct) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(direct));
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body().onSuccess(body -> req.response()
+        .putHeader("Connection", "keep-alive, X-Hop")
+        .putHeader("X-Hop", "dropped")
+        .putHeader("Keep-Alive", "timeout=30")
+        .putHeader("X-Target", "kept")
+        .setChunked(true)
+        .end(req.uri() + " " + body)));
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    Response r;
+    try (RawConnection c = RawConnection.open(port)) {
+      r = c.send("POST http://Example.com:8080/a/b?q=1 HTTP/1.1\r\nHost: ignored\r\nConnection: keep-alive, X-Private\r\n"
+          + "X-Private: secret\r\nX-Forwarded-For: 203.0.113.9\r\nTransfer-Encoding: chunked\r\n\r\n"
+          + "3\r\nabc\r\n0\r\n\r\n").read();
+    }
+
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(direct ? 1 : 0);
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(r.bodyText()).isEqualTo("/a/b?q=1 abc");
+    assertThat(r.header("Transfer-Encoding")).isEqualTo("chunked");
+    assertThat(r.header("X-Target")).isEqualTo("kept");
+    assertThat(r.header("X-Hop")).isNull();
+    assertThat(r.header("Keep-Alive")).isNull();
+    var sent = backend.lastRequest();
+    assertThat(sent.getString("uri")).isEqualTo("/a/b?q=1");
+    var headers = sent.getJsonObject("headers");
+    assertThat(headers.getString("host")).isEqualTo("example.com:8080");
+    assertThat(headers.getString("x-forwarded-for")).isEqualTo("203.0.113.9, 127.0.0.1");
+    assertThat(headers.getString("x-forwarded-proto")).isEqualTo("http");
+    assertThat(headers.getString("x-forwarded-port")).isEqualTo(Integer.toString(port));
+    assertThat(headers.getString("x-amzn-trace-id")).startsWith("Root=1-");
+    assertThat(headers.getString("transfer-encoding")).isEqualTo("chunked");
+    assertThat(headers.fieldNames()).doesNotContain("x-private", "connection");
+  }
+}
