@@ -44,6 +44,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
   private final Upstream target;
   private final ChannelPool pool;
   private final ExchangeListener listener;
+  private final HttpForwarder.ResponseHook hook;
   private final Done done;
   private TargetConnection connection;
   /** Parts of the request that came before the target connection was open. */
@@ -61,12 +62,13 @@ public final class DirectExchange implements HttpForwarder.Handle {
   private boolean clientGone;
 
   DirectExchange(ChannelHandlerContext client, HttpRequest request, Upstream target, ChannelPool pool,
-      ExchangeListener listener, Done done) {
+      ExchangeListener listener, HttpForwarder.ResponseHook hook, Done done) {
     this.client = client;
     this.request = request;
     this.target = target;
     this.pool = pool;
     this.listener = listener;
+    this.hook = hook;
     this.done = done;
   }
 
@@ -196,6 +198,9 @@ public final class DirectExchange implements HttpForwarder.Handle {
         && !headers.contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
     keepAliveHeader = headers.get(HttpHeaderNames.KEEP_ALIVE);
     HopByHop.strip(headers);
+    if (hook != null) {
+      hook.beforeHead(headers);
+    }
     int status = response.status().code();
     if (status != 204 && status != 304 && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
       headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

@@ -47,15 +47,16 @@ public final class DirectForwarder {
    *
    * @param client  the client connection's context, whose writes go through its HTTP encoder
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
+   * @param hook    adds to the response head (stickiness cookies); may be null
    */
   public DirectExchange forward(ChannelHandlerContext client, HttpRequest request, boolean chunked, Upstream target,
-      ProxySettings settings, ExchangeListener listener, DirectExchange.Done done) {
+      ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook, DirectExchange.Done done) {
     if (chunked) {
       request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     request.setProtocolVersion(HttpVersion.HTTP_1_1);
     FORWARDED.increment();
-    DirectExchange ex = new DirectExchange(client, request, target, pool(client, settings), listener, done);
+    DirectExchange ex = new DirectExchange(client, request, target, pool(client, settings), listener, hook, done);
     ex.start();
     return ex;
   }

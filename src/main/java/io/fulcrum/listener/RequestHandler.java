@@ -136,16 +136,8 @@ final class RequestHandler {
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
       boolean chunked, long headerBytes, ClientConnection client) {
     long now = clock.millis();
-    // Cookie stickiness (SPEC §5): the Cookie header is parsed only for sticky actions and groups.
-    StickyRequest sticky = null;
-    String arn;
-    if (route.stickiness() && route.weighted()) {
-      sticky = stickiness.request(req.headers(), now);
-      arn = sticky.chooseGroup(route, random);
-    } else {
-      arn = route.choose(random);
-    }
-    GroupRuntime group = arn == null ? null : verticle.group(arn);
+    Choice choice = new Choice(route, req.headers(), now);
+    GroupRuntime group = choice.group();
     if (group == null) {
       ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
       return;
@@ -156,29 +148,12 @@ final class RequestHandler {
       ElbResponses.send(req, ElbError.PROTOCOL_MISMATCH, false);
       return;
     }
-    String zone = binding.node.zone();
-    TargetSelector selector = group.selector(zone);
-    Upstream target = null;
-    TargetGroupPlan.Stickiness groupStickiness = group.plan().stickiness();
-    if (selector != null && (groupStickiness.lbCookie() || groupStickiness.appCookie())) {
-      if (sticky == null) {
-        sticky = stickiness.request(req.headers(), now);
-      }
-      target = sticky.stickyTarget(group.plan(), group.plan().scope(zone), route.weighted());
-    }
-    if (target == null && selector != null) {
-      target = selector.choose(now);
-    }
+    Upstream target = choice.target(binding.node.zone());
     if (target == null) {
       ElbResponses.send(req, verticle.noTarget(group), false);
       return;
     }
-    HttpForwarder.ResponseHook hook = null;
-    if (sticky != null) {
-      sticky.chosen(target);
-      sticky.stripCookies(req.headers());
-      hook = sticky::addCookies;
-    }
+    HttpForwarder.ResponseHook hook = choice.chosen(target, req.headers());
     if (group.plan().lambda() != null) {
       functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook);
       return;
@@ -192,6 +167,75 @@ final class RequestHandler {
       if (deadline > 0) {
         node.deadline(verticle.vertx(), deadline);
       }
+    }
+  }
+
+  /**
+   * Where a forward action sends one request (SPEC §5): the target group (by the group-stickiness
+   * cookie of a weighted action that has one, else weighted at random), then the target (by the
+   * group's stickiness cookie when it has one, else by its algorithm). The Cookie header is parsed
+   * only for sticky actions and groups. Choosing the target is the only step with an effect (a
+   * round robin moves on), so a caller may give up before it.
+   */
+  private final class Choice {
+    private final ForwardRoute route;
+    private final MultiMap headers;
+    private final long now;
+    private StickyRequest sticky;
+    private GroupRuntime group;
+
+    Choice(ForwardRoute route, MultiMap headers, long now) {
+      this.route = route;
+      this.headers = headers;
+      this.now = now;
+    }
+
+    /** The target group, or null when there is none to forward to. */
+    GroupRuntime group() {
+      String arn;
+      if (route.stickiness() && route.weighted()) {
+        sticky = stickiness.request(headers, now);
+        arn = sticky.chooseGroup(route, random);
+      } else {
+        arn = route.choose(random);
+      }
+      group = arn == null ? null : verticle.group(arn);
+      return group;
+    }
+
+    /** Whether the group chooses targets by a stickiness cookie. */
+    boolean stickyGroup() {
+      TargetGroupPlan.Stickiness s = group.plan().stickiness();
+      return s.lbCookie() || s.appCookie();
+    }
+
+    /** The target in the group for a request arriving in {@code zone}, or null when none can take it. */
+    Upstream target(String zone) {
+      TargetSelector selector = group.selector(zone);
+      Upstream target = null;
+      if (selector != null && stickyGroup()) {
+        if (sticky == null) {
+          sticky = stickiness.request(headers, now);
+        }
+        target = sticky.stickyTarget(group.plan(), group.plan().scope(zone), route.weighted());
+      }
+      if (target == null && selector != null) {
+        target = selector.choose(now);
+      }
+      return target;
+    }
+
+    /**
+     * The request goes to {@code target}: stickiness cookies leave the request, and the returned
+     * hook (null without stickiness) sets them on the response.
+     */
+    HttpForwarder.ResponseHook chosen(Upstream target, MultiMap requestHeaders) {
+      if (sticky == null) {
+        return null;
+      }
+      sticky.chosen(target);
+      sticky.stripCookies(requestHeaders);
+      return sticky::addCookies;
     }
   }
 
@@ -216,11 +260,11 @@ final class RequestHandler {
   /**
    * The direct path (see {@link FastLane}): forwards an HTTP/1.1 request that Netty has parsed,
    * before Vert.x sees it, when it is the common case: a request that passes every check of
-   * {@link #handle}, routed to a plain HTTP/1.1 target group without stickiness, on a keep-alive
-   * connection. Returns the exchange, or null (nothing done, nothing chosen) when the request is
+   * {@link #handle}, routed to a plain HTTP/1.1 target group (stickiness included), on a keep-alive
+   * connection. Returns the exchange, or null (nothing done, no target chosen) when the request is
    * to take the usual path, which then answers it whatever it is: an ELB error, a fixed response,
-   * a redirect, a Lambda call, an HTTP/2 or TLS target, stickiness, HEAD, Expect, Upgrade or a
-   * connection the client closes after it.
+   * a redirect, a Lambda call, an HTTP/2 or TLS target, HEAD, Expect, Upgrade or a connection the
+   * client closes after it.
    */
   DirectExchange direct(Binding binding, ChannelHandlerContext ctx, HttpRequest req, ClientConnection client,
       SocketAddress remote, DirectExchange.Done done) {
@@ -241,30 +285,26 @@ final class RequestHandler {
       return null;
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
-    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.stickiness() && route.weighted()) {
+    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route)) {
       return null;
     }
-    String arn = route.choose(random);
-    GroupRuntime group = arn == null ? null : verticle.group(arn);
+    long now = clock.millis();
+    Choice choice = new Choice(route, headers, now);
+    GroupRuntime group = choice.group();
     if (group == null || group.protocol() != HttpForwarder.TargetProtocol.HTTP1 || group.plan().lambda() != null) {
       return null;
     }
-    TargetGroupPlan.Stickiness groupStickiness = group.plan().stickiness();
-    if (groupStickiness.lbCookie() || groupStickiness.appCookie()) {
-      return null;
-    }
-    TargetSelector selector = group.selector(binding.node.zone());
-    long now = clock.millis();
-    Upstream target = selector == null ? null : selector.choose(now);
+    Upstream target = choice.target(binding.node.zone());
     if (target == null) {
       return null;
     }
+    HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
     req.setUri(facts.originForm());
     if (client != null) {
       client.requestStarted(false);
     }
-    DirectExchange ex = direct.forward(ctx, req, te != null, target, binding.plan.proxy(), node, done);
+    DirectExchange ex = direct.forward(ctx, req, te != null, target, binding.plan.proxy(), node, hook, done);
     node.exchange = ex;
     return ex;
   }

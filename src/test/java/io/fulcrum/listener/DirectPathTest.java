@@ -132,6 +132,37 @@ class DirectPathTest {
   }
 
   @Test
+  void stickyGroup_goesTheDirectWay_andItsCookieKeepsTheClientOnItsTarget() {
+    Backend a = Backend.start(backends, "a");
+    Backend b = Backend.start(backends, "b");
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, a.port(), b.port()).replace("    port: 80\n",
+        "    port: 80\n    attributes: {stickiness.enabled: \"true\", stickiness.type: lb_cookie}\n"));
+    long before = DirectForwarder.forwarded();
+
+    String cookie;
+    String first;
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+      first = r.bodyText();
+      String setCookie = r.header("Set-Cookie");
+      assertThat(setCookie).startsWith("AWSALB=");
+      cookie = setCookie.substring(0, setCookie.indexOf(';'));
+    }
+    for (int i = 0; i < 4; i++) {
+      try (RawConnection c = RawConnection.open(port)) {
+        Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\nCookie: " + cookie + "\r\n\r\n").read();
+        assertThat(r.bodyText()).isEqualTo(first);
+      }
+    }
+
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(5);
+    // The load balancer's cookie is its own: the target never sees it.
+    Backend chosen = first.equals("a") ? a : b;
+    assertThat(chosen.lastRequest().getJsonObject("headers").fieldNames()).doesNotContain("cookie");
+  }
+
+  @Test
   void listenerRemovedWhileATargetAnswers_theResponseEndsBeforeTheConnectionCloses() {
     CopyOnWriteArrayList<HttpServerRequest> held = new CopyOnWriteArrayList<>();
     Promise<Void> release = Promise.promise();
