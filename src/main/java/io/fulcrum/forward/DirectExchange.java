@@ -34,8 +34,18 @@ public final class DirectExchange implements HttpForwarder.Handle {
 
   private static final Logger LOG = LoggerFactory.getLogger(DirectExchange.class);
 
-  /** Told when the exchange is over, so that the client connection can take its next request. */
-  public interface Done {
+  /** The client connection's side of an exchange. */
+  public interface Client {
+    /**
+     * The context the exchange writes the response through (toward the HTTP encoder), flushes
+     * and closes with.
+     */
+    ChannelHandlerContext out();
+
+    /** Something was written to the client (its idle timer restarts). */
+    void wrote();
+
+    /** The exchange is over: the connection can take its next request. */
     void exchangeDone(DirectExchange exchange);
   }
 
@@ -45,7 +55,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
   private final ChannelPool pool;
   private final ExchangeListener listener;
   private final HttpForwarder.ResponseHook hook;
-  private final Done done;
+  private final Client owner;
   private TargetConnection connection;
   /** Parts of the request that came before the target connection was open. */
   private List<Object> waiting;
@@ -61,15 +71,15 @@ public final class DirectExchange implements HttpForwarder.Handle {
   private boolean finished;
   private boolean clientGone;
 
-  DirectExchange(ChannelHandlerContext client, HttpRequest request, Upstream target, ChannelPool pool,
-      ExchangeListener listener, HttpForwarder.ResponseHook hook, Done done) {
-    this.client = client;
+  DirectExchange(HttpRequest request, Upstream target, ChannelPool pool,
+      ExchangeListener listener, HttpForwarder.ResponseHook hook, Client owner) {
+    this.client = owner.out();
+    this.owner = owner;
     this.request = request;
     this.target = target;
     this.pool = pool;
     this.listener = listener;
     this.hook = hook;
-    this.done = done;
   }
 
   /** Takes an idle connection to the target, or opens one, and sends the request head. */
@@ -186,6 +196,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
       end(last);
     } else {
       client.write(content, client.voidPromise());
+      owner.wrote();
       if (!client.channel().isWritable()) {
         c.channel.config().setAutoRead(false); // the client reads slower than the target sends
       }
@@ -209,6 +220,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
     listener.responseHead(status);
     headWritten = true;
     client.write(response, client.voidPromise());
+    owner.wrote();
   }
 
   private void end(LastHttpContent last) {
@@ -223,6 +235,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
       c.channel.close();
     }
     client.writeAndFlush(last, client.voidPromise());
+    owner.wrote();
     finish(true);
   }
 
@@ -333,7 +346,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
     if (!finished) {
       finished = true;
       listener.finished(complete);
-      done.exchangeDone(this);
+      owner.exchangeDone(this);
     }
   }
 }

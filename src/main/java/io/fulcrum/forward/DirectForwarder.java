@@ -4,7 +4,7 @@ import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
-import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
@@ -45,27 +45,28 @@ public final class DirectForwarder {
    * Sends {@code request} (its headers prepared by {@link ForwardHeaders}, its URI in origin form)
    * to {@code target}; the body parts that follow go to {@link DirectExchange#fromClient}.
    *
-   * @param client  the client connection's context, whose writes go through its HTTP encoder
+   * @param client  the client connection, whose writes go through its HTTP encoder
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
    * @param hook    adds to the response head (stickiness cookies); may be null
    */
-  public DirectExchange forward(ChannelHandlerContext client, HttpRequest request, boolean chunked, Upstream target,
-      ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook, DirectExchange.Done done) {
+  public DirectExchange forward(DirectExchange.Client client, HttpRequest request, boolean chunked, Upstream target,
+      ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
     if (chunked) {
       request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     request.setProtocolVersion(HttpVersion.HTTP_1_1);
     FORWARDED.increment();
-    DirectExchange ex = new DirectExchange(client, request, target, pool(client, settings), listener, hook, done);
+    DirectExchange ex = new DirectExchange(request, target, pool(client.out().channel().eventLoop(), settings), listener, hook,
+        client);
     ex.start();
     return ex;
   }
 
-  private ChannelPool pool(ChannelHandlerContext client, ProxySettings settings) {
+  private ChannelPool pool(EventLoop loop, ProxySettings settings) {
     if (settings != lastSettings) {
       lastSettings = settings;
       lastPool = pools.computeIfAbsent(new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis()),
-          k -> new ChannelPool(client.channel().eventLoop(), channels, k.idleMillis(), k.connectMillis(),
+          k -> new ChannelPool(loop, channels, k.idleMillis(), k.connectMillis(),
               HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
     }
     return lastPool;

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.net.SocketAddress;
 import java.util.ArrayDeque;
@@ -30,7 +31,7 @@ import java.util.ArrayDeque;
  *
  * <p>Touched only on the connection's event loop.
  */
-final class FastLane extends ChannelDuplexHandler implements DirectExchange.Done {
+final class FastLane extends ChannelDuplexHandler implements DirectExchange.Client {
 
   /** The handler's name in the pipeline, just before Vert.x's own ({@code handler}). */
   static final String NAME = "fulcrum-direct";
@@ -40,6 +41,10 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Done
   private final ClientConnection client;
   private final SocketAddress remote;
   private ChannelHandlerContext ctx;
+  /** Where direct responses are written: below Vert.x's idle handler when there is one (see handlerAdded). */
+  private ChannelHandlerContext out;
+  /** Vert.x's idle timer of the connection, or null. */
+  private IdleStateHandler idle;
   /** The direct exchange under way, or null. */
   private DirectExchange exchange;
   /** Requests handed to Vert.x whose responses have not ended. */
@@ -60,6 +65,26 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Done
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    this.out = ctx;
+    // Vert.x's idle handler turns every write into one with a promise and a listener, to see writes. Direct
+    // responses are written past it, and restart its write time themselves.
+    ChannelHandlerContext idleCtx = ctx.pipeline().context(IdleStateHandler.class);
+    if (idleCtx != null) {
+      this.out = idleCtx;
+      this.idle = (IdleStateHandler) idleCtx.handler();
+    }
+  }
+
+  @Override
+  public ChannelHandlerContext out() {
+    return out;
+  }
+
+  @Override
+  public void wrote() {
+    if (idle != null) {
+      idle.resetWriteTimeout();
+    }
   }
 
   @Override
@@ -85,7 +110,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Done
       return;
     }
     if (withVertx == 0 && !bodyToVertx && msg instanceof HttpRequest request) {
-      DirectExchange started = handler.direct(binding, ctx, request, client, remote, this);
+      DirectExchange started = handler.direct(binding, this, request, client, remote);
       if (started != null) {
         if (!started.finished()) {
           exchange = started;

@@ -268,6 +268,10 @@ public final class ListenerVerticle extends VerticleBase {
         .setHttp2RstFloodMaxRstFramePerWindow(RST_FLOOD_MAX_RESETS)
         .setHttp2RstFloodWindowDuration(RST_FLOOD_WINDOW_SECONDS)
         .setHttp2RstFloodWindowDurationTimeUnit(TimeUnit.SECONDS)
+        // Fulcrum never accepts a WebSocket itself: without these, Vert.x puts a WebSocket extension
+        // handler in every HTTP/1.x connection, which looks at every response written.
+        .setPerFrameWebSocketCompressionSupported(false)
+        .setPerMessageWebSocketCompressionSupported(false)
         .setTcpNoDelay(true);
     if (plan.tls() != null) {
       Tls.configure(options, plan.tls(), plan.http2());

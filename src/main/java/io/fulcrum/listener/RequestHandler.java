@@ -22,7 +22,6 @@ import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.sticky.StickyRequest;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpUtil;
@@ -266,8 +265,8 @@ final class RequestHandler {
    * a redirect, a Lambda call, an HTTP/2 or TLS target, HEAD, Expect, Upgrade or a connection the
    * client closes after it.
    */
-  DirectExchange direct(Binding binding, ChannelHandlerContext ctx, HttpRequest req, ClientConnection client,
-      SocketAddress remote, DirectExchange.Done done) {
+  DirectExchange direct(Binding binding, DirectExchange.Client lane, HttpRequest req, ClientConnection client,
+      SocketAddress remote) {
     io.netty.handler.codec.http.HttpMethod method = req.method();
     if (method == io.netty.handler.codec.http.HttpMethod.HEAD || method == io.netty.handler.codec.http.HttpMethod.TRACE
         || method == io.netty.handler.codec.http.HttpMethod.CONNECT
@@ -304,7 +303,7 @@ final class RequestHandler {
     if (client != null) {
       client.requestStarted(false);
     }
-    DirectExchange ex = direct.forward(ctx, req, te != null, target, binding.plan.proxy(), node, hook, done);
+    DirectExchange ex = direct.forward(lane, req, te != null, target, binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;
   }
