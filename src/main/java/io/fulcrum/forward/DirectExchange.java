@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * gets an ELB status (502, 504); after it, its connection is closed. A target connection goes
  * back to its pool only after a clean exchange.
  */
-public final class DirectExchange implements HttpForwarder.Handle {
+public final class DirectExchange implements HttpForwarder.Handle, TargetConnection.Exchange {
 
   private static final Logger LOG = LoggerFactory.getLogger(DirectExchange.class);
 
@@ -114,7 +114,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
 
   private void attach(TargetConnection c) {
     connection = c;
-    c.exchange = this;
+    c.attach(this, false);
   }
 
   private void send(Object part) {
@@ -159,11 +159,13 @@ public final class DirectExchange implements HttpForwarder.Handle {
     }
   }
 
-  void flushClient() {
+  @Override
+  public void readComplete() {
     client.flush();
   }
 
-  void fromTarget(TargetConnection c, Object msg) {
+  @Override
+  public void fromTarget(TargetConnection c, Object msg) {
     if (over) {
       ReferenceCountUtil.release(msg);
       return;
@@ -227,8 +229,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
     over = true;
     TargetConnection c = connection;
     connection = null;
-    c.exchange = null;
-    c.channel.config().setAutoRead(true);
+    c.detach();
     if (requestSent && keepAlive) {
       pool.release(target, c, keepAliveHeader);
     } else {
@@ -246,13 +247,15 @@ public final class DirectExchange implements HttpForwarder.Handle {
     }
   }
 
-  void targetWritabilityChanged(boolean writable) {
+  @Override
+  public void targetWritabilityChanged(boolean writable) {
     if (writable && !requestReceived && !over) {
       client.channel().config().setAutoRead(true);
     }
   }
 
-  void targetIdle(TargetConnection c) {
+  @Override
+  public void targetIdle(TargetConnection c) {
     if (headWritten) {
       responseFailed();
     } else {
@@ -260,7 +263,8 @@ public final class DirectExchange implements HttpForwarder.Handle {
     }
   }
 
-  void targetFailed(TargetConnection c, Throwable cause) {
+  @Override
+  public void targetFailed(TargetConnection c, Throwable cause) {
     if (over) {
       return;
     }
@@ -311,7 +315,7 @@ public final class DirectExchange implements HttpForwarder.Handle {
     TargetConnection c = connection;
     if (c != null) {
       connection = null;
-      c.exchange = null;
+      c.detach();
       c.channel.close();
     }
   }

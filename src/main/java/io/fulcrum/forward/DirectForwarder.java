@@ -62,7 +62,8 @@ public final class DirectForwarder {
     return ex;
   }
 
-  private ChannelPool pool(EventLoop loop, ProxySettings settings) {
+  /** The pool of connections to targets that {@code settings}' timeouts make, on {@code loop} (this forwarder's). */
+  ChannelPool pool(EventLoop loop, ProxySettings settings) {
     if (settings != lastSettings) {
       lastSettings = settings;
       lastPool = pools.computeIfAbsent(new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis()),

@@ -78,9 +78,20 @@ public final class HttpForwarder {
   private Http1Connections lastHttp1;
   private Http2Connections lastHttp2;
 
-  /** Must be created on the event loop that will use it. */
-  public HttpForwarder(Vertx vertx) {
+  /** Where requests to plain HTTP/1.1 targets go (the direct path's connections), or null: Vert.x's client. */
+  private final DirectForwarder targets;
+  private final io.netty.channel.EventLoop loop;
+
+  /**
+   * Must be created on the event loop that will use it.
+   *
+   * @param targets the direct path's forwarder, whose connections take requests to plain HTTP/1.1
+   *                targets; null to send them with Vert.x's HTTP client
+   */
+  public HttpForwarder(Vertx vertx, DirectForwarder targets) {
     this.vertx = vertx;
+    this.targets = targets;
+    this.loop = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
   }
 
   /**
@@ -108,19 +119,32 @@ public final class HttpForwarder {
 
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,
       ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
-    Exchange ex = new Exchange(request, listener, hook);
     boolean contentLength = request.headers().contains(HttpHeaders.CONTENT_LENGTH);
     // HTTP/2 bodies have no framing header, and a body may already be buffered when the stream has
     // ended: pipe it, except for methods whose body means nothing.
     boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
         && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
-    if (hasBody) {
-      request.pause(); // until the target's request exists and the body can be piped into it
-    }
     MultiMap headers = request.headers();
     if (!protocol.http2() && request.version() == HttpVersion.HTTP_2) {
       // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
       headers = ForwardHeaders.http1Casing(headers);
+    }
+    if (targets != null && !protocol.http2() && !protocol.tls()
+        && headers instanceof io.netty.handler.codec.http.HttpHeaders nettyHeaders) {
+      // Plain HTTP/1.1 targets: the direct path's connections, without Vert.x's HTTP client.
+      if (hasBody && !contentLength) {
+        nettyHeaders.set(HttpHeaders.TRANSFER_ENCODING, HttpHeaders.CHUNKED);
+      }
+      var head = new io.netty.handler.codec.http.DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+          io.netty.handler.codec.http.HttpMethod.valueOf(request.method().name()), uri, nettyHeaders);
+      BridgedExchange bridged = new BridgedExchange(request, head, hasBody, target, targets.pool(loop, settings),
+          listener, hook);
+      bridged.start();
+      return bridged;
+    }
+    Exchange ex = new Exchange(request, listener, hook);
+    if (hasBody) {
+      request.pause(); // until the target's request exists and the body can be piped into it
     }
     String authority = null;
     if (protocol.http2()) {

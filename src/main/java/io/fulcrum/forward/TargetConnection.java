@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * One keep-alive connection to an HTTP/1.1 target on the direct path: a plain Netty channel on the
  * event loop of the client connections it serves, with Netty's HTTP/1.1 codec and nothing of
- * Vert.x's HTTP client. It carries one {@link DirectExchange} at a time and sits in a
+ * Vert.x's HTTP client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
+ * direct path, {@link BridgedExchange} for requests Vert.x's server parsed) and sits in a
  * {@link ChannelPool} between exchanges.
  *
  * <p>Its read timer is the target idle timeout: it is restarted when a request (or a part of its
@@ -34,10 +35,29 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   private static final int MAX_STATUS_LINE = 4096;
   private static final int MAX_CHUNK = 8192;
 
+  /** What a target connection tells the exchange it carries. Called on the connection's event loop. */
+  interface Exchange {
+    /** A part of the target's response (head, body, last), or a decoder failure. */
+    void fromTarget(TargetConnection c, Object msg);
+
+    /** The connection's reads of this round are over. */
+    void readComplete();
+
+    void targetWritabilityChanged(boolean writable);
+
+    /** Nothing came from the target for the idle timeout. */
+    void targetIdle(TargetConnection c);
+
+    /** The connection failed ({@code cause}) or closed (null). */
+    void targetFailed(TargetConnection c, Throwable cause);
+  }
+
   final Channel channel;
   private final IdleStateHandler timer;
   /** The exchange the connection carries, or null while it is idle. */
-  DirectExchange exchange;
+  Exchange exchange;
+  /** The request on the wire is a HEAD: its response has no body, whatever its head says. */
+  boolean head;
 
   private TargetConnection(Channel channel, IdleStateHandler timer) {
     this.channel = channel;
@@ -49,10 +69,22 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     IdleStateHandler timer = new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS);
     TargetConnection c = new TargetConnection(ch, timer);
     ch.pipeline().addLast("timer", timer)
-        .addLast("decoder", new ResponseDecoder())
+        .addLast("decoder", c.new ResponseDecoder())
         .addLast("encoder", new RequestEncoder())
         .addLast("connection", c);
     return c;
+  }
+
+  /** Takes the connection for {@code ex}, whose request is a HEAD or not. */
+  void attach(Exchange ex, boolean headRequest) {
+    exchange = ex;
+    head = headRequest;
+  }
+
+  /** Leaves the connection without an exchange (idle, or about to close). */
+  void detach() {
+    exchange = null;
+    channel.config().setAutoRead(true);
   }
 
   /** Restarts the idle timer: something went out toward the target. */
@@ -62,7 +94,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    DirectExchange ex = exchange;
+    Exchange ex = exchange;
     if (ex == null) {
       // Nothing was asked: a target that speaks out of turn cannot be trusted with the next request.
       ReferenceCountUtil.release(msg);
@@ -74,15 +106,15 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    DirectExchange ex = exchange;
+    Exchange ex = exchange;
     if (ex != null) {
-      ex.flushClient();
+      ex.readComplete();
     }
   }
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    DirectExchange ex = exchange;
+    Exchange ex = exchange;
     if (ex != null) {
       ex.targetWritabilityChanged(ctx.channel().isWritable());
     }
@@ -91,7 +123,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {
-      DirectExchange ex = exchange;
+      Exchange ex = exchange;
       if (ex != null) {
         ex.targetIdle(this);
       } else {
@@ -104,7 +136,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    DirectExchange ex = exchange;
+    Exchange ex = exchange;
     if (ex != null) {
       ex.targetFailed(this, cause);
     }
@@ -113,14 +145,17 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    DirectExchange ex = exchange;
+    Exchange ex = exchange;
     if (ex != null) {
       ex.targetFailed(this, null);
     }
   }
 
-  /** Parses responses into Vert.x's header map, which the rest of the forwarder works with. */
-  private static final class ResponseDecoder extends HttpResponseDecoder {
+  /**
+   * Parses responses into Vert.x's header map, which the rest of the forwarder works with; a
+   * response to HEAD has no body.
+   */
+  private final class ResponseDecoder extends HttpResponseDecoder {
     ResponseDecoder() {
       super(new HttpDecoderConfig()
           .setMaxInitialLineLength(MAX_STATUS_LINE)
@@ -132,6 +167,11 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     protected HttpMessage createMessage(String[] initialLine) {
       return new DefaultHttpResponse(HttpVersion.valueOf(initialLine[0]),
           HttpResponseStatus.valueOf(Integer.parseInt(initialLine[1]), initialLine[2]), HeadersMultiMap.httpHeaders());
+    }
+
+    @Override
+    protected boolean isContentAlwaysEmpty(HttpMessage msg) {
+      return head || super.isContentAlwaysEmpty(msg);
     }
   }
 

@@ -15,6 +15,7 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.net.SocketAddress;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The direct path's place in an HTTP/1.x client connection: a handler between Netty's HTTP
@@ -35,6 +36,8 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
 
   /** The handler's name in the pipeline, just before Vert.x's own ({@code handler}). */
   static final String NAME = "fulcrum-direct";
+  /** Vert.x's name for the HTTP/1.x response encoder in the pipeline. */
+  private static final String HTTP_ENCODER = "httpEncoder";
 
   private final RequestHandler handler;
   private final Binding binding;
@@ -66,12 +69,17 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.out = ctx;
-    // Vert.x's idle handler turns every write into one with a promise and a listener, to see writes. Direct
+    // Vert.x's idle handler turns every write into one with a promise and a listener, to see writes. When it
+    // sits between the HTTP encoder and here (cleartext; over TLS it comes first in the pipeline), direct
     // responses are written past it, and restart its write time themselves.
     ChannelHandlerContext idleCtx = ctx.pipeline().context(IdleStateHandler.class);
     if (idleCtx != null) {
-      this.out = idleCtx;
-      this.idle = (IdleStateHandler) idleCtx.handler();
+      List<String> names = ctx.pipeline().names();
+      int encoder = names.indexOf(HTTP_ENCODER);
+      if (encoder >= 0 && names.indexOf(idleCtx.name()) > encoder) {
+        this.out = idleCtx;
+        this.idle = (IdleStateHandler) idleCtx.handler();
+      }
     }
   }
 

@@ -126,8 +126,8 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     outcomes = ExchangeOutcomes.of(vertx);
-    forwarder = new HttpForwarder(vertx);
     direct = directPath() ? new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false)) : null;
+    forwarder = new HttpForwarder(vertx, direct);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
     handler = new RequestHandler(this, forwarder, direct, stickiness, clock, random);

@@ -11,7 +11,13 @@ import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.fulcrum.testing.Await;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import java.util.List;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -129,6 +135,35 @@ class DirectPathTest {
 
     assertThat(DirectForwarder.forwarded() - before).isEqualTo(5);
     assertThat(connections).hasSize(1);
+  }
+
+  @Test
+  void http2Requests_toAnHttp11Target_shareTheDirectPathsTargetConnections() {
+    Set<Object> connections = ConcurrentHashMap.newKeySet();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      connections.add(req.connection());
+      req.response().end(req.method() + " " + req.uri());
+    });
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), config(backend.port()).replace("      - protocol: HTTP\n",
+        "      - protocol: HTTP\n        h2c: true\n"));
+    HttpClient h2 = backends.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+        .setHttp2ClearTextUpgrade(false));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send("GET /direct HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("GET /direct");
+    }
+    for (HttpMethod method : List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.HEAD)) {
+      var answer = Await.result(h2.request(method, port, "127.0.0.1", "/h2")
+          .compose(r -> r.send(method == HttpMethod.POST ? "body" : ""))
+          .compose(r -> r.body().map(b -> r.version() + " " + r.statusCode() + " " + b)));
+      assertThat(answer).isEqualTo("HTTP_2 200 " + (method == HttpMethod.HEAD ? "" : method + " /h2"));
+    }
+
+    // Vert.x parsed the HTTP/2 requests; they went out over the connection the direct request opened.
+    assertThat(connections).hasSize(1);
+    assertThat(backend.received()).extracting(r -> r.getString("method") + " " + r.getString("version"))
+        .containsExactly("GET HTTP_1_1", "GET HTTP_1_1", "POST HTTP_1_1", "HEAD HTTP_1_1");
   }
 
   @Test
