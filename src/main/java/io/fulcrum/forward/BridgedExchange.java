@@ -4,12 +4,14 @@ import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.fulcrum.forward.HttpForwarder.ResponseHook;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -110,7 +112,7 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
         return;
       }
       // A copy: Vert.x keeps no claim on it, and the target's encoder releases it once written.
-      connection.channel.writeAndFlush(new DefaultHttpContent(io.netty.buffer.Unpooled.wrappedBuffer(buf.getBytes())),
+      connection.channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(buf.getBytes())),
           connection.channel.voidPromise());
       connection.touch();
       if (!connection.channel.isWritable()) {
@@ -187,7 +189,7 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
     int status = r.status().code();
     response.setStatusCode(status);
     String reason = r.status().reasonPhrase();
-    if (!reason.equals(io.netty.handler.codec.http.HttpResponseStatus.valueOf(status).reasonPhrase())) {
+    if (!reason.equals(HttpResponseStatus.valueOf(status).reasonPhrase())) {
       response.setStatusMessage(reason); // the target's own phrase; the standard one is the default
     }
     MultiMap headers = response.headers();

@@ -33,6 +33,8 @@ import org.slf4j.LoggerFactory;
 public final class DirectExchange implements HttpForwarder.Handle, TargetConnection.Exchange {
 
   private static final Logger LOG = LoggerFactory.getLogger(DirectExchange.class);
+  /** How much of a request body is held while its target connection opens. */
+  private static final int MAX_WAITING_BYTES = 64 * 1024;
 
   /** The client connection's side of an exchange. */
   public interface Client {
@@ -59,6 +61,8 @@ public final class DirectExchange implements HttpForwarder.Handle, TargetConnect
   private TargetConnection connection;
   /** Parts of the request that came before the target connection was open. */
   private List<Object> waiting;
+  /** Body bytes in {@link #waiting}; past {@link #MAX_WAITING_BYTES} the client is not read. */
+  private int waitingBytes;
   private boolean requestReceived;
   private boolean requestSent;
   private boolean headWritten;
@@ -109,6 +113,9 @@ public final class DirectExchange implements HttpForwarder.Handle, TargetConnect
         send(part);
       }
       c.channel.flush();
+      if (!requestReceived && c.channel.isWritable()) {
+        client.channel().config().setAutoRead(true); // if a long wait stopped it
+      }
     });
   }
 
@@ -137,6 +144,10 @@ public final class DirectExchange implements HttpForwarder.Handle, TargetConnect
       ReferenceCountUtil.release(part);
     } else if (waiting != null) {
       waiting.add(part);
+      waitingBytes += part.content().readableBytes();
+      if (waitingBytes > MAX_WAITING_BYTES) {
+        client.channel().config().setAutoRead(false); // until the connection is there to take it
+      }
     } else {
       send(part);
     }

@@ -1,8 +1,10 @@
 package io.fulcrum.forward;
 
 import io.fulcrum.balancer.Upstream;
+import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -18,6 +20,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.MultiMap;
+import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.HostAndPort;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -32,9 +35,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Proxies HTTP/1.x requests to targets, streaming both bodies with back-pressure. One per event
- * loop, with its own HTTP client and keep-alive connection pools per target; every method is
- * called on that loop.
+ * Proxies requests that Vert.x's server parsed (HTTP/2, and the HTTP/1.x requests the direct path
+ * leaves to Vert.x) to targets, streaming both bodies with back-pressure. One per event loop;
+ * every method is called on that loop. Plain HTTP/1.1 targets are reached over the direct path's
+ * connections ({@link BridgedExchange}); HTTPS and HTTP/2 targets, and every target when the
+ * direct path is off, through this loop's own Vert.x HTTP clients and keep-alive pools.
  *
  * <p>Failures end the exchange the way ALB does (SPEC §11.3): before the target's response head,
  * with an ELB status (502 refused/reset/malformed/TLS, 504 connect or idle timeout); after it, by
@@ -80,7 +85,7 @@ public final class HttpForwarder {
 
   /** Where requests to plain HTTP/1.1 targets go (the direct path's connections), or null: Vert.x's client. */
   private final DirectForwarder targets;
-  private final io.netty.channel.EventLoop loop;
+  private final EventLoop loop;
 
   /**
    * Must be created on the event loop that will use it.
@@ -91,7 +96,7 @@ public final class HttpForwarder {
   public HttpForwarder(Vertx vertx, DirectForwarder targets) {
     this.vertx = vertx;
     this.targets = targets;
-    this.loop = ((io.vertx.core.internal.ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
+    this.loop = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
   }
 
   /**
@@ -135,7 +140,7 @@ public final class HttpForwarder {
       if (hasBody && !contentLength) {
         nettyHeaders.set(HttpHeaders.TRANSFER_ENCODING, HttpHeaders.CHUNKED);
       }
-      var head = new io.netty.handler.codec.http.DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+      var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
           io.netty.handler.codec.http.HttpMethod.valueOf(request.method().name()), uri, nettyHeaders);
       BridgedExchange bridged = new BridgedExchange(request, head, hasBody, target, targets.pool(loop, settings),
           listener, hook);
