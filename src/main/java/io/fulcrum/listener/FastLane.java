@@ -54,6 +54,11 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   private int withVertx;
   /** The request being read was handed to Vert.x, and so is the rest of its body. */
   private boolean bodyToVertx;
+  /**
+   * A direct exchange ended before its request body had all come (it failed, and the connection
+   * is closing): the rest of that body is dropped, never taken for a request of Vert.x's.
+   */
+  private boolean dropBody;
   /** Messages read while a direct exchange answers (pipelined requests), in order. */
   private ArrayDeque<Object> queued;
   private ChannelPromise closeWhenDone;
@@ -105,6 +110,11 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   }
 
   private void read(Object msg) {
+    if (dropBody && msg instanceof HttpContent part && !(msg instanceof HttpRequest)) {
+      dropBody = !(part instanceof LastHttpContent);
+      part.release();
+      return;
+    }
     DirectExchange ex = exchange;
     if (ex != null) {
       if (!ex.requestReceived() && msg instanceof HttpContent part && !(msg instanceof HttpRequest)) {
@@ -154,6 +164,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       return;
     }
     exchange = null;
+    dropBody = !ex.requestReceived();
     if (client != null) {
       client.requestEnded();
     }

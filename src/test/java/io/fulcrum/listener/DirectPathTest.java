@@ -198,6 +198,22 @@ class DirectPathTest {
   }
 
   @Test
+  void targetRefusesWhileTheBodyIsStillComing_502_andTheConnectionCloses() {
+    int closedPort = Ports.free(); // nothing listens there: the connection is refused
+    start(closedPort);
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("POST /upload HTTP/1.1\r\nHost: example.com\r\nContent-Length: 10\r\n\r\nhello").read();
+      assertThat(r.status()).isEqualTo(502);
+      assertThat(r.header("Connection")).isEqualTo("close");
+      c.send("world");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+  }
+
+  @Test
   void listenerRemovedWhileATargetAnswers_theResponseEndsBeforeTheConnectionCloses() {
     CopyOnWriteArrayList<HttpServerRequest> held = new CopyOnWriteArrayList<>();
     Promise<Void> release = Promise.promise();
