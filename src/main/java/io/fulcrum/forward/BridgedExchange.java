@@ -49,6 +49,7 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
   private final ExchangeListener listener;
   private final ResponseHook hook;
   private TargetConnection connection;
+  private boolean headSent;
   private boolean requestSent;
   private boolean informational;
   private boolean keepAlive;
@@ -106,11 +107,13 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
       requestSent = true;
       return;
     }
-    c.channel.writeAndFlush(head, c.channel.voidPromise());
+    // The head goes with the first part of the body: a client that sent Expect: 100-continue was answered
+    // by Vert.x, and the target sees nothing until the body comes.
     request.handler(buf -> {
       if (over || connection == null) {
         return;
       }
+      sendHead();
       // A copy: Vert.x keeps no claim on it, and the target's encoder releases it once written.
       connection.channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(buf.getBytes())),
           connection.channel.voidPromise());
@@ -122,12 +125,20 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
     request.exceptionHandler(e -> clientClosed()); // the client went away mid-body
     request.endHandler(v -> {
       if (!over && connection != null) {
+        sendHead();
         connection.channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT, connection.channel.voidPromise());
         connection.touch();
         requestSent = true;
       }
     });
     request.resume();
+  }
+
+  private void sendHead() {
+    if (!headSent) {
+      headSent = true;
+      connection.channel.write(head, connection.channel.voidPromise());
+    }
   }
 
   @Override
