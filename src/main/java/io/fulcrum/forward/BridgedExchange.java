@@ -7,14 +7,10 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpStatusClass;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -22,43 +18,23 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
-import java.io.IOException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A request that Vert.x's server parsed (HTTP/2, or an HTTP/1.x request the direct path left to
  * Vert.x), forwarded to a plain HTTP/1.1 target over a pooled {@link TargetConnection}: the
  * request head and body go out as Netty messages, and the target's response comes back through
- * Vert.x's server response. Touched only on the owning event loop.
- *
- * <p>Endings as {@link HttpForwarder}'s (SPEC §11.3): before the response head an ELB status
- * (502, 504); after it, the client's stream (HTTP/2) or connection (HTTP/1.x) is cut. A target
- * connection goes back to its pool only after a clean exchange.
+ * Vert.x's server response. Endings as {@link TargetExchange} has them; after the response head an
+ * HTTP/2 client's stream is reset, an HTTP/1.x client's connection closed. Touched only on the
+ * owning event loop.
  */
-final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Exchange {
-
-  private static final Logger LOG = LoggerFactory.getLogger(BridgedExchange.class);
+final class BridgedExchange extends TargetExchange {
 
   private final HttpServerRequest request;
   private final HttpServerResponse response;
   private final HttpRequest head;
   private final boolean hasBody;
-  private final Upstream target;
-  private final ChannelPool pool;
-  private final ExchangeListener listener;
-  private final ResponseHook hook;
-  private TargetConnection connection;
   private boolean headSent;
-  private boolean requestSent;
-  private boolean informational;
-  private boolean keepAlive;
-  private String keepAliveHeader;
   private boolean closeAfter;
-  /** No more of the target's response goes to the client. */
-  private boolean over;
-  private boolean finished;
-  private boolean clientGone;
 
   /**
    * @param head    the request head for the target (origin-form URI, headers prepared)
@@ -66,14 +42,11 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
    */
   BridgedExchange(HttpServerRequest request, HttpRequest head, boolean hasBody, Upstream target, ChannelPool pool,
       ExchangeListener listener, ResponseHook hook) {
+    super(target, pool, listener, hook);
     this.request = request;
     this.response = request.response();
     this.head = head;
     this.hasBody = hasBody;
-    this.target = target;
-    this.pool = pool;
-    this.listener = listener;
-    this.hook = hook;
   }
 
   void start() {
@@ -98,8 +71,7 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
   }
 
   private void send(TargetConnection c) {
-    connection = c;
-    c.attach(this, request.method() == HttpMethod.HEAD);
+    attach(c, request.method() == HttpMethod.HEAD);
     c.touch();
     if (!hasBody) {
       c.channel.write(head, c.channel.voidPromise());
@@ -142,61 +114,12 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
   }
 
   @Override
-  public void fromTarget(TargetConnection c, Object msg) {
-    if (over) {
-      ReferenceCountUtil.release(msg);
-      return;
-    }
-    if (msg instanceof HttpResponse r) {
-      if (r.decoderResult().isFailure()) {
-        fail(ElbError.TARGET_MALFORMED, r.decoderResult().cause());
-      } else if (r.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-        informational = true; // 100 Continue or 103 Early Hints: the final response follows
-      } else {
-        head(r);
-      }
-      return;
-    }
-    if (!(msg instanceof HttpContent content)) {
-      ReferenceCountUtil.release(msg);
-      return;
-    }
-    try {
-      if (content.decoderResult().isFailure()) {
-        if (response.headWritten()) {
-          responseFailed();
-        } else {
-          fail(ElbError.TARGET_MALFORMED, content.decoderResult().cause());
-        }
-      } else if (informational) {
-        informational = !(content instanceof LastHttpContent);
-      } else {
-        if (content.content().isReadable()) {
-          response.write(Buffer.buffer(ByteBufUtil.getBytes(content.content()))).onFailure(e -> responseFailed());
-          if (response.writeQueueFull()) {
-            c.channel.config().setAutoRead(false); // the client reads slower than the target sends
-            response.drainHandler(v -> {
-              if (connection == c) {
-                c.channel.config().setAutoRead(true);
-              }
-            });
-          }
-        }
-        if (content instanceof LastHttpContent last) {
-          end(last);
-        }
-      }
-    } finally {
-      content.release();
-    }
+  boolean headWritten() {
+    return response.headWritten();
   }
 
-  private void head(HttpResponse r) {
-    MultiMap targetHeaders = (MultiMap) r.headers();
-    keepAlive = r.protocolVersion() == io.netty.handler.codec.http.HttpVersion.HTTP_1_1
-        && !r.headers().contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
-    keepAliveHeader = targetHeaders.get(HttpHeaderNames.KEEP_ALIVE);
-    HopByHop.strip(targetHeaders);
+  @Override
+  void writeHead(HttpResponse r, MultiMap targetHeaders) {
     int status = r.status().code();
     response.setStatusCode(status);
     String reason = r.status().reasonPhrase();
@@ -205,9 +128,6 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
     }
     MultiMap headers = response.headers();
     headers.addAll(targetHeaders);
-    if (hook != null) {
-      hook.beforeHead(headers);
-    }
     boolean bodyless = request.method() == HttpMethod.HEAD || status == 204 || status == 304;
     if (!bodyless && !headers.contains(HttpHeaders.CONTENT_LENGTH)) {
       if (request.version() == HttpVersion.HTTP_1_0) {
@@ -218,23 +138,39 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
         response.setChunked(true);
       }
     }
-    listener.responseHead(status);
   }
 
-  private void end(LastHttpContent last) {
-    over = true;
-    TargetConnection c = connection;
-    connection = null;
-    c.detach();
-    if (requestSent && keepAlive) {
-      pool.release(target, c, keepAliveHeader);
-    } else {
-      c.channel.close();
+  @Override
+  void writeBody(TargetConnection c, HttpContent part) {
+    write(part);
+    if (response.writeQueueFull()) {
+      c.channel.config().setAutoRead(false); // the client reads slower than the target sends
+      response.drainHandler(v -> {
+        if (connection == c) {
+          c.channel.config().setAutoRead(true);
+        }
+      });
     }
+  }
+
+  /** Copies the part's bytes into the response (Vert.x keeps what it is given) and releases the part. */
+  private void write(HttpContent part) {
+    try {
+      if (part.content().isReadable()) {
+        response.write(Buffer.buffer(ByteBufUtil.getBytes(part.content()))).onFailure(e -> responseFailed());
+      }
+    } finally {
+      part.release();
+    }
+  }
+
+  @Override
+  void writeLast(LastHttpContent last) {
     if (!last.trailingHeaders().isEmpty()) {
       MultiMap trailers = response.trailers();
       last.trailingHeaders().forEach(e -> trailers.add(e.getKey(), e.getValue()));
     }
+    write(last);
     response.end().onComplete(ar -> {
       if (ar.failed()) {
         responseFailed();
@@ -248,6 +184,26 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
   }
 
   @Override
+  void answer(ElbError error) {
+    // A body still on its way would have to be read and thrown away: close instead.
+    ElbResponses.send(request, error, !request.isEnded());
+  }
+
+  @Override
+  void cutClient() {
+    if (request.version() == HttpVersion.HTTP_2) {
+      response.reset();
+    } else {
+      request.connection().close();
+    }
+  }
+
+  @Override
+  String describe() {
+    return request.method() + " " + request.uri();
+  }
+
+  @Override
   public void readComplete() {
     // Vert.x flushes what the response wrote.
   }
@@ -256,106 +212,6 @@ final class BridgedExchange implements HttpForwarder.Handle, TargetConnection.Ex
   public void targetWritabilityChanged(boolean writable) {
     if (writable && hasBody && !requestSent && !over) {
       request.resume();
-    }
-  }
-
-  @Override
-  public void targetIdle(TargetConnection c) {
-    if (response.headWritten()) {
-      responseFailed();
-    } else {
-      fail(ElbError.TARGET_TIMEOUT, new IOException("no response within the idle timeout"));
-    }
-  }
-
-  @Override
-  public void targetFailed(TargetConnection c, Throwable cause) {
-    if (over) {
-      return;
-    }
-    if (response.headWritten()) {
-      responseFailed();
-    } else {
-      fail(cause == null ? ElbError.TARGET_RESET : HttpForwarder.classify(cause, false),
-          cause == null ? new IOException("target closed the connection") : cause);
-    }
-  }
-
-  private void fail(ElbError error, Throwable cause) {
-    if (over) {
-      return;
-    }
-    over = true;
-    LOG.debug("{} {} -> {}: {}", request.method(), request.uri(), error.status(), cause.toString());
-    dropTarget();
-    if (!clientGone) {
-      // A body still on its way would have to be read and thrown away: close instead.
-      ElbResponses.send(request, error, !request.isEnded());
-    }
-    listener.failed(error);
-    finish(false);
-  }
-
-  /** Too late for a status: the client's stream (HTTP/2, which carries others) or connection is cut. */
-  private void responseFailed() {
-    if (finished) {
-      return;
-    }
-    over = true;
-    dropTarget();
-    cutClient();
-    finish(false);
-  }
-
-  private void cutClient() {
-    if (clientGone) {
-      return;
-    }
-    if (request.version() == HttpVersion.HTTP_2) {
-      response.reset();
-    } else {
-      request.connection().close();
-    }
-  }
-
-  private void dropTarget() {
-    TargetConnection c = connection;
-    if (c != null) {
-      connection = null;
-      c.detach();
-      c.channel.close();
-    }
-  }
-
-  private void clientClosed() {
-    clientGone = true;
-    if (!over) {
-      over = true;
-      dropTarget();
-    }
-    finish(false);
-  }
-
-  @Override
-  public void cut(ElbError error) {
-    if (finished) {
-      return;
-    }
-    if (!response.headWritten()) {
-      fail(error, new IllegalStateException(error.reason()));
-      return;
-    }
-    over = true;
-    dropTarget();
-    cutClient();
-    listener.failed(error);
-    finish(false);
-  }
-
-  private void finish(boolean complete) {
-    if (!finished) {
-      finished = true;
-      listener.finished(complete);
     }
   }
 }

@@ -1,0 +1,255 @@
+package io.fulcrum.forward;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.forward.HttpForwarder.ExchangeListener;
+import io.fulcrum.forward.HttpForwarder.ResponseHook;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.MultiMap;
+import java.io.IOException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The target side of one exchange over a pooled {@link TargetConnection}, whatever the client
+ * side is: the target's response read (a 1xx dropped, a malformed one refused), its head made
+ * ready for the client (hop-by-hop headers removed, stickiness cookies added), and every ending as
+ * ALB has it (SPEC §11.3): before the response head the client gets an ELB status (502 refused,
+ * reset or malformed, 504 idle timeout); after it, its stream or connection is cut. The
+ * connection goes back to its pool only after a clean exchange. Subclasses write to the client:
+ * {@link DirectExchange} to a Netty channel, {@link BridgedExchange} through Vert.x's server
+ * response. Touched only on the owning event loop.
+ */
+abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.Exchange {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetExchange.class);
+
+  final Upstream target;
+  final ChannelPool pool;
+  final ExchangeListener listener;
+  private final ResponseHook hook;
+  /** The connection carrying the exchange, or null before it is there and once it is let go. */
+  TargetConnection connection;
+  /** The whole request went to the target. */
+  boolean requestSent;
+  /** No more of the target's response goes to the client. */
+  boolean over;
+  boolean clientGone;
+  private boolean finished;
+  private boolean informational;
+  private boolean keepAlive;
+  private String keepAliveHeader;
+
+  TargetExchange(Upstream target, ChannelPool pool, ExchangeListener listener, ResponseHook hook) {
+    this.target = target;
+    this.pool = pool;
+    this.listener = listener;
+    this.hook = hook;
+  }
+
+  /** Whether the client has the response head (too late for an ELB status). */
+  abstract boolean headWritten();
+
+  /** Writes the target's response head, its headers ready for the client, to the client. */
+  abstract void writeHead(HttpResponse response, MultiMap headers);
+
+  /** Writes a part of the response body to the client; the part is the callee's to release. */
+  abstract void writeBody(TargetConnection c, HttpContent part);
+
+  /**
+   * Writes the end of the response (its last body bytes, trailers) to the client, and
+   * {@link #finish}es once it is out; {@code last} is the callee's to release.
+   */
+  abstract void writeLast(LastHttpContent last);
+
+  /** Answers the client with the page for {@code error}. */
+  abstract void answer(ElbError error);
+
+  /** Cuts the client's stream or connection: the response cannot end well. */
+  abstract void cutClient();
+
+  /** The request in words, for the log. */
+  abstract String describe();
+
+  /** Called once when the exchange is over. */
+  void done() {
+  }
+
+  /** Takes {@code c} for this exchange. */
+  final void attach(TargetConnection c, boolean headRequest) {
+    connection = c;
+    c.attach(this, headRequest);
+  }
+
+  @Override
+  public final void fromTarget(TargetConnection c, Object msg) {
+    if (over) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HttpResponse response) {
+      if (response.decoderResult().isFailure()) {
+        fail(ElbError.TARGET_MALFORMED, response.decoderResult().cause());
+      } else if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+        informational = true; // 100 Continue or 103 Early Hints: the final response follows
+      } else {
+        head(response);
+      }
+      return;
+    }
+    if (!(msg instanceof HttpContent content)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (content.decoderResult().isFailure()) {
+      content.release();
+      if (headWritten()) {
+        responseFailed();
+      } else {
+        fail(ElbError.TARGET_MALFORMED, content.decoderResult().cause());
+      }
+    } else if (informational) {
+      informational = !(content instanceof LastHttpContent);
+      content.release();
+    } else if (content instanceof LastHttpContent last) {
+      end(last);
+    } else {
+      writeBody(c, content);
+    }
+  }
+
+  private void head(HttpResponse response) {
+    MultiMap headers = (MultiMap) response.headers(); // TargetConnection parses into Vert.x's header map
+    keepAlive = response.protocolVersion() == HttpVersion.HTTP_1_1
+        && !headers.contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
+    keepAliveHeader = headers.get(HttpHeaderNames.KEEP_ALIVE);
+    HopByHop.strip(headers);
+    if (hook != null) {
+      hook.beforeHead(headers);
+    }
+    writeHead(response, headers);
+    listener.responseHead(response.status().code());
+  }
+
+  private void end(LastHttpContent last) {
+    over = true;
+    TargetConnection c = connection;
+    connection = null;
+    c.detach();
+    if (requestSent && keepAlive) {
+      pool.release(target, c, keepAliveHeader);
+    } else {
+      c.channel.close();
+    }
+    writeLast(last);
+  }
+
+  @Override
+  public final void targetIdle(TargetConnection c) {
+    if (headWritten()) {
+      responseFailed();
+    } else {
+      fail(ElbError.TARGET_TIMEOUT, new IOException("no response within the idle timeout"));
+    }
+  }
+
+  @Override
+  public final void targetFailed(TargetConnection c, Throwable cause) {
+    if (over) {
+      return;
+    }
+    if (headWritten()) {
+      responseFailed();
+    } else {
+      fail(cause == null ? ElbError.TARGET_RESET : HttpForwarder.classify(cause, false),
+          cause == null ? new IOException("target closed the connection") : cause);
+    }
+  }
+
+  /** The target failed before its response head (or could not be reached): the client gets the ELB status. */
+  final void fail(ElbError error, Throwable cause) {
+    if (over) {
+      return;
+    }
+    over = true;
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{} -> {}: {}", describe(), error.status(), cause.toString());
+    }
+    dropTarget();
+    if (!clientGone) {
+      answer(error);
+    }
+    listener.failed(error);
+    finish(false);
+  }
+
+  /** Too late for a status: the client's stream or connection is cut. */
+  final void responseFailed() {
+    if (finished) {
+      return;
+    }
+    over = true;
+    dropTarget();
+    if (!clientGone) {
+      cutClient();
+    }
+    finish(false);
+  }
+
+  /** Lets the target connection go, closed: what is on it is not to be trusted any more. */
+  void dropTarget() {
+    TargetConnection c = connection;
+    if (c != null) {
+      connection = null;
+      c.detach();
+      c.channel.close();
+    }
+  }
+
+  /** The client went away. */
+  public final void clientClosed() {
+    clientGone = true;
+    if (!over) {
+      over = true;
+      dropTarget();
+    }
+    finish(false);
+  }
+
+  @Override
+  public final void cut(ElbError error) {
+    if (finished) {
+      return;
+    }
+    if (!headWritten()) {
+      fail(error, new IllegalStateException(error.reason()));
+      return;
+    }
+    over = true;
+    dropTarget();
+    if (!clientGone) {
+      cutClient();
+    }
+    listener.failed(error);
+    finish(false);
+  }
+
+  /** Whether the exchange is over (its listener was told). */
+  public final boolean finished() {
+    return finished;
+  }
+
+  final void finish(boolean complete) {
+    if (!finished) {
+      finished = true;
+      listener.finished(complete);
+      done();
+    }
+  }
+}
