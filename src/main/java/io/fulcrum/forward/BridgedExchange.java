@@ -21,7 +21,7 @@ import io.vertx.core.http.HttpVersion;
 
 /**
  * A request that Vert.x's server parsed (HTTP/2, or an HTTP/1.x request the direct path left to
- * Vert.x), forwarded to a plain HTTP/1.1 target over a pooled {@link TargetConnection}: the
+ * Vert.x), forwarded to an HTTP/1.1 target over a pooled {@link TargetConnection}: the
  * request head and body go out as Netty messages, and the target's response comes back through
  * Vert.x's server response. Endings as {@link TargetExchange} has them; after the response head an
  * HTTP/2 client's stream is reset, an HTTP/1.x client's connection closed. Touched only on the
@@ -40,9 +40,9 @@ final class BridgedExchange extends TargetExchange {
    * @param head    the request head for the target (origin-form URI, headers prepared)
    * @param hasBody whether a body follows (piped from {@code request})
    */
-  BridgedExchange(HttpServerRequest request, HttpRequest head, boolean hasBody, Upstream target, ChannelPool pool,
-      ExchangeListener listener, ResponseHook hook) {
-    super(target, pool, listener, hook);
+  BridgedExchange(HttpServerRequest request, HttpRequest head, boolean hasBody, Upstream target, boolean tls,
+      ChannelPool pool, ExchangeListener listener, ResponseHook hook) {
+    super(target, tls, pool, listener, hook);
     this.request = request;
     this.response = request.response();
     this.head = head;
@@ -59,7 +59,7 @@ final class BridgedExchange extends TargetExchange {
       send(idle);
       return;
     }
-    pool.connect(target, false).onComplete(ar -> {
+    pool.connect(target, tls).onComplete(ar -> {
       if (ar.failed()) {
         fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
       } else if (over) {

@@ -7,28 +7,33 @@ import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.function.LongSupplier;
 
 /**
- * Keep-alive connections to HTTP/1.1 targets on the direct path (see {@link KeepAlivePool}):
- * plain Netty channels on one event loop, opened with the listener's connect timeout and closed
- * after its idle timeout.
+ * Keep-alive connections to HTTP/1.1 targets over Netty channels (see {@link KeepAlivePool}), on
+ * one event loop, opened with the listener's connect timeout and closed after its idle timeout;
+ * with a TLS context, over TLS (HTTPS target groups).
  */
 final class ChannelPool extends KeepAlivePool<TargetConnection> {
 
   private final Bootstrap bootstrap;
+  /** TLS toward the targets, or null. */
+  private final SslContext tls;
 
   /**
    * @param loop         the event loop that owns the pool and every channel in it
    * @param channels     makes channels of the transport in use (epoll or NIO)
    * @param idleMillis   the target idle timeout
    * @param connectMillis the target connect timeout
+   * @param tls          TLS toward the targets (HTTPS target groups), or null
    */
   ChannelPool(EventLoop loop, ChannelFactory<? extends Channel> channels, long idleMillis, int connectMillis,
-      int maxPerTarget, LongSupplier nanoTime) {
+      SslContext tls, int maxPerTarget, LongSupplier nanoTime) {
     super(maxPerTarget, nanoTime);
+    this.tls = tls;
     this.bootstrap = new Bootstrap()
         .group(loop)
         .channelFactory(channels)
@@ -38,14 +43,18 @@ final class ChannelPool extends KeepAlivePool<TargetConnection> {
           @Override
           protected void initChannel(Channel ch) {
             TargetConnection.install(ch, idleMillis);
+            if (tls != null) {
+              // No SNI: targets are reached by IP address. The handshake runs before the first request goes.
+              ch.pipeline().addFirst("tls", tls.newHandler(ch.alloc()));
+            }
           }
         });
   }
 
   @Override
   protected Future<TargetConnection> dial(Upstream target, boolean tls) {
-    if (tls) {
-      throw new IllegalArgumentException("the direct path does not speak TLS to targets");
+    if (tls != (this.tls != null)) {
+      throw new IllegalArgumentException("this pool's connections are " + (tls ? "not " : "") + "TLS ones");
     }
     Promise<TargetConnection> opened = Promise.promise();
     bootstrap.connect(target.socketAddress()).addListener(f -> {

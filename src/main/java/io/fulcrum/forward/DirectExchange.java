@@ -54,9 +54,9 @@ public final class DirectExchange extends TargetExchange {
   private boolean requestReceived;
   private boolean headWritten;
 
-  DirectExchange(HttpRequest request, Upstream target, ChannelPool pool, ExchangeListener listener,
+  DirectExchange(HttpRequest request, Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener,
       HttpForwarder.ResponseHook hook, Client owner) {
-    super(target, pool, listener, hook);
+    super(target, tls, pool, listener, hook);
     this.client = owner.out();
     this.owner = owner;
     this.request = request;
@@ -72,7 +72,7 @@ public final class DirectExchange extends TargetExchange {
     }
     waiting = new ArrayList<>(2);
     waiting.add(request);
-    pool.connect(target, false).onComplete(ar -> {
+    pool.connect(target, tls).onComplete(ar -> {
       if (ar.failed()) {
         fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
         return;

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The direct path's forwarder, one per event loop: HTTP/1.1 requests that Netty's decoder parsed
- * on a client connection go to plain HTTP/1.1 targets over this loop's own keep-alive channels,
+ * on a client connection go to HTTP/1.1 targets (in clear or over TLS) over this loop's own
+ * keep-alive channels,
  * without Vert.x's request, response and client objects in between (see docs/performance.md).
  * Every method is called on the owning loop.
  */
@@ -31,9 +32,10 @@ public final class DirectForwarder {
   private final Map<Key, ChannelPool> pools = new HashMap<>();
   private ProxySettings lastSettings;
   private ChannelPool lastPool;
+  private ChannelPool lastTlsPool;
 
-  /** The timeouts a pool's connections are made with. */
-  private record Key(long idleMillis, int connectMillis) {
+  /** The timeouts and TLS (none, TLS 1.2, TLS 1.2 and 1.3) a pool's connections are made with. */
+  private record Key(long idleMillis, int connectMillis, boolean tls, boolean tls13) {
   }
 
   /** @param channels makes channels of the transport the client connections use (epoll or NIO) */
@@ -47,30 +49,45 @@ public final class DirectForwarder {
    *
    * @param client  the client connection, whose writes go through its HTTP encoder
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
+   * @param tls     whether the target is reached over TLS (an HTTPS target group)
    * @param hook    adds to the response head (stickiness cookies); may be null
    */
   public DirectExchange forward(DirectExchange.Client client, HttpRequest request, boolean chunked, Upstream target,
-      ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+      boolean tls, ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
     if (chunked) {
       request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     request.setProtocolVersion(HttpVersion.HTTP_1_1);
     FORWARDED.increment();
-    DirectExchange ex = new DirectExchange(request, target, pool(client.out().channel().eventLoop(), settings), listener, hook,
-        client);
+    ChannelPool pool = pool(client.out().channel().eventLoop(), settings, tls);
+    DirectExchange ex = new DirectExchange(request, target, tls, pool, listener, hook, client);
     ex.start();
     return ex;
   }
 
-  /** The pool of connections to targets that {@code settings}' timeouts make, on {@code loop} (this forwarder's). */
-  ChannelPool pool(EventLoop loop, ProxySettings settings) {
+  /**
+   * The pool of connections to targets that {@code settings}' timeouts make, on {@code loop} (this
+   * forwarder's), over TLS or not.
+   */
+  ChannelPool pool(EventLoop loop, ProxySettings settings, boolean tls) {
     if (settings != lastSettings) {
       lastSettings = settings;
-      lastPool = pools.computeIfAbsent(new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis()),
-          k -> new ChannelPool(loop, channels, k.idleMillis(), k.connectMillis(),
-              HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
+      lastPool = null;
+      lastTlsPool = null;
     }
-    return lastPool;
+    ChannelPool p = tls ? lastTlsPool : lastPool;
+    if (p == null) {
+      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), tls,
+          tls && settings.targetTls13());
+      p = pools.computeIfAbsent(key, k -> new ChannelPool(loop, channels, k.idleMillis(), k.connectMillis(),
+          k.tls() ? TargetTls.context(k.tls13()) : null, HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
+      if (tls) {
+        lastTlsPool = p;
+      } else {
+        lastPool = p;
+      }
+    }
+    return p;
   }
 
   /** How many requests the direct path has forwarded in this process. */

@@ -37,7 +37,8 @@ public final class ElbResponses {
 
   static {
     for (ElbError e : ElbError.values()) {
-      Buffer page = Buffer.buffer(page(e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase()));
+      String title = e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase();
+      Buffer page = Buffer.buffer(page(title));
       PAGES.put(e, page);
       PAGE_BYTES.put(e, page.getBytes());
     }

@@ -37,9 +37,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Proxies requests that Vert.x's server parsed (HTTP/2, and the HTTP/1.x requests the direct path
  * leaves to Vert.x) to targets, streaming both bodies with back-pressure. One per event loop;
- * every method is called on that loop. Plain HTTP/1.1 targets are reached over the direct path's
- * connections ({@link BridgedExchange}); HTTPS and HTTP/2 targets, and every target when the
- * direct path is off, through this loop's own Vert.x HTTP clients and keep-alive pools.
+ * every method is called on that loop. HTTP/1.1 targets (in clear or over TLS) are reached over
+ * the direct path's connections ({@link BridgedExchange}); HTTP/2 targets, and every target when
+ * the direct path is off, through this loop's own Vert.x HTTP clients and keep-alive pools.
  *
  * <p>Failures end the exchange the way ALB does (SPEC §11.3): before the target's response head,
  * with an ELB status (502 refused/reset/malformed/TLS, 504 connect or idle timeout); after it, by
@@ -134,16 +134,16 @@ public final class HttpForwarder {
       // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
       headers = ForwardHeaders.http1Casing(headers);
     }
-    if (targets != null && !protocol.http2() && !protocol.tls()
+    if (targets != null && !protocol.http2()
         && headers instanceof io.netty.handler.codec.http.HttpHeaders nettyHeaders) {
-      // Plain HTTP/1.1 targets: the direct path's connections, without Vert.x's HTTP client.
+      // HTTP/1.1 targets: the direct path's connections, without Vert.x's HTTP client.
       if (hasBody && !contentLength) {
         nettyHeaders.set(HttpHeaders.TRANSFER_ENCODING, HttpHeaders.CHUNKED);
       }
       var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
           io.netty.handler.codec.http.HttpMethod.valueOf(request.method().name()), uri, nettyHeaders);
-      BridgedExchange bridged = new BridgedExchange(request, head, hasBody, target, targets.pool(loop, settings),
-          listener, hook);
+      BridgedExchange bridged = new BridgedExchange(request, head, hasBody, target, protocol.tls(),
+          targets.pool(loop, settings, protocol.tls()), listener, hook);
       bridged.start();
       return bridged;
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * side is: the target's response read (a 1xx dropped, a malformed one refused), its head made
  * ready for the client (hop-by-hop headers removed, stickiness cookies added), and every ending as
  * ALB has it (SPEC §11.3): before the response head the client gets an ELB status (502 refused,
- * reset or malformed, 504 idle timeout); after it, its stream or connection is cut. The
+ * reset, malformed or failed TLS, 504 idle timeout); after it, its stream or connection is cut. The
  * connection goes back to its pool only after a clean exchange. Subclasses write to the client:
  * {@link DirectExchange} to a Netty channel, {@link BridgedExchange} through Vert.x's server
  * response. Touched only on the owning event loop.
@@ -31,6 +31,8 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   private static final Logger LOG = LoggerFactory.getLogger(TargetExchange.class);
 
   final Upstream target;
+  /** Whether the target is reached over TLS. */
+  final boolean tls;
   final ChannelPool pool;
   final ExchangeListener listener;
   private final ResponseHook hook;
@@ -46,8 +48,9 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   private boolean keepAlive;
   private String keepAliveHeader;
 
-  TargetExchange(Upstream target, ChannelPool pool, ExchangeListener listener, ResponseHook hook) {
+  TargetExchange(Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener, ResponseHook hook) {
     this.target = target;
+    this.tls = tls;
     this.pool = pool;
     this.listener = listener;
     this.hook = hook;

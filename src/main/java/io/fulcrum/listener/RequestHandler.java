@@ -259,11 +259,11 @@ final class RequestHandler {
   /**
    * The direct path (see {@link FastLane}): forwards an HTTP/1.1 request that Netty has parsed,
    * before Vert.x sees it, when it is the common case: a request that passes every check of
-   * {@link #handle}, routed to a plain HTTP/1.1 target group (stickiness included), on a keep-alive
+   * {@link #handle}, routed to an HTTP/1.1 target group (HTTP or HTTPS, stickiness included), on a keep-alive
    * connection. Returns the exchange, or null (nothing done, no target chosen) when the request is
    * to take the usual path, which then answers it whatever it is: an ELB error, a fixed response,
-   * a redirect, a Lambda call, an HTTP/2 or TLS target, HEAD, Expect, Upgrade or a connection the
-   * client closes after it.
+   * a redirect, a Lambda call, an HTTP/2 or gRPC target group, HEAD, Expect, Upgrade or a
+   * connection the client closes after it.
    */
   DirectExchange direct(Binding binding, DirectExchange.Client lane, HttpRequest req, ClientConnection client,
       SocketAddress remote) {
@@ -290,7 +290,7 @@ final class RequestHandler {
     long now = clock.millis();
     Choice choice = new Choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.protocol() != HttpForwarder.TargetProtocol.HTTP1 || group.plan().lambda() != null) {
+    if (group == null || group.protocol().http2() || group.plan().lambda() != null) {
       return null;
     }
     Upstream target = choice.target(binding.node.zone());
@@ -303,7 +303,8 @@ final class RequestHandler {
     if (client != null) {
       client.requestStarted(false);
     }
-    DirectExchange ex = direct.forward(lane, req, te != null, target, binding.plan.proxy(), node, hook);
+    DirectExchange ex = direct.forward(lane, req, te != null, target, group.protocol().tls(), binding.plan.proxy(), node,
+        hook);
     node.exchange = ex;
     return ex;
   }
