@@ -12,6 +12,12 @@ import io.fulcrum.testing.RawConnection.Response;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.TestCertificates;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -164,6 +170,29 @@ class DirectPathTest {
     assertThat(connections).hasSize(1);
     assertThat(backend.received()).extracting(r -> r.getString("method") + " " + r.getString("version"))
         .containsExactly("GET HTTP_1_1", "GET HTTP_1_1", "POST HTTP_1_1", "HEAD HTTP_1_1");
+  }
+
+  @Test
+  void httpsTargetGroup_goesTheDirectWay_overTls() throws Exception {
+    Path dir = Files.createTempDirectory("direct-tls-target");
+    TestCertificates.Pem pem = TestCertificates.pem(dir, "target", "127.0.0.1");
+    HttpServer tlsTarget = backends.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setSsl(true)
+        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pem.certificate().toString())
+            .setKeyPath(pem.privateKey().toString())));
+    tlsTarget.requestHandler(req -> req.body().onSuccess(b -> req.response()
+        .end((req.isSSL() ? "tls " : "clear ") + req.method() + " " + b)));
+    Await.result(tlsTarget.listen());
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, tlsTarget.actualPort())
+        .replace("    protocol: HTTP\n", "    protocol: HTTPS\n"));
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("tls GET ");
+      assertThat(c.send("POST / HTTP/1.1\r\nHost: example.com\r\nContent-Length: 2\r\n\r\nhi").read().bodyText())
+          .isEqualTo("tls POST hi");
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(2);
   }
 
   @Test
