@@ -307,7 +307,6 @@ public final class HealthCheckVerticle extends VerticleBase {
           return;
         }
         inFlight = false;
-        HealthCheckVerticle.this.inFlight.decrementAndGet();
         HealthCheck current = group.group.healthCheck();
         TargetHealth before = tracker.health();
         if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), timers.now())) {
@@ -316,6 +315,9 @@ public final class HealthCheckVerticle extends VerticleBase {
               tracker.health().description() == null ? "" : " (" + tracker.health().description() + ")");
           publish(group);
         }
+        // Counted out only once its decision is recorded and published: whoever waits for no check in flight
+        // (a test moving a virtual clock on) then sees the decision made at the time the answer came.
+        HealthCheckVerticle.this.inFlight.decrementAndGet();
       };
       if (group.group.kind() == TargetGroupKind.ALB_LAMBDA) {
         // A Lambda target is checked by invoking its function with the health-check event.
