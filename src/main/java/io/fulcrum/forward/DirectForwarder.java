@@ -19,9 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The direct path's forwarder, one per event loop: HTTP/1.1 requests that Netty's decoder parsed
  * on a client connection go to HTTP/1.1 targets (in clear or over TLS) over this loop's own
- * keep-alive channels,
- * without Vert.x's request, response and client objects in between (see docs/performance.md).
- * Every method is called on the owning loop.
+ * keep-alive channels, without Vert.x's request, response and client objects in between (see
+ * docs/performance.md). Every method is called on the owning loop.
  */
 public final class DirectForwarder {
 

@@ -13,6 +13,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -32,15 +33,13 @@ public final class ElbResponses {
   static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
   /** How long a connection being closed after an error page may take to send it. */
   private static final long CLOSE_DEADLINE_SECONDS = 5;
-  private static final Map<ElbError, Buffer> PAGES = new EnumMap<>(ElbError.class);
-  private static final Map<ElbError, byte[]> PAGE_BYTES = new EnumMap<>(ElbError.class);
+  /** Each error's page, encoded once; every response gets its own buffer over (or copy of) it. */
+  private static final Map<ElbError, byte[]> PAGES = new EnumMap<>(ElbError.class);
 
   static {
     for (ElbError e : ElbError.values()) {
       String title = e.phrase().isEmpty() ? Integer.toString(e.status()) : e.status() + " " + e.phrase();
-      Buffer page = Buffer.buffer(page(title));
-      PAGES.put(e, page);
-      PAGE_BYTES.put(e, page.getBytes());
+      PAGES.put(e, page(title).getBytes(StandardCharsets.UTF_8));
     }
   }
 
@@ -87,14 +86,13 @@ public final class ElbResponses {
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
     }
-    Buffer page = PAGES.get(error);
     HttpConnection connection = close ? request.connection() : null;
     if (connection != null) {
       // Vert.x keeps an HTTP/1.1 connection open whatever the response's Connection header says, and would
       // read what follows (an unread body) as a next request. A shutdown reads no further request.
       connection.shutdown(CLOSE_DEADLINE_SECONDS, TimeUnit.SECONDS);
     }
-    Future<Void> written = response.end(request.method() == HttpMethod.HEAD ? Buffer.buffer() : page.copy());
+    Future<Void> written = response.end(request.method() == HttpMethod.HEAD ? Buffer.buffer() : Buffer.buffer(PAGES.get(error)));
     if (connection != null) {
       // Once the page is out, close at once rather than at the shutdown's deadline.
       written.onComplete(ar -> connection.close());
@@ -106,7 +104,7 @@ public final class ElbResponses {
    * {@code close} it says {@code Connection: close}, and the caller closes after writing it.
    */
   public static FullHttpResponse full(ElbError error, boolean close) {
-    byte[] page = PAGE_BYTES.get(error);
+    byte[] page = PAGES.get(error);
     FullHttpResponse response = new DefaultFullHttpResponse(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
         new HttpResponseStatus(error.status(), error.phrase()), Unpooled.wrappedBuffer(page));
     io.netty.handler.codec.http.HttpHeaders h = response.headers();
@@ -172,6 +170,6 @@ public final class ElbResponses {
 
   /** The page ALB shows for an error (tests and the access log use it). */
   public static String page(ElbError error) {
-    return PAGES.get(error).toString();
+    return new String(PAGES.get(error), StandardCharsets.UTF_8);
   }
 }

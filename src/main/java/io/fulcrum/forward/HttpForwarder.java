@@ -69,10 +69,6 @@ public final class HttpForwarder {
     }
   }
 
-  /** TLS toward targets: ELBSecurityPolicy-2016-08's TLS 1.2, or 1.2 and 1.3 (see ProxySettings). */
-  private static final java.util.Set<String> TARGET_TLS = java.util.Set.of("TLSv1.2");
-  private static final java.util.Set<String> TARGET_TLS13 = java.util.Set.of("TLSv1.2", "TLSv1.3");
-
   /** Connections to HTTP/1.1 and to HTTP/2 targets, per client key; each pool has its own client. */
   private final Map<ClientKey, Http1Connections> http1 = new HashMap<>();
   private final Map<ClientKey, Http2Connections> http2 = new HashMap<>();
@@ -83,14 +79,14 @@ public final class HttpForwarder {
   private Http1Connections lastHttp1;
   private Http2Connections lastHttp2;
 
-  /** Where requests to plain HTTP/1.1 targets go (the direct path's connections), or null: Vert.x's client. */
+  /** Where requests to HTTP/1.1 targets go (the direct path's connections), or null: Vert.x's client. */
   private final DirectForwarder targets;
   private final EventLoop loop;
 
   /**
    * Must be created on the event loop that will use it.
    *
-   * @param targets the direct path's forwarder, whose connections take requests to plain HTTP/1.1
+   * @param targets the direct path's forwarder, whose connections take requests to HTTP/1.1
    *                targets; null to send them with Vert.x's HTTP client
    */
   public HttpForwarder(Vertx vertx, DirectForwarder targets) {
@@ -100,18 +96,11 @@ public final class HttpForwarder {
   }
 
   /**
-   * Forwards {@code request}, whose headers have been prepared by {@link ForwardHeaders}, to
-   * {@code target}, and streams the response back.
-   *
-   * @param uri     the request target in origin form (path and query)
-   * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
-   */
-  /**
    * How a target is reached: over TLS or not, and with HTTP/1.1 or HTTP/2 (target groups with
    * protocol version HTTP2 or GRPC; ALPN over TLS, prior knowledge in clear).
    */
   public record TargetProtocol(boolean tls, boolean http2) {
-    public static final TargetProtocol HTTP1 = new TargetProtocol(false, false);
+    private static final TargetProtocol HTTP1 = new TargetProtocol(false, false);
     private static final TargetProtocol HTTP1_TLS = new TargetProtocol(true, false);
     private static final TargetProtocol HTTP2 = new TargetProtocol(false, true);
     private static final TargetProtocol HTTP2_TLS = new TargetProtocol(true, true);
@@ -122,6 +111,13 @@ public final class HttpForwarder {
     }
   }
 
+  /**
+   * Forwards {@code request}, whose headers have been prepared by {@link ForwardHeaders}, to
+   * {@code target}, and streams the response back.
+   *
+   * @param uri     the request target in origin form (path and query)
+   * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
+   */
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,
       ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
     boolean contentLength = request.headers().contains(HttpHeaders.CONTENT_LENGTH);
@@ -346,7 +342,7 @@ public final class HttpForwarder {
             .setDecompressionSupported(false)
             .setVerifyHost(false)
             .setTrustAll(true)
-            .setEnabledSecureTransportProtocols(k.tls13() ? TARGET_TLS13 : TARGET_TLS)
+            .setEnabledSecureTransportProtocols(TargetTls.protocols(k.tls13()))
             .setTcpNoDelay(true)
             .setShared(false)
             // HTTP2 and GRPC target groups: ALPN h2 over TLS, prior knowledge in clear; streams multiplexed.

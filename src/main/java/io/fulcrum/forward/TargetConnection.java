@@ -55,9 +55,9 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   final Channel channel;
   private final IdleStateHandler timer;
   /** The exchange the connection carries, or null while it is idle. */
-  Exchange exchange;
+  private Exchange exchange;
   /** The request on the wire is a HEAD: its response has no body, whatever its head says. */
-  boolean head;
+  private boolean head;
 
   private TargetConnection(Channel channel, IdleStateHandler timer) {
     this.channel = channel;
