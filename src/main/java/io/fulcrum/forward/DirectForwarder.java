@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2Stream;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,9 +19,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The direct path's forwarder, one per event loop: HTTP/1.1 requests that Netty's decoder parsed
- * on a client connection go to HTTP/1.1 targets (in clear or over TLS) over this loop's own
- * keep-alive channels, without Vert.x's request, response and client objects in between (see
- * docs/performance.md). Every method is called on the owning loop.
+ * on a client connection, and HTTP/2 streams read by Netty's HTTP/2 codec, go to HTTP/1.1 targets
+ * (in clear or over TLS) over this loop's own keep-alive channels, without Vert.x's request,
+ * response and client objects in between (see docs/performance.md). Every method is called on the owning loop.
  */
 public final class DirectForwarder {
 
@@ -60,6 +61,27 @@ public final class DirectForwarder {
     FORWARDED.increment();
     ChannelPool pool = pool(client.out().channel().eventLoop(), settings, tls);
     DirectExchange ex = new DirectExchange(request, target, tls, pool, listener, hook, client);
+    ex.start();
+    return ex;
+  }
+
+  /**
+   * Sends the request of an HTTP/2 client's {@code stream} ({@code request}: its head in HTTP/1.1
+   * terms, headers prepared by {@link ForwardHeaders}, URI in origin form) to {@code target} over
+   * HTTP/1.1; the stream's DATA frames follow through {@link StreamExchange#fromClient}.
+   *
+   * @param hasBody whether DATA frames follow (the HEADERS frame did not end the stream); without a
+   *                Content-Length the body goes to the target chunked
+   */
+  public StreamExchange forward(StreamExchange.Client client, Http2Stream stream, HttpRequest request,
+      boolean hasBody, Upstream target, boolean tls, ProxySettings settings, ExchangeListener listener,
+      HttpForwarder.ResponseHook hook) {
+    StreamExchange ex = new StreamExchange(client, stream, request, hasBody, target, tls,
+        pool(client.ctx().channel().eventLoop(), settings, tls), listener, hook);
+    if (hasBody && !request.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
+      request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+    }
+    FORWARDED.increment();
     ex.start();
     return ex;
   }

@@ -1,5 +1,6 @@
 package io.fulcrum.forward;
 
+import io.netty.util.AsciiString;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
@@ -15,8 +16,12 @@ public final class Grpc {
     if (request.version() != HttpVersion.HTTP_2) {
       return false;
     }
-    String ct = request.headers().get(HttpHeaders.CONTENT_TYPE);
-    return ct != null && ct.regionMatches(true, 0, "application/grpc", 0, 16);
+    return isGrpc(request.headers().get(HttpHeaders.CONTENT_TYPE));
+  }
+
+  /** Whether a Content-Type value is gRPC's ({@code application/grpc}, with or without a suffix). */
+  public static boolean isGrpc(CharSequence contentType) {
+    return contentType != null && AsciiString.regionMatches(contentType, true, 0, "application/grpc", 0, 16);
   }
 
   /**

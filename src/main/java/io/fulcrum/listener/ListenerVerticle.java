@@ -27,6 +27,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.Http1xServerConnection;
+import io.vertx.core.http.impl.Http2ServerConnection;
 import io.vertx.core.internal.VertxInternal;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -302,6 +303,9 @@ public final class ListenerVerticle extends VerticleBase {
         if (pipeline.get(VERTX_HANDLER) != null) {
           pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(handler, b, client, conn.remoteAddress()));
         }
+      } else if (direct != null && conn instanceof Http2ServerConnection http2) {
+        // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
+        StreamLane.install(handler, b, client, conn.remoteAddress(), http2);
       }
     });
     server.requestHandler(req -> handler.handle(b, req));

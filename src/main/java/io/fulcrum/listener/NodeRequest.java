@@ -46,6 +46,11 @@ final class NodeRequest implements RequestFacts {
     this(method, uri, headers, false, remote, null);
   }
 
+  /** An HTTP/2 request as the direct path reads it from its HEADERS frame, before Vert.x has seen it. */
+  NodeRequest(String method, String uri, MultiMap headers, SocketAddress remote, HostAndPort authority) {
+    this(method, uri, headers, true, remote, authority);
+  }
+
   private NodeRequest(String method, String uri, MultiMap headers, boolean http2, SocketAddress remote,
       HostAndPort authority) {
     this.method = method;

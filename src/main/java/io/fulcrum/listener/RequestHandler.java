@@ -14,6 +14,7 @@ import io.fulcrum.forward.DirectExchange;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
+import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
 import io.fulcrum.routing.FixedRoute;
@@ -23,7 +24,11 @@ import io.fulcrum.routing.RouteAction;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.sticky.StickyRequest;
 import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
 import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -31,6 +36,8 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
 import java.time.Clock;
 import java.util.Iterator;
@@ -305,6 +312,90 @@ final class RequestHandler {
     }
     DirectExchange ex = direct.forward(lane, req, te != null, target, group.protocol().tls(), binding.plan.proxy(), node,
         hook);
+    node.exchange = ex;
+    return ex;
+  }
+
+  /**
+   * The direct path for HTTP/2 (see {@link StreamLane}): forwards a new stream whose HEADERS frame
+   * Netty has decoded, before Vert.x sees it, when it is the common case: a request that passes
+   * every check of {@link #handle}, not gRPC, routed to an HTTP/1.1 target group (HTTP or HTTPS,
+   * stickiness included). Returns the exchange, or null (nothing done, {@code h2} untouched, no
+   * target chosen) when the stream is to take the usual path, which then answers it whatever it is.
+   *
+   * @param endStream whether the HEADERS frame ended the stream (no body follows)
+   */
+  StreamExchange directStream(Binding binding, StreamExchange.Client lane, Http2Stream stream, Http2Headers h2,
+      boolean endStream, ClientConnection client, SocketAddress remote) {
+    CharSequence methodName = h2.method();
+    CharSequence path = h2.path();
+    CharSequence authorityValue = h2.authority();
+    if (methodName == null || path == null || h2.scheme() == null || authorityValue == null || path.length() == 0
+        || path.charAt(0) != '/' || path.length() > MAX_HTTP2_FIELD) {
+      return null; // malformed (Vert.x resets the stream), or a check of handle()'s
+    }
+    io.netty.handler.codec.http.HttpMethod method = io.netty.handler.codec.http.HttpMethod.valueOf(methodName.toString());
+    if (method == io.netty.handler.codec.http.HttpMethod.TRACE
+        || method == io.netty.handler.codec.http.HttpMethod.CONNECT) {
+      return null;
+    }
+    HostAndPort authority = HostAndPort.parseAuthority(authorityValue.toString(), -1);
+    if (authority == null) {
+      return null;
+    }
+    HeadersMultiMap headers = HeadersMultiMap.httpHeaders();
+    String cookie = null;
+    try {
+      for (Map.Entry<CharSequence, CharSequence> h : h2) {
+        CharSequence name = h.getKey();
+        if (name.length() > 0 && name.charAt(0) == ':') {
+          continue;
+        }
+        if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.HOST)
+            || AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.EXPECT)
+            || AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.CONTENT_TYPE) && Grpc.isGrpc(h.getValue())) {
+          return null; // Host beside :authority must agree with it; Expect is answered; gRPC is 464 here
+        }
+        if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.COOKIE)) {
+          // HTTP/2 may split Cookie into several fields; HTTP/1.1 has one (RFC 9113 §8.2.3).
+          cookie = cookie == null ? h.getValue().toString() : cookie + "; " + h.getValue();
+          continue;
+        }
+        headers.add(name, h.getValue());
+      }
+      if (cookie != null) {
+        headers.add(HttpHeaders.COOKIE, cookie);
+      }
+    } catch (IllegalArgumentException invalid) {
+      return null; // a value HTTP/1.1 cannot carry: the usual path deals with it
+    }
+    long headerBytes = headerBytes(headers, true);
+    if (headerBytes < 0 || ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
+      return null;
+    }
+    NodeRequest facts = new NodeRequest(method.name(), path.toString(), headers, remote, authority);
+    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route)) {
+      return null;
+    }
+    long now = clock.millis();
+    Choice choice = new Choice(route, headers, now);
+    GroupRuntime group = choice.group();
+    if (group == null || group.protocol().http2() || group.plan().lambda() != null) {
+      return null;
+    }
+    Upstream target = choice.target(binding.node.zone());
+    if (target == null) {
+      return null;
+    }
+    HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
+    InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
+    if (client != null) {
+      client.requestStarted(true);
+    }
+    var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1, method, facts.originForm(),
+        headers);
+    StreamExchange ex = direct.forward(lane, stream, head, !endStream, target, group.protocol().tls(),
+        binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;
   }

@@ -1,0 +1,386 @@
+package io.fulcrum.forward;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.forward.HttpForwarder.ExchangeListener;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import io.vertx.core.MultiMap;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One HTTP/2 client stream on the direct path, forwarded to an HTTP/1.1 target: the request head
+ * (made from the stream's HEADERS frame, headers rewritten by {@link ForwardHeaders}) and its DATA
+ * frames go to a pooled {@link TargetConnection}; the target's response head, body and trailers
+ * are written to the stream through the connection's HTTP/2 encoder as they arrive, without a copy
+ * and without Vert.x's stream, request and response objects.
+ *
+ * <p>Flow control both ways: request bytes are returned to the client's window only once the
+ * target connection took them (and while it is writable), so a slow target slows the client; the
+ * target is not read while the stream's send window or the client socket is full. Endings as
+ * {@link TargetExchange} has them; after the response head the stream is reset (INTERNAL_ERROR),
+ * and a response that ends before the request body has all come is followed by RST_STREAM(NO_ERROR)
+ * (RFC 9113 §8.1). Touched only on the event loop that owns both connections.
+ */
+public final class StreamExchange extends TargetExchange {
+
+  /** The HTTP/2 connection's side: where the stream's frames are written, and who is told of its end. */
+  public interface Client {
+    /** The context of the connection's HTTP/2 handler, which the encoder writes through. */
+    ChannelHandlerContext ctx();
+
+    Http2ConnectionEncoder encoder();
+
+    /** Writes out what the encoder holds (frames waiting for flow control included). */
+    void flush();
+
+    /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */
+    void consumed(Http2Stream stream, int bytes) throws Http2Exception;
+
+    /** {@code ex}'s stream cannot take more now: {@link #clientWritable} once it can. */
+    void blocked(StreamExchange ex);
+
+    /** The exchange is over. */
+    void exchangeDone(StreamExchange ex);
+  }
+
+  private final Client client;
+  private final Http2Stream stream;
+  private final HttpRequest head;
+  /** Whether the client sends a body (the HEADERS frame did not end the stream). */
+  private final boolean hasBody;
+  /** Whether the body goes to the target chunked (it has no Content-Length). */
+  private final boolean chunked;
+  /** Parts of the request ready before the target connection was open. */
+  private List<Object> waiting;
+  /** Request bytes read but not yet given back to the client's flow-control window. */
+  private int held;
+  private boolean requestReceived;
+  private boolean headWritten;
+
+  StreamExchange(Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target, boolean tls,
+      ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+    super(target, tls, pool, listener, hook);
+    this.client = client;
+    this.stream = stream;
+    this.head = head;
+    this.hasBody = hasBody;
+    this.chunked = hasBody && !head.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
+    this.requestReceived = !hasBody;
+  }
+
+  /** The client's stream. */
+  public Http2Stream stream() {
+    return stream;
+  }
+
+  /** Takes an idle connection to the target, or opens one, and sends the request head. */
+  void start() {
+    boolean headRequest = head.method() == HttpMethod.HEAD;
+    TargetConnection idle = pool.idle(target);
+    if (idle != null) {
+      attach(idle, headRequest);
+      send(head);
+      if (!hasBody) {
+        send(LastHttpContent.EMPTY_LAST_CONTENT);
+      }
+      connection.channel.flush();
+      return;
+    }
+    waiting = new ArrayList<>(2);
+    waiting.add(head);
+    if (!hasBody) {
+      waiting.add(LastHttpContent.EMPTY_LAST_CONTENT);
+    }
+    pool.connect(target, tls).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
+        return;
+      }
+      TargetConnection c = ar.result();
+      if (over) {
+        pool.release(target, c, null); // unused: the client went away meanwhile
+        return;
+      }
+      attach(c, headRequest);
+      List<Object> parts = waiting;
+      waiting = null;
+      for (Object part : parts) {
+        send(part);
+      }
+      c.channel.flush();
+      if (c.channel.isWritable()) {
+        giveBack();
+      }
+    });
+  }
+
+  private void send(Object part) {
+    connection.channel.write(part, connection.channel.voidPromise());
+    connection.touch();
+    if (part instanceof LastHttpContent) {
+      requestSent = true;
+    }
+  }
+
+  /**
+   * A DATA frame of the stream. Returns how many of its bytes (padding included) can go back to the
+   * client's window now; the rest goes back once the target connection has taken them.
+   */
+  public int fromClient(ByteBuf data, int padding, boolean endOfStream) {
+    int bytes = data.readableBytes() + padding;
+    if (requestReceived) {
+      return bytes; // the decoder lets nothing follow the end of the stream; this is a guard
+    }
+    requestReceived = endOfStream;
+    if (over) {
+      return bytes; // the exchange ended first: what is left of the body is dropped
+    }
+    Object part;
+    if (endOfStream) {
+      part = data.isReadable() ? new DefaultLastHttpContent(data.retain()) : LastHttpContent.EMPTY_LAST_CONTENT;
+    } else if (data.isReadable()) {
+      part = new DefaultHttpContent(data.retain());
+    } else {
+      return bytes;
+    }
+    if (waiting != null) {
+      waiting.add(part);
+      held += bytes;
+      return 0;
+    }
+    send(part);
+    connection.channel.flush();
+    if (connection.channel.isWritable()) {
+      return bytes;
+    }
+    held += bytes; // the target reads the body slower than the client sends it
+    return 0;
+  }
+
+  /** The stream's trailing HEADERS frame (it ends the request). */
+  public void fromClientTrailers(Http2Headers trailers) {
+    if (requestReceived) {
+      return;
+    }
+    requestReceived = true;
+    if (over) {
+      return;
+    }
+    LastHttpContent last;
+    if (chunked && !trailers.isEmpty()) {
+      last = new DefaultLastHttpContent();
+      HttpHeaders out = last.trailingHeaders();
+      for (Map.Entry<CharSequence, CharSequence> t : trailers) {
+        if (!Http2Headers.PseudoHeaderName.hasPseudoHeaderFormat(t.getKey())) {
+          out.add(t.getKey(), t.getValue());
+        }
+      }
+    } else {
+      last = LastHttpContent.EMPTY_LAST_CONTENT;
+    }
+    if (waiting != null) {
+      waiting.add(last);
+    } else {
+      send(last);
+      connection.channel.flush();
+    }
+  }
+
+  /** Gives the client's window back the bytes the target connection has taken. */
+  private void giveBack() {
+    if (held > 0) {
+      int bytes = held;
+      held = 0;
+      try {
+        client.consumed(stream, bytes);
+        client.flush();
+      } catch (Http2Exception e) {
+        responseFailed();
+      }
+    }
+  }
+
+  @Override
+  public void targetWritabilityChanged(boolean writable) {
+    if (writable && !over) {
+      giveBack();
+    }
+  }
+
+  /** The stream can take more of the response: the target is read again. */
+  public void clientWritable() {
+    if (connection != null && !over) {
+      connection.channel.config().setAutoRead(true);
+    }
+  }
+
+  /** The client's stream closed (reset by the client, or its connection went). */
+  public void clientStreamClosed() {
+    if (!over) {
+      clientClosed();
+    }
+  }
+
+  @Override
+  boolean headWritten() {
+    return headWritten;
+  }
+
+  @Override
+  void writeHead(HttpResponse response, MultiMap headers) {
+    Http2Headers h = new DefaultHttp2Headers(false, 8); // not headers.size(): Vert.x's map counts its names in a TreeSet
+    h.status(response.status().codeAsText());
+    copy((HttpHeaders) headers, h); // TargetConnection parses into Vert.x's header map, a Netty HttpHeaders
+    headWritten = true;
+    client.encoder().writeHeaders(client.ctx(), stream.id(), h, 0, false, client.ctx().voidPromise());
+  }
+
+  /** HTTP/1.1 headers as HTTP/2 has them: names in lower case (hop-by-hop headers are already gone). */
+  private static void copy(HttpHeaders from, Http2Headers to) {
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      to.add(lowerCase(e.getKey()), e.getValue());
+    }
+  }
+
+  private static CharSequence lowerCase(CharSequence name) {
+    AsciiString common = COMMON_NAMES[AsciiString.hashCode(name) & (COMMON_NAMES.length - 1)];
+    if (common != null && common.contentEqualsIgnoreCase(name)) {
+      return common; // no copy, and the same instance for HPACK's table every time
+    }
+    if (name instanceof AsciiString a) {
+      return a.toLowerCase(); // itself when already lower case
+    }
+    return name.toString().toLowerCase(Locale.ROOT);
+  }
+
+  /** Response header names most targets send, in lower case, by their case-insensitive hash. */
+  private static final AsciiString[] COMMON_NAMES = commonNames(HttpHeaderNames.CONTENT_TYPE,
+      HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.DATE, HttpHeaderNames.SERVER, HttpHeaderNames.LAST_MODIFIED,
+      HttpHeaderNames.ETAG, HttpHeaderNames.ACCEPT_RANGES, HttpHeaderNames.CACHE_CONTROL, HttpHeaderNames.SET_COOKIE,
+      HttpHeaderNames.LOCATION, HttpHeaderNames.VARY, HttpHeaderNames.EXPIRES, HttpHeaderNames.CONTENT_ENCODING);
+
+  private static AsciiString[] commonNames(AsciiString... names) {
+    for (int size = 64; ; size *= 2) {
+      AsciiString[] table = new AsciiString[size];
+      boolean clash = false;
+      for (AsciiString n : names) {
+        int slot = AsciiString.hashCode(n) & (size - 1);
+        clash |= table[slot] != null;
+        table[slot] = n;
+      }
+      if (!clash) {
+        return table;
+      }
+    }
+  }
+
+  @Override
+  void writeBody(TargetConnection c, HttpContent part) {
+    Http2ConnectionEncoder encoder = client.encoder();
+    encoder.writeData(client.ctx(), stream.id(), part.content(), 0, false, client.ctx().voidPromise());
+    if (!encoder.flowController().isWritable(stream)) {
+      c.channel.config().setAutoRead(false); // the client reads slower than the target sends
+      client.blocked(this);
+    }
+  }
+
+  @Override
+  void writeLast(LastHttpContent last) {
+    Http2ConnectionEncoder encoder = client.encoder();
+    ChannelHandlerContext ctx = client.ctx();
+    HttpHeaders trailers = last.trailingHeaders();
+    if (trailers.isEmpty()) {
+      encoder.writeData(ctx, stream.id(), last.content(), 0, true, ctx.voidPromise());
+    } else {
+      if (last.content().isReadable()) {
+        encoder.writeData(ctx, stream.id(), last.content(), 0, false, ctx.voidPromise());
+      } else {
+        last.release();
+      }
+      Http2Headers h = new DefaultHttp2Headers(false, trailers.size());
+      copy(trailers, h);
+      encoder.writeHeaders(ctx, stream.id(), h, 0, true, ctx.voidPromise());
+    }
+    finish(true);
+    endStream();
+  }
+
+  @Override
+  void answer(ElbError error) {
+    FullHttpResponse page = ElbResponses.full(error, false);
+    Http2Headers h = new DefaultHttp2Headers(false, 4);
+    h.status(page.status().codeAsText());
+    copy(page.headers(), h);
+    ChannelHandlerContext ctx = client.ctx();
+    client.encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.voidPromise());
+    client.encoder().writeData(ctx, stream.id(), page.content(), 0, true, ctx.voidPromise());
+    headWritten = true;
+    endStream();
+  }
+
+  /**
+   * The response is written to its end (the exchange is {@code over}, so the stream's closing, which
+   * the flush may bring, is no news to it): a client still sending a body is told to stop.
+   */
+  private void endStream() {
+    if (!requestReceived) {
+      client.encoder().writeRstStream(client.ctx(), stream.id(), Http2Error.NO_ERROR.code(), client.ctx().voidPromise());
+    }
+    client.flush();
+  }
+
+  @Override
+  void cutClient() {
+    client.encoder().writeRstStream(client.ctx(), stream.id(), Http2Error.INTERNAL_ERROR.code(),
+        client.ctx().voidPromise());
+    client.flush();
+  }
+
+  @Override
+  String describe() {
+    return head.method() + " " + head.uri();
+  }
+
+  @Override
+  public void readComplete() {
+    client.flush();
+  }
+
+  @Override
+  void dropTarget() {
+    if (waiting != null) {
+      waiting.forEach(ReferenceCountUtil::release);
+      waiting = null;
+    }
+    super.dropTarget();
+  }
+
+  @Override
+  void done() {
+    client.exchangeDone(this);
+  }
+}
