@@ -90,6 +90,8 @@ public final class H2Wire implements AutoCloseable {
   private volatile boolean ended;
   private volatile boolean closing;
   private volatile boolean serverSettingsReceived;
+  /** DATA read is not given back to the stream's window (the test does it with {@link #windowUpdate}). */
+  private volatile boolean holdWindow;
 
   private H2Wire(Socket socket) throws IOException {
     this.socket = socket;
@@ -133,7 +135,7 @@ public final class H2Wire implements AutoCloseable {
         i += 6;
       }
       b.write(frame(SETTINGS, 0, 0, payload));
-      b.write(windowUpdate(0, 1 << 30));
+      b.write(windowUpdateFrame(0, 1 << 30));
       w.write(b.toByteArray());
       w.reader.start();
       return w;
@@ -192,7 +194,21 @@ public final class H2Wire implements AutoCloseable {
     }
   }
 
-  private static byte[] windowUpdate(int streamId, long increment) {
+  /**
+   * Stops (or restarts) giving each stream's window back as its DATA is read: the server may then
+   * send a stream only what the initial window and {@link #windowUpdate}s allow.
+   */
+  public H2Wire holdWindow(boolean hold) {
+    holdWindow = hold;
+    return this;
+  }
+
+  /** Grants the server {@code increment} more bytes of DATA on {@code streamId} (0: the connection). */
+  public void windowUpdate(int streamId, long increment) {
+    write(windowUpdateFrame(streamId, increment));
+  }
+
+  private static byte[] windowUpdateFrame(int streamId, long increment) {
     byte[] p = new byte[4];
     putInt(p, 0, increment);
     return frame(WINDOW_UPDATE, 0, streamId, p);
@@ -243,8 +259,8 @@ public final class H2Wire implements AutoCloseable {
           write(frame(SETTINGS, ACK, 0, new byte[0]));
         } else if (type == PING && (flags & ACK) == 0) {
           write(frame(PING, ACK, 0, payload));
-        } else if (type == DATA && length > 0) {
-          write(windowUpdate(stream, length));
+        } else if (type == DATA && length > 0 && !holdWindow) {
+          write(windowUpdateFrame(stream, length));
         }
         if (type == HEADERS || type == PUSH_PROMISE) {
           block = new ByteArrayOutputStream();

@@ -1,0 +1,397 @@
+package io.fulcrum.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.forward.DirectForwarder;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.H2Wire;
+import io.fulcrum.testing.H2Wire.Frame;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawTarget;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The direct path for HTTP/2 clients (StreamLane and StreamExchange) next to Vert.x's, on raw
+ * HTTP/2 connections (h2c, prior knowledge): which streams it takes, what the target receives,
+ * flow control toward a slow client, trailers, and every ending (a target cut mid-response, an
+ * unreachable target with a body still coming, a client reset, a connection error while the lane
+ * has streams under way), and the same answers with the direct path switched off.
+ */
+class StreamLaneTest {
+
+  private static final int SETTINGS_INITIAL_WINDOW_SIZE = 0x4;
+  private static final long NO_ERROR = 0x0;
+  private static final long PROTOCOL_ERROR = 0x1;
+  private static final long INTERNAL_ERROR = 0x2;
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final Vertx backends = Vertx.vertx();
+  private Gateway gateway;
+  private int port;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    System.clearProperty("fulcrum.directPath");
+    backends.close();
+  }
+
+  private void start(int targetPort) {
+    port = Ports.free();
+    gateway = Gateway.start(Vertx.vertx(), """
+        load-balancers:
+          - name: lb
+            listeners:
+              - protocol: HTTP
+                port: %d
+                h2c: true
+                default-actions: [{type: forward, target-group: tg}]
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: ["/fixed"]}]
+                    actions: [{type: fixed-response, status-code: "200", content-type: text/plain, message-body: fixed}]
+        target-groups:
+          - name: tg
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            targets: [{id: 127.0.0.1, port: %d}]
+        """.formatted(port, targetPort));
+  }
+
+  private H2Wire connect(Map<Integer, Long> settings) {
+    H2Wire wire = H2Wire.connect("127.0.0.1", port, null, settings);
+    wire.serverSettings(WAIT);
+    return wire;
+  }
+
+  private static Http2Headers request(String method, String path) {
+    return H2Wire.request(method, "http", "example.com", path);
+  }
+
+  /** One stream's answer as the client saw it, once it ended (END_STREAM or RST_STREAM). */
+  private record Answer(Http2Headers head, byte[] body, Http2Headers trailers, Frame reset) {
+    String status() {
+      return head == null ? null : head.status().toString();
+    }
+
+    String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  private static Answer answer(H2Wire wire, int stream) {
+    wire.await(f -> f.streamId() == stream
+        && (f.type() == H2Wire.RST_STREAM || (f.flags() & H2Wire.END_STREAM) != 0 && f.type() != H2Wire.RST_STREAM),
+        WAIT);
+    Http2Headers head = null;
+    Http2Headers trailers = null;
+    Frame reset = null;
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (Frame f : wire.frames()) {
+      if (f.streamId() != stream) {
+        continue;
+      }
+      switch (f.type()) {
+        case H2Wire.HEADERS -> {
+          if (head == null) {
+            head = f.headers();
+          } else {
+            trailers = f.headers();
+          }
+        }
+        case H2Wire.DATA -> body.writeBytes(f.payload());
+        case H2Wire.RST_STREAM -> reset = f;
+        default -> {
+        }
+      }
+    }
+    return new Answer(head, body.toByteArray(), trailers, reset);
+  }
+
+  private static long dataReceived(H2Wire wire, int stream) {
+    return wire.frames().stream().filter(f -> f.streamId() == stream && f.type() == H2Wire.DATA)
+        .mapToLong(f -> f.payload().length).sum();
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void commonStreams_goTheDirectWay_othersToVertx_withTheSameAnswersEitherWay(boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body().onSuccess(b ->
+        req.response().putHeader("X-Answer-For", req.uri()).end("answer to " + req.uri() + " " + b)));
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/a?q=1").add("cookie", "a=1").add("cookie", "b=2").add("x-custom", "v"), true);
+      wire.headers(3, request("GET", "/fixed"), true);
+      wire.headers(5, request("POST", "/b"), false);
+      wire.write(H2Wire.dataFrame(5, "hel".getBytes(StandardCharsets.UTF_8), false));
+      wire.write(H2Wire.dataFrame(5, "lo".getBytes(StandardCharsets.UTF_8), true));
+      wire.headers(7, request("HEAD", "/c"), true);
+
+      Answer a = answer(wire, 1);
+      assertThat(a.status()).isEqualTo("200");
+      assertThat(a.text()).isEqualTo("answer to /a?q=1 ");
+      assertThat(a.head().get("x-answer-for")).hasToString("/a?q=1");
+      assertThat(a.head().contains("connection")).isFalse();
+      assertThat(answer(wire, 3).text()).isEqualTo("fixed");
+      assertThat(answer(wire, 5).text()).isEqualTo("answer to /b hello");
+      Answer head = answer(wire, 7);
+      assertThat(head.status()).isEqualTo("200");
+      assertThat(head.body()).isEmpty();
+      assertThat(head.reset()).isNull();
+    }
+
+    assertThat(DirectForwarder.forwarded() - before).as("streams forwarded the direct way").isEqualTo(directPath ? 3 : 0);
+    List<JsonObject> traffic = backend.received().stream().filter(r -> !Backend.isHealthCheck(r)).toList();
+    assertThat(traffic).extracting(r -> r.getString("method") + " " + r.getString("uri"))
+        .containsExactlyInAnyOrder("GET /a?q=1", "POST /b", "HEAD /c");
+    JsonObject get = traffic.stream().filter(r -> r.getString("method").equals("GET")).findFirst().orElseThrow();
+    JsonObject h = get.getJsonObject("headers");
+    assertThat(get.getString("version")).isEqualTo("HTTP_1_1");
+    assertThat(h.getString("host")).as("the listener port added, as ALB does").isEqualTo("example.com:" + port);
+    assertThat(h.getString("cookie")).as("HTTP/2's cookie fields joined for HTTP/1.1").isEqualTo("a=1; b=2");
+    assertThat(h.getString("x-custom")).isEqualTo("v");
+    assertThat(h.getString("x-forwarded-proto")).isEqualTo("http");
+    assertThat(h.getString("x-forwarded-port")).isEqualTo(Integer.toString(port));
+    assertThat(h.getString("x-forwarded-for")).isEqualTo("127.0.0.1");
+    assertThat(h.getString("x-amzn-trace-id")).startsWith("Root=1-");
+    JsonObject post = traffic.stream().filter(r -> r.getString("method").equals("POST")).findFirst().orElseThrow();
+    assertThat(post.getJsonObject("headers").getString("transfer-encoding")).isEqualTo("chunked");
+  }
+
+  @Test
+  void aResponseLargerThanTheStreamWindow_waitsForTheClient_andTheTargetIsNotReadMeanwhile() {
+    int size = 16 * 1024 * 1024;
+    AtomicBoolean targetHeldBack = new AtomicBoolean();
+    AtomicBoolean targetDone = new AtomicBoolean();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      if (!req.path().equals("/big")) {
+        req.response().end("ok");
+        return;
+      }
+      HttpServerResponse r = req.response().putHeader("Content-Length", Integer.toString(size));
+      Buffer chunk = Buffer.buffer(new byte[64 * 1024]);
+      int[] left = {size / chunk.length()};
+      Runnable[] pump = new Runnable[1];
+      pump[0] = () -> {
+        while (left[0] > 0 && !r.writeQueueFull()) {
+          r.write(chunk);
+          left[0]--;
+        }
+        if (left[0] == 0) {
+          targetDone.set(true);
+          r.end();
+        } else {
+          targetHeldBack.set(true); // the proxy stopped reading: its socket buffers filled up
+          r.drainHandler(v -> pump[0].run());
+        }
+      };
+      pump[0].run();
+    });
+    start(backend.port());
+
+    try (H2Wire wire = connect(Map.of(SETTINGS_INITIAL_WINDOW_SIZE, 16_384L))) {
+      wire.holdWindow(true);
+      wire.headers(1, request("GET", "/big"), true);
+
+      await().atMost(WAIT).until(() -> dataReceived(wire, 1) == 16_384);
+      await().atMost(WAIT).untilTrue(targetHeldBack);
+      // The proxy no longer reads the target: were it reading on, the 16 MB would all be out of the
+      // target within milliseconds, queued in the proxy's memory.
+      await().during(Duration.ofMillis(300)).atMost(WAIT).untilFalse(targetDone);
+      assertThat(dataReceived(wire, 1)).as("no more than the stream's window").isEqualTo(16_384);
+
+      wire.windowUpdate(1, size);
+      Answer a = answer(wire, 1);
+      assertThat(a.reset()).isNull();
+      assertThat(a.body()).hasSize(size);
+    }
+  }
+
+  @Test
+  void aRequestBodyFasterThanTheTargetReads_holdsTheClientBack_thenReachesTheTargetWhole() throws Exception {
+    Promise<Void> letRead = Promise.promise();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      req.pause(); // the target reads nothing of the body until the test says so
+      letRead.future().onComplete(v -> req.resume());
+      req.body().onSuccess(b -> req.response().end("got " + b.length()));
+    });
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+    int size = 32 * 1024 * 1024; // more than the socket buffers between the proxy and the target hold
+    byte[] part = new byte[16_384];
+
+    try (H2Wire wire = connect(Map.of())) {
+      long window = wire.serverSettings(WAIT).getOrDefault(SETTINGS_INITIAL_WINDOW_SIZE, 65_535L);
+      wire.headers(1, request("POST", "/upload").add("content-length", Integer.toString(size)), false);
+      int sent = 0;
+      boolean heldBack = false;
+      while (sent < size) {
+        // DATA may go only as far as both windows allow: the stream's and the connection's (65,535 at first).
+        int next = sent + part.length;
+        Callable<Boolean> room = () -> window + windowGranted(wire, 1) >= next && 65_535 + windowGranted(wire, 0) >= next;
+        if (!heldBack && !room.call()) {
+          try {
+            await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(2)).until(room);
+          } catch (ConditionTimeoutException stalled) {
+            // The proxy stopped giving the window back while the target did not read: let the target read.
+            heldBack = true;
+            assertThat(sent).isLessThan(size);
+            backends.runOnContext(v -> letRead.complete());
+          }
+        }
+        if (!room.call()) {
+          await().pollInterval(Duration.ofMillis(1)).atMost(WAIT).until(room);
+        }
+        sent = next;
+        wire.write(H2Wire.dataFrame(1, part, sent == size));
+      }
+      assertThat(heldBack).as("the client was held back while the target read nothing").isTrue();
+      Answer a = answer(wire, 1);
+      assertThat(a.text()).isEqualTo("got " + size);
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+  }
+
+  private static long windowGranted(H2Wire wire, int stream) {
+    return wire.frames().stream().filter(f -> f.type() == H2Wire.WINDOW_UPDATE && f.streamId() == stream)
+        .mapToLong(f -> ((f.payload()[0] & 0x7fL) << 24) | ((f.payload()[1] & 0xffL) << 16)
+            | ((f.payload()[2] & 0xffL) << 8) | (f.payload()[3] & 0xffL)).sum();
+  }
+
+  @Test
+  void targetTrailers_reachTheClientAsAnHttp2TrailersFrame() {
+    RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n"
+        + "Trailer: x-checksum\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: abc\r\n\r\n"));
+    start(target.port());
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/t"), true);
+      Answer a = answer(wire, 1);
+      assertThat(a.status()).isEqualTo("200");
+      assertThat(a.text()).isEqualTo("hello");
+      assertThat(a.head().contains("transfer-encoding")).isFalse();
+      assertThat(a.head().contains("trailer")).isFalse();
+      assertThat(a.trailers()).isNotNull();
+      assertThat(a.trailers().get("x-checksum")).hasToString("abc");
+    }
+  }
+
+  @Test
+  void aTargetCutMidResponse_resetsTheStream_andTheConnectionCarriesOn() {
+    RawTarget target = RawTarget.start(backends, (socket, head) -> {
+      if (head.startsWith("GET /cut ")) {
+        RawTarget.answerAndClose("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly ten..").onRequest(socket, head);
+      } else {
+        RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").onRequest(socket, head);
+      }
+    });
+    start(target.port());
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/cut"), true);
+      Answer cut = answer(wire, 1);
+      assertThat(cut.status()).isEqualTo("200");
+      assertThat(cut.reset()).isNotNull();
+      assertThat(cut.reset().errorCode()).isEqualTo(INTERNAL_ERROR);
+
+      wire.headers(3, request("GET", "/next"), true);
+      assertThat(answer(wire, 3).text()).isEqualTo("ok");
+    }
+  }
+
+  @Test
+  void aRefusedTarget_gets502OnTheStream_andABodyStillComingIsStoppedWithNoError() {
+    start(Ports.free()); // nothing listens there
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/x"), true);
+      Answer get = answer(wire, 1);
+      assertThat(get.status()).isEqualTo("502");
+      assertThat(get.head().get("server")).hasToString("awselb/2.0");
+      assertThat(get.text()).contains("502 Bad Gateway");
+      assertThat(get.reset()).isNull();
+
+      wire.headers(3, request("POST", "/x"), false); // the body never comes
+      Answer post = answer(wire, 3);
+      assertThat(post.status()).isEqualTo("502");
+      await().atMost(WAIT).until(() -> answer(wire, 3).reset() != null);
+      assertThat(answer(wire, 3).reset().errorCode()).isEqualTo(NO_ERROR);
+    }
+  }
+
+  @Test
+  void aClientReset_closesTheTargetConnection() {
+    Promise<Void> targetClosed = Promise.promise();
+    Promise<Void> received = Promise.promise();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      if (req.path().equals("/hang")) {
+        req.connection().closeHandler(v -> targetClosed.tryComplete());
+        received.tryComplete();
+      } else {
+        req.response().end("ok");
+      }
+    });
+    start(backend.port());
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/hang"), true);
+      await().atMost(WAIT).until(() -> received.future().isComplete());
+      wire.write(H2Wire.rstFrame(1, H2Wire.CANCEL));
+      await().atMost(WAIT).until(() -> targetClosed.future().isComplete());
+
+      wire.headers(3, request("GET", "/next"), true);
+      assertThat(answer(wire, 3).text()).isEqualTo("ok");
+    }
+  }
+
+  @Test
+  void aConnectionError_whileTheLaneHasAStreamUnderWay_endsInGoAway() {
+    Promise<Void> received = Promise.promise();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      if (req.path().equals("/hang")) {
+        received.tryComplete();
+      } else {
+        req.response().end("ok");
+      }
+    });
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/hang"), true);
+      await().atMost(WAIT).until(() -> received.future().isComplete());
+      assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+
+      wire.write(H2Wire.dataFrame(0, new byte[] {1}, false)); // DATA on stream 0: a connection error
+
+      Frame goAway = wire.await(f -> f.type() == H2Wire.GOAWAY, WAIT);
+      assertThat(goAway.errorCode()).isEqualTo(PROTOCOL_ERROR);
+      await().atMost(WAIT).until(wire::closedByServer);
+    }
+  }
+}
