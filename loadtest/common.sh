@@ -28,8 +28,10 @@ PORT_BACKEND0=$((BASE_PORT + 100))   # backends: PORT_BACKEND0+1 .. +BACKENDS
 PORT_GRPC_BACKEND=$((BASE_PORT + 150))
 PORT_HAPROXY_H1=$((BASE_PORT + 201))
 PORT_HAPROXY_H2=$((BASE_PORT + 202))
+PORT_HAPROXY_GRPC=$((BASE_PORT + 203))
 PORT_NGINX_H1=$((BASE_PORT + 301))
 PORT_NGINX_H2=$((BASE_PORT + 302))
+PORT_NGINX_GRPC=$((BASE_PORT + 303))
 PORT_FULCRUM_H1=$((BASE_PORT + 401))   # HTTP/1.1 and h2c on one port
 PORT_FULCRUM_GRPC=$((BASE_PORT + 402))
 PORT_FULCRUM_CONTROL=$((BASE_PORT + 490))
@@ -287,6 +289,7 @@ start_haproxy() {
     servers+="    server b$i 127.0.0.1:$((PORT_BACKEND0 + i))"$'\n'
   done
   T_THREADS=$threads T_HAPROXY_H1=$PORT_HAPROXY_H1 T_HAPROXY_H2=$PORT_HAPROXY_H2 T_HAPROXY_SERVERS=${servers%$'\n'} \
+    T_HAPROXY_GRPC=$PORT_HAPROXY_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND \
     render "$LOADTEST_DIR/haproxy.cfg" "$WORKDIR/haproxy.cfg"
   haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
   HAPROXY_CMD="haproxy -db -f $WORKDIR/haproxy.cfg"
@@ -295,7 +298,7 @@ start_haproxy() {
   STARTED_PIDS+=("$HAPROXY_PID")
   wait_http "http://127.0.0.1:$PORT_HAPROXY_H1/" 20 "$HAPROXY_PID" \
     || die "HAProxy did not start: $(cat "$WORKDIR/haproxy-$threads.log")"
-  log "HAProxy: pid $HAPROXY_PID, nbthread $threads, :$PORT_HAPROXY_H1 (HTTP/1.1) :$PORT_HAPROXY_H2 (h2c)"
+  log "HAProxy: pid $HAPROXY_PID, nbthread $threads, :$PORT_HAPROXY_H1 (HTTP/1.1) :$PORT_HAPROXY_H2 (h2c) :$PORT_HAPROXY_GRPC (gRPC)"
 }
 
 start_nginx() {
@@ -305,6 +308,7 @@ start_nginx() {
   done
   mkdir -p "$WORKDIR/nginx-tmp"
   T_WORKERS=$workers T_KEEPALIVE=$keepalive T_WORKDIR=$WORKDIR T_NGINX_H1=$PORT_NGINX_H1 T_NGINX_H2=$PORT_NGINX_H2 \
+    T_NGINX_GRPC=$PORT_NGINX_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND \
     T_NGINX_SERVERS=${servers%$'\n'} render "$LOADTEST_DIR/nginx.conf" "$WORKDIR/nginx.conf"
   NGINX_CMD="nginx -p $WORKDIR -c $WORKDIR/nginx.conf -g 'daemon off;'"
   spawn "$PROXY_CPUS" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;' >"$WORKDIR/nginx-$workers.log" 2>&1 &
@@ -312,7 +316,7 @@ start_nginx() {
   STARTED_PIDS+=("$NGINX_PID")
   wait_http "http://127.0.0.1:$PORT_NGINX_H1/" 20 "$NGINX_PID" \
     || die "NGINX did not start: $(cat "$WORKDIR/nginx-$workers.log" "$WORKDIR/nginx-error.log" 2>/dev/null)"
-  log "NGINX: pid $NGINX_PID, worker_processes $workers, keepalive $keepalive, :$PORT_NGINX_H1 (HTTP/1.1) :$PORT_NGINX_H2 (h2c)"
+  log "NGINX: pid $NGINX_PID, worker_processes $workers, keepalive $keepalive, :$PORT_NGINX_H1 (HTTP/1.1) :$PORT_NGINX_H2 (h2c) :$PORT_NGINX_GRPC (gRPC)"
 }
 
 # The gRPC request body: one length-prefixed message (protobuf field 1 = "helloworld").

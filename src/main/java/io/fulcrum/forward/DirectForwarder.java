@@ -9,6 +9,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.vertx.core.Future;
 import java.util.ArrayList;
@@ -33,6 +34,9 @@ public final class DirectForwarder {
   private ProxySettings lastSettings;
   private ChannelPool lastPool;
   private ChannelPool lastTlsPool;
+  private final Map<Key, Http2TargetPool> http2Pools = new HashMap<>();
+  private ProxySettings lastHttp2Settings;
+  private Http2TargetPool lastHttp2Pool;
 
   /** The timeouts and TLS (none, TLS 1.2, TLS 1.2 and 1.3) a pool's connections are made with. */
   private record Key(long idleMillis, int connectMillis, boolean tls, boolean tls13) {
@@ -73,7 +77,7 @@ public final class DirectForwarder {
    * @param hasBody whether DATA frames follow (the HEADERS frame did not end the stream); without a
    *                Content-Length the body goes to the target chunked
    */
-  public StreamExchange forward(StreamExchange.Client client, Http2Stream stream, HttpRequest request,
+  public StreamExchange forward(LaneExchange.Client client, Http2Stream stream, HttpRequest request,
       boolean hasBody, Upstream target, boolean tls, ProxySettings settings, ExchangeListener listener,
       HttpForwarder.ResponseHook hook) {
     StreamExchange ex = new StreamExchange(client, stream, request, hasBody, target, tls,
@@ -84,6 +88,33 @@ public final class DirectForwarder {
     FORWARDED.increment();
     ex.start();
     return ex;
+  }
+
+  /**
+   * Relays an HTTP/2 client's {@code stream} to a stream of {@code target} (an HTTP2 or GRPC target
+   * group's, in clear); the client stream's frames follow through the {@link RelayExchange}.
+   *
+   * @param request   the request head for the target ({@link RelayExchange#requestHeaders})
+   * @param endAtHead whether the client's HEADERS frame ended its stream
+   */
+  public RelayExchange relay(LaneExchange.Client client, Http2Stream stream, Http2Headers request, boolean endAtHead,
+      boolean grpc, Upstream target, ProxySettings settings, ExchangeListener listener,
+      HttpForwarder.ResponseHook hook) {
+    RelayExchange ex = new RelayExchange(client, stream, request, endAtHead, grpc, target,
+        http2Pool(client.ctx().channel().eventLoop(), settings), settings.idleTimeoutMillis(), listener, hook);
+    FORWARDED.increment();
+    ex.start();
+    return ex;
+  }
+
+  private Http2TargetPool http2Pool(EventLoop loop, ProxySettings settings) {
+    if (settings != lastHttp2Settings) {
+      lastHttp2Settings = settings;
+      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), false, false);
+      lastHttp2Pool = http2Pools.computeIfAbsent(key, k -> new Http2TargetPool(loop, channels, k.idleMillis(),
+          k.connectMillis(), HttpForwarder.HTTP2_CONNECTIONS_PER_TARGET));
+    }
+    return lastHttp2Pool;
   }
 
   /**
@@ -120,6 +151,7 @@ public final class DirectForwarder {
   public Future<Void> close() {
     List<Future<Void>> closing = new ArrayList<>();
     pools.values().forEach(p -> closing.add(p.close()));
+    http2Pools.values().forEach(p -> closing.add(p.close()));
     return Future.join(closing).mapEmpty();
   }
 }

@@ -126,7 +126,7 @@ public final class ElbResponses {
    */
   static void sendGrpc(HttpServerRequest request, ElbError error) {
     HttpServerResponse response = request.response();
-    String message = error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason();
+    String message = grpcMessage(error);
     if (response.ended()) {
       return;
     }
@@ -134,7 +134,7 @@ public final class ElbResponses {
       MultiMap t = response.trailers();
       t.clear();
       t.set("grpc-status", Integer.toString(error.grpcStatus()));
-      t.set("grpc-message", percentEncode(message));
+      t.set("grpc-message", message);
       response.end();
       return;
     }
@@ -143,9 +143,14 @@ public final class ElbResponses {
     h.clear();
     h.set(CONTENT_TYPE_NAME, "application/grpc");
     h.set("grpc-status", Integer.toString(error.grpcStatus()));
-    h.set("grpc-message", percentEncode(message));
+    h.set("grpc-message", message);
     h.set(SERVER_NAME, SERVER_VALUE);
     response.end();
+  }
+
+  /** The grpc-message for {@code error} ({@code 503 Service Temporarily Unavailable: no registered targets}), percent-encoded. */
+  static String grpcMessage(ElbError error) {
+    return percentEncode(error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason());
   }
 
   /** grpc-message is percent-encoded (gRPC over HTTP/2 spec): printable ASCII but '%' passes as is. */

@@ -20,13 +20,11 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -43,29 +41,9 @@ import java.util.Map;
  * and a response that ends before the request body has all come is followed by RST_STREAM(NO_ERROR)
  * (RFC 9113 §8.1). Touched only on the event loop that owns both connections.
  */
-public final class StreamExchange extends TargetExchange {
+public final class StreamExchange extends TargetExchange implements LaneExchange {
 
-  /** The HTTP/2 connection's side: where the stream's frames are written, and who is told of its end. */
-  public interface Client {
-    /** The context of the connection's HTTP/2 handler, which the encoder writes through. */
-    ChannelHandlerContext ctx();
-
-    Http2ConnectionEncoder encoder();
-
-    /** Writes out what the encoder holds (frames waiting for flow control included). */
-    void flush();
-
-    /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */
-    void consumed(Http2Stream stream, int bytes) throws Http2Exception;
-
-    /** {@code ex}'s stream cannot take more now: {@link #clientWritable} once it can. */
-    void blocked(StreamExchange ex);
-
-    /** The exchange is over. */
-    void exchangeDone(StreamExchange ex);
-  }
-
-  private final Client client;
+  private final LaneExchange.Client client;
   private final Http2Stream stream;
   private final HttpRequest head;
   /** Whether the client sends a body (the HEADERS frame did not end the stream). */
@@ -79,7 +57,7 @@ public final class StreamExchange extends TargetExchange {
   private boolean requestReceived;
   private boolean headWritten;
 
-  StreamExchange(Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target, boolean tls,
+  StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target, boolean tls,
       ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
     super(target, tls, pool, listener, hook);
     this.client = client;
@@ -90,7 +68,7 @@ public final class StreamExchange extends TargetExchange {
     this.requestReceived = !hasBody;
   }
 
-  /** The client's stream. */
+  @Override
   public Http2Stream stream() {
     return stream;
   }
@@ -144,10 +122,7 @@ public final class StreamExchange extends TargetExchange {
     }
   }
 
-  /**
-   * A DATA frame of the stream. Returns how many of its bytes (padding included) can go back to the
-   * client's window now; the rest goes back once the target connection has taken them.
-   */
+  @Override
   public int fromClient(ByteBuf data, int padding, boolean endOfStream) {
     int bytes = data.readableBytes() + padding;
     if (requestReceived) {
@@ -179,7 +154,7 @@ public final class StreamExchange extends TargetExchange {
     return 0;
   }
 
-  /** The stream's trailing HEADERS frame (it ends the request). */
+  @Override
   public void fromClientTrailers(Http2Headers trailers) {
     if (requestReceived) {
       return;
@@ -230,13 +205,14 @@ public final class StreamExchange extends TargetExchange {
   }
 
   /** The stream can take more of the response: the target is read again. */
+  @Override
   public void clientWritable() {
     if (connection != null && !over) {
       connection.channel.config().setAutoRead(true);
     }
   }
 
-  /** The client's stream closed (reset by the client, or its connection went). */
+  @Override
   public void clientStreamClosed() {
     if (!over) {
       clientClosed();
@@ -258,43 +234,11 @@ public final class StreamExchange extends TargetExchange {
   }
 
   /** HTTP/1.1 headers as HTTP/2 has them: names in lower case (hop-by-hop headers are already gone). */
-  private static void copy(HttpHeaders from, Http2Headers to) {
+  static void copy(HttpHeaders from, Http2Headers to) {
     Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
     while (it.hasNext()) {
       Map.Entry<CharSequence, CharSequence> e = it.next();
-      to.add(lowerCase(e.getKey()), e.getValue());
-    }
-  }
-
-  private static CharSequence lowerCase(CharSequence name) {
-    AsciiString common = COMMON_NAMES[AsciiString.hashCode(name) & (COMMON_NAMES.length - 1)];
-    if (common != null && common.contentEqualsIgnoreCase(name)) {
-      return common; // no copy, and the same instance for HPACK's table every time
-    }
-    if (name instanceof AsciiString a) {
-      return a.toLowerCase(); // itself when already lower case
-    }
-    return name.toString().toLowerCase(Locale.ROOT);
-  }
-
-  /** Response header names most targets send, in lower case, by their case-insensitive hash. */
-  private static final AsciiString[] COMMON_NAMES = commonNames(HttpHeaderNames.CONTENT_TYPE,
-      HttpHeaderNames.CONTENT_LENGTH, HttpHeaderNames.DATE, HttpHeaderNames.SERVER, HttpHeaderNames.LAST_MODIFIED,
-      HttpHeaderNames.ETAG, HttpHeaderNames.ACCEPT_RANGES, HttpHeaderNames.CACHE_CONTROL, HttpHeaderNames.SET_COOKIE,
-      HttpHeaderNames.LOCATION, HttpHeaderNames.VARY, HttpHeaderNames.EXPIRES, HttpHeaderNames.CONTENT_ENCODING);
-
-  private static AsciiString[] commonNames(AsciiString... names) {
-    for (int size = 64; ; size *= 2) {
-      AsciiString[] table = new AsciiString[size];
-      boolean clash = false;
-      for (AsciiString n : names) {
-        int slot = AsciiString.hashCode(n) & (size - 1);
-        clash |= table[slot] != null;
-        table[slot] = n;
-      }
-      if (!clash) {
-        return table;
-      }
+      to.add(H2Names.lowerCase(e.getKey()), e.getValue());
     }
   }
 

@@ -14,6 +14,8 @@ import io.fulcrum.forward.DirectExchange;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
+import io.fulcrum.forward.LaneExchange;
+import io.fulcrum.forward.RelayExchange;
 import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
@@ -325,7 +327,7 @@ final class RequestHandler {
    *
    * @param endStream whether the HEADERS frame ended the stream (no body follows)
    */
-  StreamExchange directStream(Binding binding, StreamExchange.Client lane, Http2Stream stream, Http2Headers h2,
+  LaneExchange directStream(Binding binding, LaneExchange.Client lane, Http2Stream stream, Http2Headers h2,
       boolean endStream, ClientConnection client, SocketAddress remote) {
     CharSequence methodName = h2.method();
     CharSequence path = h2.path();
@@ -345,6 +347,7 @@ final class RequestHandler {
     }
     HeadersMultiMap headers = HeadersMultiMap.httpHeaders();
     String cookie = null;
+    boolean grpc = false;
     try {
       for (Map.Entry<CharSequence, CharSequence> h : h2) {
         CharSequence name = h.getKey();
@@ -352,9 +355,11 @@ final class RequestHandler {
           continue;
         }
         if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.HOST)
-            || AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.EXPECT)
-            || AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.CONTENT_TYPE) && Grpc.isGrpc(h.getValue())) {
-          return null; // Host beside :authority must agree with it; Expect is answered; gRPC is 464 here
+            || AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.EXPECT)) {
+          return null; // Host beside :authority must agree with it; Expect is answered
+        }
+        if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.CONTENT_TYPE)) {
+          grpc = Grpc.isGrpc(h.getValue());
         }
         if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaders.COOKIE)) {
           // HTTP/2 may split Cookie into several fields; HTTP/1.1 has one (RFC 9113 §8.2.3).
@@ -380,8 +385,13 @@ final class RequestHandler {
     long now = clock.millis();
     Choice choice = new Choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.protocol().http2() || group.plan().lambda() != null) {
+    if (group == null || group.plan().lambda() != null) {
       return null;
+    }
+    boolean toHttp2 = group.protocol().http2();
+    if (!compatible(true, grpc, method == io.netty.handler.codec.http.HttpMethod.POST, group.plan().protocolVersion())
+        || toHttp2 && group.protocol().tls()) {
+      return null; // 464, or an HTTP/2 target over TLS (Vert.x's client negotiates it)
     }
     Upstream target = choice.target(binding.node.zone());
     if (target == null) {
@@ -391,6 +401,18 @@ final class RequestHandler {
     InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
     if (client != null) {
       client.requestStarted(true);
+    }
+    if (toHttp2) {
+      Http2Headers out = RelayExchange.requestHeaders(methodName, facts.originForm(), headers, grpc);
+      RelayExchange relay = direct.relay(lane, stream, out, endStream, grpc, target, binding.plan.proxy(), node, hook);
+      node.exchange = relay;
+      if (grpc) {
+        long deadline = Grpc.timeoutMillis(headers.get("grpc-timeout"));
+        if (deadline > 0) {
+          node.deadline(verticle.vertx(), deadline);
+        }
+      }
+      return relay;
     }
     var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1, method, facts.originForm(),
         headers);
@@ -435,11 +457,14 @@ final class RequestHandler {
    * gRPC, and other HTTP/2 requests only when they are POSTs. Anything else is 464.
    */
   static boolean compatible(HttpServerRequest req, boolean grpc, ProtocolVersion version) {
-    boolean http2 = req.version() == HttpVersion.HTTP_2;
+    return compatible(req.version() == HttpVersion.HTTP_2, grpc, req.method() == HttpMethod.POST, version);
+  }
+
+  static boolean compatible(boolean http2, boolean grpc, boolean post, ProtocolVersion version) {
     return switch (version) {
       case HTTP1 -> !grpc;
       case HTTP2 -> http2;
-      case GRPC -> grpc || http2 && req.method() == HttpMethod.POST;
+      case GRPC -> grpc || http2 && post;
     };
   }
 

@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.netty.buffer.ByteBuf;
@@ -31,7 +32,7 @@ import java.util.ArrayDeque;
  *
  * <p>Touched only on the connection's event loop.
  */
-final class StreamLane extends Http2FrameListenerDecorator implements StreamExchange.Client {
+final class StreamLane extends Http2FrameListenerDecorator implements LaneExchange.Client {
 
   /** The name of the lane's handler in the pipeline, after Vert.x's HTTP/2 handler (it sees writability). */
   static final String NAME = "fulcrum-h2-direct";
@@ -49,7 +50,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
   /** The highest client stream seen: a HEADERS frame for a lower one is not a new request. */
   private int lastStream;
   /** Exchanges whose stream could not take more of the response. */
-  private final ArrayDeque<StreamExchange> blocked = new ArrayDeque<>();
+  private final ArrayDeque<LaneExchange> blocked = new ArrayDeque<>();
   private final Runnable flushTask = this::flushNow;
   private boolean flushPending;
 
@@ -81,7 +82,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
     lane.h2.connection().addListener(new Http2ConnectionAdapter() {
       @Override
       public void onStreamClosed(Http2Stream stream) {
-        StreamExchange ex = stream.removeProperty(lane.key);
+        LaneExchange ex = stream.removeProperty(lane.key);
         if (ex != null) {
           ex.clientStreamClosed();
         }
@@ -118,7 +119,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
     if (stream == null) {
       return false;
     }
-    StreamExchange own = stream.getProperty(key);
+    LaneExchange own = stream.getProperty(key);
     if (own != null) {
       own.fromClientTrailers(headers);
       return true;
@@ -127,7 +128,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
       return false; // a stream Vert.x has (trailers, or a second HEADERS frame)
     }
     lastStream = streamId;
-    StreamExchange ex = handler.directStream(binding, this, stream, headers, endOfStream, client, remote);
+    LaneExchange ex = handler.directStream(binding, this, stream, headers, endOfStream, client, remote);
     if (ex == null) {
       return false;
     }
@@ -142,7 +143,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
   public int onDataRead(ChannelHandlerContext c, int streamId, ByteBuf data, int padding, boolean endOfStream)
       throws Http2Exception {
     Http2Stream stream = h2.connection().stream(streamId);
-    StreamExchange ex = stream == null ? null : stream.getProperty(key);
+    LaneExchange ex = stream == null ? null : stream.getProperty(key);
     if (ex == null) {
       return listener.onDataRead(c, streamId, data, padding, endOfStream);
     }
@@ -165,7 +166,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
   /** Lets blocked exchanges whose stream can take more read their target again. */
   private void unblock() {
     for (int n = blocked.size(); n > 0; n--) {
-      StreamExchange ex = blocked.poll();
+      LaneExchange ex = blocked.poll();
       if (ex.finished()) {
         continue;
       }
@@ -177,7 +178,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
     }
   }
 
-  // StreamExchange.Client
+  // LaneExchange.Client
 
   @Override
   public ChannelHandlerContext ctx() {
@@ -212,12 +213,12 @@ final class StreamLane extends Http2FrameListenerDecorator implements StreamExch
   }
 
   @Override
-  public void blocked(StreamExchange ex) {
+  public void blocked(LaneExchange ex) {
     blocked.add(ex);
   }
 
   @Override
-  public void exchangeDone(StreamExchange ex) {
+  public void exchangeDone(LaneExchange ex) {
     // The stream keeps its exchange until it closes: DATA frames still coming are consumed and dropped there.
     if (client != null) {
       client.requestEnded();

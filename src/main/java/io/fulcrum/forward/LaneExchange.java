@@ -1,0 +1,58 @@
+package io.fulcrum.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+
+/**
+ * An HTTP/2 client stream that the direct path serves, as its connection's lane sees it: the
+ * stream's later frames and events go to it. {@link StreamExchange} forwards to HTTP/1.1
+ * targets, {@link RelayExchange} to HTTP/2 ones (HTTP2 and GRPC target groups). Called on the
+ * client connection's event loop.
+ */
+public interface LaneExchange {
+
+  /** The HTTP/2 connection's side: where the stream's frames are written, and who is told of its end. */
+  interface Client {
+    /** The context of the connection's HTTP/2 handler, which the encoder writes through. */
+    ChannelHandlerContext ctx();
+
+    Http2ConnectionEncoder encoder();
+
+    /** Writes out what the encoder holds (frames waiting for flow control included). */
+    void flush();
+
+    /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */
+    void consumed(Http2Stream stream, int bytes) throws Http2Exception;
+
+    /** {@code ex}'s stream cannot take more now: {@link LaneExchange#clientWritable} once it can. */
+    void blocked(LaneExchange ex);
+
+    /** The exchange is over. */
+    void exchangeDone(LaneExchange ex);
+  }
+
+  /** The client's stream. */
+  Http2Stream stream();
+
+  /**
+   * A DATA frame of the stream. Returns how many of its bytes (padding included) can go back to the
+   * client's window now; the rest goes back once the target has taken them.
+   */
+  int fromClient(ByteBuf data, int padding, boolean endOfStream);
+
+  /** The stream's trailing HEADERS frame (it ends the request). */
+  void fromClientTrailers(Http2Headers trailers);
+
+  /** The stream can take more of the response. */
+  void clientWritable();
+
+  /** The client's stream closed (reset by the client, or its connection went). */
+  void clientStreamClosed();
+
+  /** Whether the exchange is over. */
+  boolean finished();
+}
