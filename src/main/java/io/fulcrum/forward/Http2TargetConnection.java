@@ -48,6 +48,22 @@ final class Http2TargetConnection extends Http2FrameAdapter {
   private boolean flushPending;
   /** The target said GOAWAY, or stream ids ran out: no new streams. */
   private boolean goingAway;
+  /** The target's first SETTINGS came: its limit on concurrent streams is known. */
+  private boolean ready;
+  /** Told when the connection is ready, and when it takes no more streams. */
+  private Owner owner;
+
+  /** The pool's side of a connection. */
+  interface Owner {
+    /** The target's SETTINGS came: streams may go on {@code c}. */
+    void ready(Http2TargetConnection c);
+
+    /**
+     * {@code c} takes no new stream any more (GOAWAY, or closed; {@code ready} says whether it ever
+     * was); {@code unstarted} are the exchanges that waited on it for a stream, to be placed again.
+     */
+    void lost(Http2TargetConnection c, boolean wasReady, java.util.List<RelayExchange> unstarted);
+  }
 
   private Http2TargetConnection(Channel channel, long idleMillis) {
     this.channel = channel;
@@ -90,7 +106,7 @@ final class Http2TargetConnection extends Http2FrameAdapter {
 
       @Override
       public void onGoAwayReceived(int lastStreamId, long errorCode, ByteBuf debugData) {
-        goingAway = true;
+        goAway();
       }
     });
     handler.encoder().flowController().listener(stream -> {
@@ -99,12 +115,27 @@ final class Http2TargetConnection extends Http2FrameAdapter {
         ex.targetWritabilityChanged();
       }
     });
-    channel.closeFuture().addListener(f -> {
-      goingAway = true;
-      for (RelayExchange ex; (ex = waiting.poll()) != null; ) {
-        ex.targetConnectionLost();
-      }
-    });
+    channel.closeFuture().addListener(f -> goAway());
+  }
+
+  /** From now on no new stream: the exchanges waiting for one go back to the pool. */
+  private void goAway() {
+    if (goingAway) {
+      return;
+    }
+    goingAway = true;
+    java.util.List<RelayExchange> unstarted = new java.util.ArrayList<>(waiting);
+    waiting.clear();
+    if (owner != null) {
+      owner.lost(this, ready, unstarted);
+    } else {
+      unstarted.forEach(RelayExchange::targetConnectionLost);
+    }
+  }
+
+  /** Sets who is told of the connection's readiness and loss (before the channel is active). */
+  void owner(Owner o) {
+    owner = o;
   }
 
   /** Sets up a new channel's pipeline (before it connects) and returns its connection. */
@@ -114,7 +145,12 @@ final class Http2TargetConnection extends Http2FrameAdapter {
 
   /** Whether new streams may go on this connection. */
   boolean usable() {
-    return !goingAway && channel.isActive();
+    return ready && !goingAway && channel.isActive();
+  }
+
+  /** Whether the connection has room for one more stream now. */
+  boolean hasRoom() {
+    return waiting.isEmpty() && handler.connection().local().canOpenStream();
   }
 
   int activeStreams() {
@@ -138,8 +174,8 @@ final class Http2TargetConnection extends Http2FrameAdapter {
   private void start(RelayExchange ex) {
     int id = handler.connection().local().incrementAndGetNextStreamId();
     if (id < 0) {
-      goingAway = true; // stream ids are spent: the pool opens another connection for the next ones
-      ex.targetConnectionLost();
+      waiting.addFirst(ex);
+      goAway(); // stream ids are spent: the pool places the exchange on another connection
       return;
     }
     handler.encoder().writeHeaders(ctx, id, ex.requestHeaders(), 0, ex.requestEndsWithHead(), ctx.voidPromise());
@@ -240,6 +276,11 @@ final class Http2TargetConnection extends Http2FrameAdapter {
 
   @Override
   public void onSettingsRead(ChannelHandlerContext c, Http2Settings settings) {
-    openWaiting(); // the limit on concurrent streams may have risen
+    if (!ready) {
+      ready = true;
+      owner.ready(this);
+    } else {
+      openWaiting(); // the limit on concurrent streams may have risen
+    }
   }
 }

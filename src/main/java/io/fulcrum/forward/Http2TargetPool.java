@@ -18,16 +18,21 @@ import java.util.Map;
 /**
  * HTTP/2 connections to the targets of HTTP2 and GRPC target groups (in clear) for the direct
  * path, on one event loop, opened with the listener's connect timeout: up to a few per target,
- * each carrying many streams. A stream goes on the usable connection with the fewest streams; a
- * new connection opens, for the streams that follow, while the target has fewer than the limit
- * and every open one is at least half full. Streams that come while a target's first connection
- * opens wait for it. Touched only on the owning event loop.
+ * each carrying many streams. A connection takes streams once the target's SETTINGS came (its
+ * limit on concurrent streams is then known). A stream goes on the ready connection with the
+ * fewest streams; when none has room, it waits for the next connection, and one opens while the
+ * target has fewer than the limit (one also opens ahead, for the streams that follow, once the
+ * best is half full); with every connection open and full, it waits on the least busy one for a
+ * stream to end. Streams that never started on a connection that went away (GOAWAY, close) are
+ * placed again. Touched only on the owning event loop.
  */
 final class Http2TargetPool {
 
   private final Bootstrap bootstrap;
   private final int maxPerTarget;
   private final Map<Upstream, Target> targets = new HashMap<>();
+  /** How many connections an exchange may lose before it had a stream, before it fails as the target's reset. */
+  private static final int MAX_PLACEMENTS = 3;
 
   /** The connections of one target. */
   private static final class Target {
@@ -53,32 +58,31 @@ final class Http2TargetPool {
         });
   }
 
-  /** Puts {@code ex} on a stream to {@code target}, now or once a connection is there. */
+  /** Puts {@code ex} on a stream to {@code target}, now or once a connection has room for it. */
   void stream(Upstream target, RelayExchange ex) {
     Target t = targets.computeIfAbsent(target, k -> new Target());
     Http2TargetConnection best = null;
     int fewest = Integer.MAX_VALUE;
     for (int i = 0; i < t.open.size(); i++) {
       Http2TargetConnection c = t.open.get(i);
-      if (c.usable()) {
-        int active = c.activeStreams();
-        if (active < fewest) {
-          best = c;
-          fewest = active;
-        }
+      int active = c.activeStreams();
+      if (c.usable() && active < fewest) {
+        best = c;
+        fewest = active;
       }
     }
     boolean roomForMore = t.open.size() + t.connecting < maxPerTarget;
-    if (best != null) {
+    if (best != null && (best.hasRoom() || !roomForMore && t.connecting == 0)) {
       ex.onConnection(best);
-      best.open(ex);
-      if (roomForMore && t.connecting == 0 && (long) fewest * 2 >= best.maxStreams()) {
-        connect(target, t); // for the streams that follow
+      best.open(ex); // at the target's limit, it waits on the connection for a stream to end
+      if (roomForMore && t.connecting == 0 && (long) best.activeStreams() * 2 >= best.maxStreams()) {
+        connect(target, t); // half full: another connection for the streams that follow
       }
       return;
     }
+    // No connection has room (or none is there yet): wait for the next one to be ready, and open it.
     t.waiting.add(ex);
-    if (t.connecting == 0) {
+    if (t.connecting == 0 && roomForMore) {
       connect(target, t);
     }
   }
@@ -96,43 +100,67 @@ final class Http2TargetPool {
     bootstrap.connect(target.socketAddress()).addListener(f -> {
       Channel ch = ((ChannelFuture) f).channel();
       if (!f.isSuccess()) {
+        t.connecting--;
         connectFailed(target, t, f.cause());
         return;
       }
-      // Netty completes the connect before the channel is active, and the client preface goes out when it
-      // becomes active: streams wait for that, just after.
-      ch.eventLoop().execute(() -> connected(target, t, ch));
+      connectionOf(ch).owner(new Http2TargetConnection.Owner() {
+        @Override
+        public void ready(Http2TargetConnection c) {
+          t.connecting--;
+          t.open.add(c);
+          place(target, t, takeWaiting(t), false);
+        }
+
+        @Override
+        public void lost(Http2TargetConnection c, boolean wasReady, List<RelayExchange> unstarted) {
+          if (wasReady) {
+            t.open.remove(c);
+          } else {
+            t.connecting--;
+          }
+          List<RelayExchange> again = new ArrayList<>(unstarted);
+          if (!wasReady) {
+            again.addAll(takeWaiting(t)); // it never was ready: what waited for it waits for another
+          }
+          place(target, t, again, true);
+          forgetIfEmpty(target, t);
+        }
+      });
     });
+  }
+
+  private static List<RelayExchange> takeWaiting(Target t) {
+    List<RelayExchange> w = List.copyOf(t.waiting);
+    t.waiting.clear();
+    return w;
+  }
+
+  /**
+   * Places waiting exchanges; with {@code lost}, they lost the connection they had, which counts: after a
+   * few such losses an exchange fails as the target's reset.
+   */
+  private void place(Upstream target, Target t, List<RelayExchange> exchanges, boolean lost) {
+    for (RelayExchange ex : exchanges) {
+      if (ex.finished()) {
+        continue;
+      }
+      if (lost && ex.placedAgain() > MAX_PLACEMENTS) {
+        ex.targetConnectionLost();
+      } else {
+        stream(target, ex);
+      }
+    }
   }
 
   private void connectFailed(Upstream target, Target t, Throwable cause) {
-    t.connecting--;
-    List<RelayExchange> failed = List.copyOf(t.waiting);
-    t.waiting.clear();
-    forgetIfEmpty(target, t);
-    failed.forEach(ex -> ex.connectFailed(cause));
-  }
-
-  private void connected(Upstream target, Target t, Channel ch) {
-    if (!ch.isActive()) {
-      connectFailed(target, t, new java.io.IOException("the target closed the connection at once"));
+    if (!t.open.isEmpty() || t.connecting > 0) {
+      place(target, t, takeWaiting(t), true); // other connections take them
       return;
     }
-    t.connecting--;
-    Http2TargetConnection c = connectionOf(ch);
-    t.open.add(c);
-    ch.closeFuture().addListener(closed -> {
-      t.open.remove(c);
-      forgetIfEmpty(target, t);
-    });
-    List<RelayExchange> ready = List.copyOf(t.waiting);
-    t.waiting.clear();
-    for (RelayExchange ex : ready) {
-      if (!ex.finished()) {
-        ex.onConnection(c);
-        c.open(ex);
-      }
-    }
+    List<RelayExchange> failed = takeWaiting(t);
+    forgetIfEmpty(target, t);
+    failed.forEach(ex -> ex.connectFailed(cause));
   }
 
   private static Http2TargetConnection connectionOf(Channel ch) {

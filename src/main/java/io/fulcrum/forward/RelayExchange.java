@@ -76,6 +76,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   private boolean clientGone;
   private long lastActivity;
   private ScheduledFuture<?> timer;
+  private int placements;
 
   RelayExchange(LaneExchange.Client client, Http2Stream clientStream, Http2Headers request, boolean endAtHead,
       boolean grpc, Upstream target, Http2TargetPool pool, long idleMillis, ExchangeListener listener,
@@ -130,6 +131,11 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   /** Whether the request is over with its head (the HEADERS frame ended the client's stream, and nothing waits). */
   boolean requestEndsWithHead() {
     return clientEnded && pending == null;
+  }
+
+  /** Counts one more connection lost before this exchange had a stream on it. */
+  int placedAgain() {
+    return ++placements;
   }
 
   void onConnection(Http2TargetConnection c) {
