@@ -148,9 +148,13 @@ public final class ElbResponses {
     response.end();
   }
 
-  /** The grpc-message for {@code error} ({@code 503 Service Temporarily Unavailable: no registered targets}), percent-encoded. */
+  /**
+   * The grpc-message for {@code error} ({@code 503 Service Temporarily Unavailable: no registered
+   * targets}), percent-encoded.
+   */
   static String grpcMessage(ElbError error) {
-    return percentEncode(error.status() + (error.phrase().isEmpty() ? "" : " " + error.phrase()) + ": " + error.reason());
+    String phrase = error.phrase().isEmpty() ? "" : " " + error.phrase();
+    return percentEncode(error.status() + phrase + ": " + error.reason());
   }
 
   /** grpc-message is percent-encoded (gRPC over HTTP/2 spec): printable ASCII but '%' passes as is. */

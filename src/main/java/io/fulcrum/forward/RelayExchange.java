@@ -99,7 +99,8 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
    * {@code te: trailers}, the one TE value HTTP/2 allows.
    */
   public static Http2Headers requestHeaders(CharSequence method, String path, HttpHeaders headers, boolean grpc) {
-    Http2Headers out = new DefaultHttp2Headers(false, 16); // not headers.size(): Vert.x's map counts its names in a TreeSet
+    // Not headers.size(): Vert.x's map counts its names in a TreeSet.
+    Http2Headers out = new DefaultHttp2Headers(false, 16);
     out.method(method).scheme(HTTP).path(path);
     Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence();
     while (it.hasNext()) {

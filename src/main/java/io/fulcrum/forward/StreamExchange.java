@@ -57,8 +57,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private boolean requestReceived;
   private boolean headWritten;
 
-  StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target, boolean tls,
-      ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+  StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target,
+      boolean tls, ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
     super(target, tls, pool, listener, hook);
     this.client = client;
     this.stream = stream;
@@ -226,7 +226,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void writeHead(HttpResponse response, MultiMap headers) {
-    Http2Headers h = new DefaultHttp2Headers(false, 8); // not headers.size(): Vert.x's map counts its names in a TreeSet
+    // Not headers.size(): Vert.x's map counts its names in a TreeSet.
+    Http2Headers h = new DefaultHttp2Headers(false, 8);
     h.status(response.status().codeAsText());
     copy((HttpHeaders) headers, h); // TargetConnection parses into Vert.x's header map, a Netty HttpHeaders
     headWritten = true;
@@ -292,7 +293,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
    */
   private void endStream() {
     if (!requestReceived) {
-      client.encoder().writeRstStream(client.ctx(), stream.id(), Http2Error.NO_ERROR.code(), client.ctx().voidPromise());
+      ChannelHandlerContext ctx = client.ctx();
+      client.encoder().writeRstStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.voidPromise());
     }
     client.flush();
   }

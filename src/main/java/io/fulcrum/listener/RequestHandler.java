@@ -321,9 +321,11 @@ final class RequestHandler {
   /**
    * The direct path for HTTP/2 (see {@link StreamLane}): forwards a new stream whose HEADERS frame
    * Netty has decoded, before Vert.x sees it, when it is the common case: a request that passes
-   * every check of {@link #handle}, not gRPC, routed to an HTTP/1.1 target group (HTTP or HTTPS,
-   * stickiness included). Returns the exchange, or null (nothing done, {@code h2} untouched, no
-   * target chosen) when the stream is to take the usual path, which then answers it whatever it is.
+   * every check of {@link #handle}, routed to an HTTP/1.1 target group (HTTP or HTTPS) that takes
+   * it (not gRPC), or to an HTTP2 or GRPC target group in clear that takes it (gRPC's deadline
+   * included); stickiness included. Returns the exchange, or null (nothing done, {@code h2}
+   * untouched, no target chosen) when the stream is to take the usual path, which then answers it
+   * whatever it is.
    *
    * @param endStream whether the HEADERS frame ended the stream (no body follows)
    */
@@ -336,7 +338,8 @@ final class RequestHandler {
         || path.charAt(0) != '/' || path.length() > MAX_HTTP2_FIELD) {
       return null; // malformed (Vert.x resets the stream), or a check of handle()'s
     }
-    io.netty.handler.codec.http.HttpMethod method = io.netty.handler.codec.http.HttpMethod.valueOf(methodName.toString());
+    io.netty.handler.codec.http.HttpMethod method =
+        io.netty.handler.codec.http.HttpMethod.valueOf(methodName.toString());
     if (method == io.netty.handler.codec.http.HttpMethod.TRACE
         || method == io.netty.handler.codec.http.HttpMethod.CONNECT) {
       return null;

@@ -165,7 +165,8 @@ class StreamLaneTest {
       assertThat(head.reset()).isNull();
     }
 
-    assertThat(DirectForwarder.forwarded() - before).as("streams forwarded the direct way").isEqualTo(directPath ? 3 : 0);
+    assertThat(DirectForwarder.forwarded() - before).as("streams forwarded the direct way")
+        .isEqualTo(directPath ? 3 : 0);
     List<JsonObject> traffic = backend.received().stream().filter(r -> !Backend.isHealthCheck(r)).toList();
     assertThat(traffic).extracting(r -> r.getString("method") + " " + r.getString("uri"))
         .containsExactlyInAnyOrder("GET /a?q=1", "POST /b", "HEAD /c");
@@ -253,7 +254,8 @@ class StreamLaneTest {
       while (sent < size) {
         // DATA may go only as far as both windows allow: the stream's and the connection's (65,535 at first).
         int next = sent + part.length;
-        Callable<Boolean> room = () -> window + windowGranted(wire, 1) >= next && 65_535 + windowGranted(wire, 0) >= next;
+        Callable<Boolean> room = () -> window + windowGranted(wire, 1) >= next
+            && 65_535 + windowGranted(wire, 0) >= next;
         if (!heldBack && !room.call()) {
           try {
             await().pollInterval(Duration.ofMillis(1)).atMost(Duration.ofSeconds(2)).until(room);
