@@ -119,11 +119,9 @@ final class Http2TargetPool {
           } else {
             t.connecting--;
           }
-          List<RelayExchange> again = new ArrayList<>(unstarted);
-          if (!wasReady) {
-            again.addAll(takeWaiting(t)); // it never was ready: what waited for it waits for another
-          }
-          place(target, t, again, true);
+          place(target, t, unstarted, true);
+          // What waited for a connection is placed again too: it may have waited for this one.
+          place(target, t, takeWaiting(t), !wasReady);
           forgetIfEmpty(target, t);
         }
       });

@@ -35,7 +35,7 @@ import java.util.ArrayDeque;
  */
 final class StreamLane extends Http2FrameListenerDecorator implements LaneExchange.Client {
 
-  /** The name of the lane's handler in the pipeline, after Vert.x's HTTP/2 handler (it sees writability). */
+  /** The name of the lane's handler, after Vert.x's HTTP/2 handler in the pipeline (it sees writability). */
   static final String NAME = "fulcrum-h2-direct";
 
   private final RequestHandler handler;
@@ -45,7 +45,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   private final Http2ConnectionHandler h2;
   private final ChannelHandlerContext ctx;
   private final Http2Connection.PropertyKey key;
-  /** Vert.x's connection, and the stand-in its bookkeeping sees for the lane's streams (see {@link FulcrumStreams}). */
+  /** Vert.x's connection, and the stand-in its bookkeeping sees for the lane's streams ({@link FulcrumStreams}). */
   private final Http2ServerConnection vertx;
   private final Object standIn;
   /** The highest client stream seen: a HEADERS frame for a lower one is not a new request. */
