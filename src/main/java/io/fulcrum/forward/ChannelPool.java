@@ -10,6 +10,7 @@ import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -34,7 +35,22 @@ final class ChannelPool extends KeepAlivePool<TargetConnection> {
       SslContext tls, int maxPerTarget, LongSupplier nanoTime) {
     super(maxPerTarget, nanoTime);
     this.tls = tls;
-    this.bootstrap = new Bootstrap()
+    this.bootstrap = bootstrap(loop, channels, connectMillis, ch -> {
+      TargetConnection.install(ch, idleMillis);
+      if (tls != null) {
+        // No SNI: targets are reached by IP address. The handshake runs before the first request goes.
+        ch.pipeline().addFirst("tls", tls.newHandler(ch.alloc()));
+      }
+    });
+  }
+
+  /**
+   * How connections to targets are made on {@code loop}: the transport's channels, the connect
+   * timeout, {@code TCP_NODELAY}, and {@code init} setting up each new channel's pipeline.
+   */
+  static Bootstrap bootstrap(EventLoop loop, ChannelFactory<? extends Channel> channels, int connectMillis,
+      Consumer<Channel> init) {
+    return new Bootstrap()
         .group(loop)
         .channelFactory(channels)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
@@ -42,11 +58,7 @@ final class ChannelPool extends KeepAlivePool<TargetConnection> {
         .handler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
-            TargetConnection.install(ch, idleMillis);
-            if (tls != null) {
-              // No SNI: targets are reached by IP address. The handshake runs before the first request goes.
-              ch.pipeline().addFirst("tls", tls.newHandler(ch.alloc()));
-            }
+            init.accept(ch);
           }
         });
   }

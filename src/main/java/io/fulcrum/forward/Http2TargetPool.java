@@ -5,8 +5,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -45,17 +43,8 @@ final class Http2TargetPool {
   Http2TargetPool(EventLoop loop, ChannelFactory<? extends Channel> channels, long idleMillis, int connectMillis,
       int maxPerTarget) {
     this.maxPerTarget = maxPerTarget;
-    this.bootstrap = new Bootstrap()
-        .group(loop)
-        .channelFactory(channels)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            Http2TargetConnection.install(ch, idleMillis);
-          }
-        });
+    this.bootstrap = ChannelPool.bootstrap(loop, channels, connectMillis,
+        ch -> Http2TargetConnection.install(ch, idleMillis));
   }
 
   /** Puts {@code ex} on a stream to {@code target}, now or once a connection has room for it. */

@@ -370,14 +370,21 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
 
   /** Too late for a status: the client's stream is reset. */
   private void responseFailed() {
-    if (over) {
-      return;
+    if (!over) {
+      resetBoth(null);
     }
+  }
+
+  /** Lets the target go and resets the client's stream; {@code error}, if any, is what the listener is told. */
+  private void resetBoth(ElbError error) {
     over = true;
     cancelTimer();
     dropTarget();
     if (!clientGone) {
       resetClient(Http2Error.INTERNAL_ERROR);
+    }
+    if (error != null) {
+      listener.failed(error);
     }
     finish(false);
   }
@@ -392,14 +399,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       fail(error, new IllegalStateException(error.reason()));
       return;
     }
-    over = true;
-    cancelTimer();
-    dropTarget();
-    if (!clientGone) {
-      resetClient(Http2Error.INTERNAL_ERROR);
-    }
-    listener.failed(error);
-    finish(false);
+    resetBoth(error);
   }
 
   /** Answers the client with {@code error}: an ELB page, or for gRPC a grpc-status. */

@@ -7,7 +7,7 @@ import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
-import io.fulcrum.testing.H2Wire.Frame;
+import io.fulcrum.testing.H2Wire.Answer;
 import io.fulcrum.testing.Ports;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Handler;
@@ -18,7 +18,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,36 +89,6 @@ class RelayLaneTest {
     return H2Wire.request(method, "http", "example.com", path);
   }
 
-  /** One stream's frames once it ended: its head, body, trailers and reset (each may be absent). */
-  private record Answer(Http2Headers head, String body, Http2Headers trailers, Frame reset) {
-  }
-
-  private static Answer answer(H2Wire wire, int stream) {
-    wire.await(f -> f.streamId() == stream
-        && (f.type() == H2Wire.RST_STREAM || (f.flags() & H2Wire.END_STREAM) != 0), WAIT);
-    Http2Headers head = null;
-    Http2Headers trailers = null;
-    Frame reset = null;
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (Frame f : wire.frames()) {
-      if (f.streamId() != stream) {
-        continue;
-      }
-      if (f.type() == H2Wire.HEADERS) {
-        if (head == null) {
-          head = f.headers();
-        } else {
-          trailers = f.headers();
-        }
-      } else if (f.type() == H2Wire.DATA) {
-        body.writeBytes(f.payload());
-      } else if (f.type() == H2Wire.RST_STREAM) {
-        reset = f;
-      }
-    }
-    return new Answer(head, body.toString(StandardCharsets.UTF_8), trailers, reset);
-  }
-
   @Test
   void streamsAreRelayed_headersBodyAndTrailersBothWays() {
     List<HttpServerRequest> seen = new CopyOnWriteArrayList<>();
@@ -137,10 +106,10 @@ class RelayLaneTest {
     try (H2Wire wire = connect()) {
       wire.headers(1, request("POST", "/echo").add("x-custom", "v"), false);
       wire.write(H2Wire.dataFrame(1, "ping".getBytes(StandardCharsets.UTF_8), true));
-      Answer a = answer(wire, 1);
+      Answer a = wire.answer(1, WAIT);
       assertThat(a.head().status()).hasToString("200");
       assertThat(a.head().get("x-target")).hasToString("yes");
-      assertThat(a.body()).isEqualTo("echo:ping");
+      assertThat(a.text()).isEqualTo("echo:ping");
       assertThat(a.trailers()).isNotNull();
       assertThat(a.trailers().get("x-sum")).hasToString("42");
     }
@@ -187,9 +156,9 @@ class RelayLaneTest {
         backends.runOnContext(v -> next.response().end("ok " + next.path()));
       }
       for (int i = 0; i < streams; i++) {
-        Answer a = answer(wire, 1 + 2 * i);
+        Answer a = wire.answer(1 + 2 * i, WAIT);
         assertThat(a.reset()).isNull();
-        assertThat(a.body()).isEqualTo("ok /held/" + i);
+        assertThat(a.text()).isEqualTo("ok /held/" + i);
       }
     }
     assertThat(most.get()).isLessThanOrEqualTo(8);
@@ -208,14 +177,14 @@ class RelayLaneTest {
 
     try (H2Wire wire = connect()) {
       wire.headers(1, request("GET", "/early"), true);
-      Answer early = answer(wire, 1);
+      Answer early = wire.answer(1, WAIT);
       assertThat(early.head().status()).hasToString("502");
-      assertThat(early.body()).contains("502 Bad Gateway");
+      assertThat(early.text()).contains("502 Bad Gateway");
 
       wire.headers(3, request("GET", "/late"), true);
-      Answer late = answer(wire, 3);
+      Answer late = wire.answer(3, WAIT);
       assertThat(late.head().status()).hasToString("200");
-      assertThat(late.body()).isEqualTo("part");
+      assertThat(late.text()).isEqualTo("part");
       assertThat(late.reset()).isNotNull();
       assertThat(late.reset().errorCode()).isEqualTo(INTERNAL_ERROR);
     }
@@ -235,9 +204,9 @@ class RelayLaneTest {
 
     try (H2Wire wire = connect()) {
       wire.headers(1, request("GET", "/bye"), true);
-      assertThat(answer(wire, 1).body()).isEqualTo("answer to /bye");
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("answer to /bye");
       wire.headers(3, request("GET", "/after"), true);
-      assertThat(answer(wire, 3).body()).isEqualTo("answer to /after");
+      assertThat(wire.answer(3, WAIT).text()).isEqualTo("answer to /after");
     }
     assertThat(connections).hasSize(2);
   }

@@ -7,6 +7,7 @@ import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
+import io.fulcrum.testing.H2Wire.Answer;
 import io.fulcrum.testing.H2Wire.Frame;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawTarget;
@@ -16,7 +17,6 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -90,46 +90,6 @@ class StreamLaneTest {
     return H2Wire.request(method, "http", "example.com", path);
   }
 
-  /** One stream's answer as the client saw it, once it ended (END_STREAM or RST_STREAM). */
-  private record Answer(Http2Headers head, byte[] body, Http2Headers trailers, Frame reset) {
-    String status() {
-      return head == null ? null : head.status().toString();
-    }
-
-    String text() {
-      return new String(body, StandardCharsets.UTF_8);
-    }
-  }
-
-  private static Answer answer(H2Wire wire, int stream) {
-    wire.await(f -> f.streamId() == stream
-        && (f.type() == H2Wire.RST_STREAM || (f.flags() & H2Wire.END_STREAM) != 0 && f.type() != H2Wire.RST_STREAM),
-        WAIT);
-    Http2Headers head = null;
-    Http2Headers trailers = null;
-    Frame reset = null;
-    ByteArrayOutputStream body = new ByteArrayOutputStream();
-    for (Frame f : wire.frames()) {
-      if (f.streamId() != stream) {
-        continue;
-      }
-      switch (f.type()) {
-        case H2Wire.HEADERS -> {
-          if (head == null) {
-            head = f.headers();
-          } else {
-            trailers = f.headers();
-          }
-        }
-        case H2Wire.DATA -> body.writeBytes(f.payload());
-        case H2Wire.RST_STREAM -> reset = f;
-        default -> {
-        }
-      }
-    }
-    return new Answer(head, body.toByteArray(), trailers, reset);
-  }
-
   private static long dataReceived(H2Wire wire, int stream) {
     return wire.frames().stream().filter(f -> f.streamId() == stream && f.type() == H2Wire.DATA)
         .mapToLong(f -> f.payload().length).sum();
@@ -152,14 +112,14 @@ class StreamLaneTest {
       wire.write(H2Wire.dataFrame(5, "lo".getBytes(StandardCharsets.UTF_8), true));
       wire.headers(7, request("HEAD", "/c"), true);
 
-      Answer a = answer(wire, 1);
+      Answer a = wire.answer(1, WAIT);
       assertThat(a.status()).isEqualTo("200");
       assertThat(a.text()).isEqualTo("answer to /a?q=1 ");
       assertThat(a.head().get("x-answer-for")).hasToString("/a?q=1");
       assertThat(a.head().contains("connection")).isFalse();
-      assertThat(answer(wire, 3).text()).isEqualTo("fixed");
-      assertThat(answer(wire, 5).text()).isEqualTo("answer to /b hello");
-      Answer head = answer(wire, 7);
+      assertThat(wire.answer(3, WAIT).text()).isEqualTo("fixed");
+      assertThat(wire.answer(5, WAIT).text()).isEqualTo("answer to /b hello");
+      Answer head = wire.answer(7, WAIT);
       assertThat(head.status()).isEqualTo("200");
       assertThat(head.body()).isEmpty();
       assertThat(head.reset()).isNull();
@@ -227,7 +187,7 @@ class StreamLaneTest {
       assertThat(dataReceived(wire, 1)).as("no more than the stream's window").isEqualTo(16_384);
 
       wire.windowUpdate(1, size);
-      Answer a = answer(wire, 1);
+      Answer a = wire.answer(1, WAIT);
       assertThat(a.reset()).isNull();
       assertThat(a.body()).hasSize(size);
     }
@@ -273,7 +233,7 @@ class StreamLaneTest {
         wire.write(H2Wire.dataFrame(1, part, sent == size));
       }
       assertThat(heldBack).as("the client was held back while the target read nothing").isTrue();
-      Answer a = answer(wire, 1);
+      Answer a = wire.answer(1, WAIT);
       assertThat(a.text()).isEqualTo("got " + size);
     }
     assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
@@ -293,7 +253,7 @@ class StreamLaneTest {
 
     try (H2Wire wire = connect(Map.of())) {
       wire.headers(1, request("GET", "/t"), true);
-      Answer a = answer(wire, 1);
+      Answer a = wire.answer(1, WAIT);
       assertThat(a.status()).isEqualTo("200");
       assertThat(a.text()).isEqualTo("hello");
       assertThat(a.head().contains("transfer-encoding")).isFalse();
@@ -316,13 +276,13 @@ class StreamLaneTest {
 
     try (H2Wire wire = connect(Map.of())) {
       wire.headers(1, request("GET", "/cut"), true);
-      Answer cut = answer(wire, 1);
+      Answer cut = wire.answer(1, WAIT);
       assertThat(cut.status()).isEqualTo("200");
       assertThat(cut.reset()).isNotNull();
       assertThat(cut.reset().errorCode()).isEqualTo(INTERNAL_ERROR);
 
       wire.headers(3, request("GET", "/next"), true);
-      assertThat(answer(wire, 3).text()).isEqualTo("ok");
+      assertThat(wire.answer(3, WAIT).text()).isEqualTo("ok");
     }
   }
 
@@ -332,17 +292,17 @@ class StreamLaneTest {
 
     try (H2Wire wire = connect(Map.of())) {
       wire.headers(1, request("GET", "/x"), true);
-      Answer get = answer(wire, 1);
+      Answer get = wire.answer(1, WAIT);
       assertThat(get.status()).isEqualTo("502");
       assertThat(get.head().get("server")).hasToString("awselb/2.0");
       assertThat(get.text()).contains("502 Bad Gateway");
       assertThat(get.reset()).isNull();
 
       wire.headers(3, request("POST", "/x"), false); // the body never comes
-      Answer post = answer(wire, 3);
+      Answer post = wire.answer(3, WAIT);
       assertThat(post.status()).isEqualTo("502");
-      await().atMost(WAIT).until(() -> answer(wire, 3).reset() != null);
-      assertThat(answer(wire, 3).reset().errorCode()).isEqualTo(NO_ERROR);
+      await().atMost(WAIT).until(() -> wire.answer(3, WAIT).reset() != null);
+      assertThat(wire.answer(3, WAIT).reset().errorCode()).isEqualTo(NO_ERROR);
     }
   }
 
@@ -367,7 +327,7 @@ class StreamLaneTest {
       await().atMost(WAIT).until(() -> targetClosed.future().isComplete());
 
       wire.headers(3, request("GET", "/next"), true);
-      assertThat(answer(wire, 3).text()).isEqualTo("ok");
+      assertThat(wire.answer(3, WAIT).text()).isEqualTo("ok");
     }
   }
 

@@ -319,6 +319,46 @@ public final class H2Wire implements AutoCloseable {
   }
 
   /** Every frame received so far. */
+  /** One stream's answer as the client saw it once the stream ended: each part may be absent. */
+  public record Answer(Http2Headers head, byte[] body, Http2Headers trailers, Frame reset) {
+    public String status() {
+      return head == null || head.status() == null ? null : head.status().toString();
+    }
+
+    public String text() {
+      return new String(body, StandardCharsets.UTF_8);
+    }
+  }
+
+  /**
+   * Waits for {@code stream} to end (a frame with END_STREAM, or RST_STREAM) and returns what came on
+   * it: the first HEADERS (the head), the DATA, a second HEADERS (the trailers) and the reset.
+   */
+  public Answer answer(int stream, Duration atMost) {
+    await(f -> f.streamId() == stream && (f.type() == RST_STREAM || (f.flags() & END_STREAM) != 0), atMost);
+    Http2Headers head = null;
+    Http2Headers trailers = null;
+    Frame reset = null;
+    ByteArrayOutputStream body = new ByteArrayOutputStream();
+    for (Frame f : frames) {
+      if (f.streamId() != stream) {
+        continue;
+      }
+      if (f.type() == HEADERS) {
+        if (head == null) {
+          head = f.headers();
+        } else {
+          trailers = f.headers();
+        }
+      } else if (f.type() == DATA) {
+        body.writeBytes(f.payload());
+      } else if (f.type() == RST_STREAM) {
+        reset = f;
+      }
+    }
+    return new Answer(head, body.toByteArray(), trailers, reset);
+  }
+
   public List<Frame> frames() {
     return frames;
   }
