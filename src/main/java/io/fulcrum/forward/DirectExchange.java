@@ -13,8 +13,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One request on the direct path: the client's parsed HTTP/1.1 request (Netty objects, headers
@@ -47,8 +45,6 @@ public final class DirectExchange extends TargetExchange {
   private final ChannelHandlerContext client;
   private final Client owner;
   private final HttpRequest request;
-  /** Parts of the request that came before the target connection was open. */
-  private List<Object> waiting;
   /** Body bytes in {@link #waiting}; past {@link #MAX_WAITING_BYTES} the client is not read. */
   private int waitingBytes;
   private boolean requestReceived;
@@ -64,43 +60,20 @@ public final class DirectExchange extends TargetExchange {
 
   /** Takes an idle connection to the target, or opens one, and sends the request head. */
   void start() {
-    TargetConnection idle = pool.idle(target);
-    if (idle != null) {
-      attach(idle, false);
-      send(request);
-      return;
-    }
-    waiting = new ArrayList<>(2);
-    waiting.add(request);
-    pool.connect(target, tls).onComplete(ar -> {
-      if (ar.failed()) {
-        fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
-        return;
-      }
-      TargetConnection c = ar.result();
-      if (over) {
-        pool.release(target, c, null); // unused: the client went away meanwhile
-        return;
-      }
-      attach(c, false);
-      List<Object> parts = waiting;
-      waiting = null;
-      for (Object part : parts) {
-        send(part);
-      }
-      c.channel.flush();
-      if (!requestReceived && c.channel.isWritable()) {
-        client.channel().config().setAutoRead(true); // if a long wait stopped it
-      }
-    });
+    open(false, request);
   }
 
-  private void send(Object part) {
-    connection.channel.write(part, connection.channel.voidPromise());
-    connection.touch();
-    if (part instanceof LastHttpContent) {
-      requestSent = true;
-    } else if (!connection.channel.isWritable()) {
+  @Override
+  void connected(TargetConnection c) {
+    if (!requestReceived && c.channel.isWritable()) {
+      client.channel().config().setAutoRead(true); // if a long wait stopped it
+    }
+  }
+
+  @Override
+  void send(Object part) {
+    super.send(part);
+    if (!(part instanceof LastHttpContent) && !connection.channel.isWritable()) {
       // The target reads the body slower than the client sends it: stop reading the client.
       client.channel().config().setAutoRead(false);
     }
@@ -192,15 +165,6 @@ public final class DirectExchange extends TargetExchange {
   @Override
   String describe() {
     return request.method() + " " + request.uri();
-  }
-
-  @Override
-  void dropTarget() {
-    if (waiting != null) {
-      waiting.forEach(ReferenceCountUtil::release);
-      waiting = null;
-    }
-    super.dropTarget();
   }
 
   /** The client channel's writability changed: the target may be read again. */

@@ -20,11 +20,8 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
-import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -50,8 +47,6 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private final boolean hasBody;
   /** Whether the body goes to the target chunked (it has no Content-Length). */
   private final boolean chunked;
-  /** Parts of the request ready before the target connection was open. */
-  private List<Object> waiting;
   /** Request bytes read but not yet given back to the client's flow-control window. */
   private int held;
   private boolean requestReceived;
@@ -76,49 +71,20 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   /** Takes an idle connection to the target, or opens one, and sends the request head. */
   void start() {
     boolean headRequest = head.method() == HttpMethod.HEAD;
-    TargetConnection idle = pool.idle(target);
-    if (idle != null) {
-      attach(idle, headRequest);
-      send(head);
-      if (!hasBody) {
-        send(LastHttpContent.EMPTY_LAST_CONTENT);
-      }
+    if (hasBody) {
+      open(headRequest, head);
+    } else {
+      open(headRequest, head, LastHttpContent.EMPTY_LAST_CONTENT);
+    }
+    if (connection != null) {
       connection.channel.flush();
-      return;
     }
-    waiting = new ArrayList<>(2);
-    waiting.add(head);
-    if (!hasBody) {
-      waiting.add(LastHttpContent.EMPTY_LAST_CONTENT);
-    }
-    pool.connect(target, tls).onComplete(ar -> {
-      if (ar.failed()) {
-        fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
-        return;
-      }
-      TargetConnection c = ar.result();
-      if (over) {
-        pool.release(target, c, null); // unused: the client went away meanwhile
-        return;
-      }
-      attach(c, headRequest);
-      List<Object> parts = waiting;
-      waiting = null;
-      for (Object part : parts) {
-        send(part);
-      }
-      c.channel.flush();
-      if (c.channel.isWritable()) {
-        giveBack();
-      }
-    });
   }
 
-  private void send(Object part) {
-    connection.channel.write(part, connection.channel.voidPromise());
-    connection.touch();
-    if (part instanceof LastHttpContent) {
-      requestSent = true;
+  @Override
+  void connected(TargetConnection c) {
+    if (c.channel.isWritable()) {
+      giveBack();
     }
   }
 
@@ -314,15 +280,6 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   @Override
   public void readComplete() {
     client.flush();
-  }
-
-  @Override
-  void dropTarget() {
-    if (waiting != null) {
-      waiting.forEach(ReferenceCountUtil::release);
-      waiting = null;
-    }
-    super.dropTarget();
   }
 
   @Override

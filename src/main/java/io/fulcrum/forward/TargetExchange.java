@@ -13,6 +13,9 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,6 +91,59 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   final void attach(TargetConnection c, boolean headRequest) {
     connection = c;
     c.attach(this, headRequest);
+  }
+
+  /** Parts of the request read before the target connection was open, in order; null once it is. */
+  List<Object> waiting;
+
+  /**
+   * Takes an idle connection to the target, or opens one, and sends {@code parts} (the request head,
+   * and its end when there is no body); what comes before the connection is open waits in
+   * {@link #waiting}, and goes out, flushed, once it is ({@link #connected} then follows).
+   */
+  final void open(boolean headRequest, Object... parts) {
+    TargetConnection idle = pool.idle(target);
+    if (idle != null) {
+      attach(idle, headRequest);
+      for (Object part : parts) {
+        send(part);
+      }
+      return;
+    }
+    waiting = new ArrayList<>(parts.length + 1);
+    waiting.addAll(Arrays.asList(parts));
+    pool.connect(target, tls).onComplete(ar -> {
+      if (ar.failed()) {
+        fail(HttpForwarder.classify(ar.cause(), true), ar.cause());
+        return;
+      }
+      TargetConnection c = ar.result();
+      if (over) {
+        pool.release(target, c, null); // unused: the client went away meanwhile
+        return;
+      }
+      attach(c, headRequest);
+      List<Object> ready = waiting;
+      waiting = null;
+      for (Object part : ready) {
+        send(part);
+      }
+      c.channel.flush();
+      connected(c);
+    });
+  }
+
+  /** Writes a part of the request to the target (not flushed). */
+  void send(Object part) {
+    connection.channel.write(part, connection.channel.voidPromise());
+    connection.touch();
+    if (part instanceof LastHttpContent) {
+      requestSent = true;
+    }
+  }
+
+  /** The connection that had to be opened is there, and what waited for it went out. */
+  void connected(TargetConnection c) {
   }
 
   @Override
@@ -207,6 +263,10 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
 
   /** Lets the target connection go, closed: what is on it is not to be trusted any more. */
   void dropTarget() {
+    if (waiting != null) {
+      waiting.forEach(ReferenceCountUtil::release);
+      waiting = null;
+    }
     TargetConnection c = connection;
     if (c != null) {
       connection = null;
