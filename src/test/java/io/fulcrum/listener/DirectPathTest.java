@@ -3,28 +3,27 @@ package io.fulcrum.listener;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.forward.DirectForwarder;
+import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
-import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestCertificates;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.fulcrum.testing.Await;
-import io.fulcrum.testing.TestCertificates;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.PemKeyCertOptions;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpVersion;
-import java.util.List;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -153,20 +152,28 @@ class DirectPathTest {
     port = Ports.free();
     gateway = Gateway.start(Vertx.vertx(), config(backend.port()).replace("      - protocol: HTTP\n",
         "      - protocol: HTTP\n        h2c: true\n"));
-    HttpClient h2 = backends.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
-        .setHttp2ClearTextUpgrade(false));
-
     try (RawConnection c = RawConnection.open(port)) {
       assertThat(c.send("GET /direct HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("GET /direct");
     }
-    for (HttpMethod method : List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.HEAD)) {
-      var answer = Await.result(h2.request(method, port, "127.0.0.1", "/h2")
-          .compose(r -> r.send(method == HttpMethod.POST ? "body" : ""))
-          .compose(r -> r.body().map(b -> r.version() + " " + r.statusCode() + " " + b)));
-      assertThat(answer).isEqualTo("HTTP_2 200 " + (method == HttpMethod.HEAD ? "" : method + " /h2"));
+    // Raw frames: under CPU load Vert.x's HTTP/2 client now and then never completes a response here,
+    // whichever path serves it (seen in CI; about 1 in 20 repetitions with two CPU hogs, and never with
+    // raw frames under the same load).
+    try (H2Wire w = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+      w.serverSettings(Duration.ofSeconds(10));
+      int stream = 1;
+      for (String method : List.of("GET", "POST", "HEAD")) {
+        boolean post = method.equals("POST");
+        w.headers(stream, H2Wire.request(method, "http", "127.0.0.1:" + port, "/h2"), !post);
+        if (post) {
+          w.write(H2Wire.dataFrame(stream, "body".getBytes(StandardCharsets.UTF_8), true));
+        }
+        H2Wire.Answer a = w.answer(stream, Duration.ofSeconds(10));
+        assertThat(a.status() + " " + a.text()).isEqualTo("200 " + (method.equals("HEAD") ? "" : method + " /h2"));
+        stream += 2;
+      }
     }
 
-    // Vert.x parsed the HTTP/2 requests; they went out over the connection the direct request opened.
+    // The HTTP/2 streams went out over the target connection the HTTP/1.1 request opened.
     assertThat(connections).hasSize(1);
     assertThat(backend.received()).extracting(r -> r.getString("method") + " " + r.getString("version"))
         .containsExactly("GET HTTP_1_1", "GET HTTP_1_1", "POST HTTP_1_1", "HEAD HTTP_1_1");
