@@ -1,8 +1,12 @@
 package io.fulcrum.forward;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
+import java.util.Iterator;
 import java.util.Locale;
+import java.util.Map;
 
 /** Header names as HTTP/2 writes them: in lower case, the common ones as shared constants. */
 final class H2Names {
@@ -28,6 +32,15 @@ final class H2Names {
       return a.toLowerCase();
     }
     return name.toString().toLowerCase(Locale.ROOT);
+  }
+
+  /** HTTP/1.1 headers as HTTP/2 has them: names in lower case (hop-by-hop headers are already gone). */
+  static void copy(HttpHeaders from, Http2Headers to) {
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
+    while (it.hasNext()) {
+      Map.Entry<CharSequence, CharSequence> e = it.next();
+      to.add(lowerCase(e.getKey()), e.getValue());
+    }
   }
 
   private static AsciiString[] table(AsciiString... names) {

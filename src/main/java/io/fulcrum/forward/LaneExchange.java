@@ -2,7 +2,10 @@ package io.fulcrum.forward;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -33,6 +36,23 @@ public interface LaneExchange {
 
     /** The exchange is over. */
     void exchangeDone(LaneExchange ex);
+
+    /** Answers stream {@code id} with the load balancer's page for {@code error}, ending the stream (not flushed). */
+    default void writePage(int id, ElbError error) {
+      FullHttpResponse page = ElbResponses.full(error, false);
+      Http2Headers h = new DefaultHttp2Headers(false, 4);
+      h.status(page.status().codeAsText());
+      H2Names.copy(page.headers(), h);
+      ChannelHandlerContext ctx = ctx();
+      encoder().writeHeaders(ctx, id, h, 0, false, ctx.voidPromise());
+      encoder().writeData(ctx, id, page.content(), 0, true, ctx.voidPromise());
+    }
+
+    /** Resets stream {@code id} with {@code code} (not flushed). */
+    default void reset(int id, Http2Error code) {
+      ChannelHandlerContext ctx = ctx();
+      encoder().writeRstStream(ctx, id, code.code(), ctx.voidPromise());
+    }
   }
 
   /** The client's stream. */

@@ -4,7 +4,6 @@ import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -340,10 +339,9 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   private void complete() {
     over = true;
     cancelTimer();
-    ChannelHandlerContext ctx = client.ctx();
     if (!clientEnded) {
       // The client is still sending: it may stop (RFC 9113 §8.1), and the target's stream is let go.
-      client.encoder().writeRstStream(ctx, clientStream.id(), Http2Error.NO_ERROR.code(), ctx.voidPromise());
+      client.reset(clientStream.id(), Http2Error.NO_ERROR);
       dropTarget();
     }
     finish(true);
@@ -420,23 +418,17 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       resetClient(Http2Error.INTERNAL_ERROR);
       return;
     } else {
-      FullHttpResponse page = ElbResponses.full(error, false);
-      Http2Headers h = new DefaultHttp2Headers(false, 4);
-      h.status(page.status().codeAsText());
-      StreamExchange.copy(page.headers(), h);
-      client.encoder().writeHeaders(ctx, id, h, 0, false, ctx.voidPromise());
-      client.encoder().writeData(ctx, id, page.content(), 0, true, ctx.voidPromise());
+      client.writePage(id, error);
     }
     headWritten = true;
     if (!clientEnded) {
-      client.encoder().writeRstStream(ctx, id, Http2Error.NO_ERROR.code(), ctx.voidPromise());
+      client.reset(id, Http2Error.NO_ERROR);
     }
     client.flush();
   }
 
   private void resetClient(Http2Error code) {
-    ChannelHandlerContext ctx = client.ctx();
-    client.encoder().writeRstStream(ctx, clientStream.id(), code.code(), ctx.voidPromise());
+    client.reset(clientStream.id(), code);
     client.flush();
   }
 

@@ -6,7 +6,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -21,7 +20,6 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.vertx.core.MultiMap;
-import java.util.Iterator;
 import java.util.Map;
 
 /**
@@ -195,18 +193,9 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     // Not headers.size(): Vert.x's map counts its names in a TreeSet.
     Http2Headers h = new DefaultHttp2Headers(false, 8);
     h.status(response.status().codeAsText());
-    copy((HttpHeaders) headers, h); // TargetConnection parses into Vert.x's header map, a Netty HttpHeaders
+    H2Names.copy((HttpHeaders) headers, h); // TargetConnection parses into Vert.x's header map, a Netty HttpHeaders
     headWritten = true;
     client.encoder().writeHeaders(client.ctx(), stream.id(), h, 0, false, client.ctx().voidPromise());
-  }
-
-  /** HTTP/1.1 headers as HTTP/2 has them: names in lower case (hop-by-hop headers are already gone). */
-  static void copy(HttpHeaders from, Http2Headers to) {
-    Iterator<Map.Entry<CharSequence, CharSequence>> it = from.iteratorCharSequence();
-    while (it.hasNext()) {
-      Map.Entry<CharSequence, CharSequence> e = it.next();
-      to.add(H2Names.lowerCase(e.getKey()), e.getValue());
-    }
   }
 
   @Override
@@ -233,7 +222,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
         last.release();
       }
       Http2Headers h = new DefaultHttp2Headers(false, trailers.size());
-      copy(trailers, h);
+      H2Names.copy(trailers, h);
       encoder.writeHeaders(ctx, stream.id(), h, 0, true, ctx.voidPromise());
     }
     finish(true);
@@ -242,13 +231,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void answer(ElbError error) {
-    FullHttpResponse page = ElbResponses.full(error, false);
-    Http2Headers h = new DefaultHttp2Headers(false, 4);
-    h.status(page.status().codeAsText());
-    copy(page.headers(), h);
-    ChannelHandlerContext ctx = client.ctx();
-    client.encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.voidPromise());
-    client.encoder().writeData(ctx, stream.id(), page.content(), 0, true, ctx.voidPromise());
+    client.writePage(stream.id(), error);
     headWritten = true;
     endStream();
   }
@@ -259,16 +242,14 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
    */
   private void endStream() {
     if (!requestReceived) {
-      ChannelHandlerContext ctx = client.ctx();
-      client.encoder().writeRstStream(ctx, stream.id(), Http2Error.NO_ERROR.code(), ctx.voidPromise());
+      client.reset(stream.id(), Http2Error.NO_ERROR);
     }
     client.flush();
   }
 
   @Override
   void cutClient() {
-    client.encoder().writeRstStream(client.ctx(), stream.id(), Http2Error.INTERNAL_ERROR.code(),
-        client.ctx().voidPromise());
+    client.reset(stream.id(), Http2Error.INTERNAL_ERROR);
     client.flush();
   }
 
