@@ -77,7 +77,9 @@ final class Http2TargetConnection extends Http2FrameAdapter {
         .build();
     this.key = connection.newKey();
     channel.pipeline()
-        .addLast("idle", new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS))
+        // Reads only: an idle handler watching writes adds a promise and a listener to each frame written.
+        // A connection with no stream reads nothing once its last response came.
+        .addLast("idle", new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS))
         .addLast("h2", handler)
         .addLast("events", new ChannelInboundHandlerAdapter() {
           @Override
@@ -209,6 +211,11 @@ final class Http2TargetConnection extends Http2FrameAdapter {
 
   ChannelHandlerContext ctx() {
     return ctx;
+  }
+
+  /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending it when {@code endOfStream} (not flushed). */
+  void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream) {
+    DataFrames.write(handler, ctx, stream, data, endOfStream);
   }
 
   boolean writable(Http2Stream stream) {

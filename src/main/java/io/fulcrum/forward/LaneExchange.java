@@ -28,6 +28,9 @@ public interface LaneExchange {
     /** Writes out what the encoder holds (frames waiting for flow control included). */
     void flush();
 
+    /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending it when {@code endOfStream} (not flushed). */
+    void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream);
+
     /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */
     void consumed(Http2Stream stream, int bytes) throws Http2Exception;
 
@@ -45,7 +48,12 @@ public interface LaneExchange {
       H2Names.copy(page.headers(), h);
       ChannelHandlerContext ctx = ctx();
       encoder().writeHeaders(ctx, id, h, 0, false, ctx.voidPromise());
-      encoder().writeData(ctx, id, page.content(), 0, true, ctx.voidPromise());
+      Http2Stream stream = encoder().connection().stream(id);
+      if (stream != null) {
+        writeData(stream, page.content(), true);
+      } else {
+        page.release(); // the stream is gone (the encoder refused the head as well)
+      }
     }
 
     /** Resets stream {@code id} with {@code code} (not flushed). */

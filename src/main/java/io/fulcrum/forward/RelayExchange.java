@@ -151,7 +151,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
         if (p.trailers() != null) {
           c.encoder().writeHeaders(ctx, stream.id(), p.trailers(), 0, true, ctx.voidPromise());
         } else {
-          c.encoder().writeData(ctx, stream.id(), p.data(), 0, p.end(), ctx.voidPromise());
+          c.writeData(stream, p.data(), p.end());
         }
       }
       pending = null;
@@ -196,8 +196,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     if (over || !headWritten) {
       return bytes;
     }
-    ChannelHandlerContext ctx = client.ctx();
-    client.encoder().writeData(ctx, clientStream.id(), data.retain(), 0, end, ctx.voidPromise());
+    client.writeData(clientStream, data.retain(), end);
     if (end) {
       complete();
       return bytes;
@@ -264,8 +263,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       held += bytes;
       return 0;
     }
-    ChannelHandlerContext ctx = connection.ctx();
-    connection.encoder().writeData(ctx, targetStream.id(), data.retain(), 0, endOfStream, ctx.voidPromise());
+    connection.writeData(targetStream, data.retain(), endOfStream);
     connection.flush();
     if (connection.writable(targetStream)) {
       return bytes;

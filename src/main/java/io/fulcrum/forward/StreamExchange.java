@@ -200,9 +200,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
-    Http2ConnectionEncoder encoder = client.encoder();
-    encoder.writeData(client.ctx(), stream.id(), part.content(), 0, false, client.ctx().voidPromise());
-    if (!encoder.flowController().isWritable(stream)) {
+    client.writeData(stream, part.content(), false);
+    if (!client.encoder().flowController().isWritable(stream)) {
       c.channel.config().setAutoRead(false); // the client reads slower than the target sends
       client.blocked(this);
     }
@@ -214,10 +213,10 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     ChannelHandlerContext ctx = client.ctx();
     HttpHeaders trailers = last.trailingHeaders();
     if (trailers.isEmpty()) {
-      encoder.writeData(ctx, stream.id(), last.content(), 0, true, ctx.voidPromise());
+      client.writeData(stream, last.content(), true);
     } else {
       if (last.content().isReadable()) {
-        encoder.writeData(ctx, stream.id(), last.content(), 0, false, ctx.voidPromise());
+        client.writeData(stream, last.content(), false);
       } else {
         last.release();
       }

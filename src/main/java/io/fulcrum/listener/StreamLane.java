@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.forward.DataFrames;
 import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.listener.ListenerVerticle.Binding;
@@ -79,6 +80,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
       Http2ServerConnection vertx) {
     StreamLane lane = new StreamLane(handler, binding, client, remote, vertx);
     ChannelHandlerContext ctx = lane.ctx;
+    FlushIdleHandler.replace(ctx.pipeline()); // every frame the connection writes passes it
     lane.h2.decoder().frameListener(lane);
     lane.h2.connection().addListener(new Http2ConnectionAdapter() {
       @Override
@@ -206,6 +208,11 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   private void flushNow() {
     flushPending = false;
     h2.flush(ctx);
+  }
+
+  @Override
+  public void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream) {
+    DataFrames.write(h2, ctx, stream, data, endOfStream);
   }
 
   @Override

@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,8 +41,18 @@ class ClientIdleTimeoutTest {
 
   private void gatewayTo(int targetPort) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(),
-        GatewayConfigs.forwarding(port, Map.of("idle_timeout.timeout_seconds", "1"), targetPort));
+    gateway = Gateway.start(Vertx.vertx(), config(targetPort));
+  }
+
+  /** The listener takes HTTP/2 in clear (prior knowledge) as well. */
+  private void h2cGatewayTo(int targetPort) {
+    port = Ports.free();
+    String listenerPort = "        port: " + port + "\n";
+    gateway = Gateway.start(Vertx.vertx(), config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n"));
+  }
+
+  private String config(int targetPort) {
+    return GatewayConfigs.forwarding(port, Map.of("idle_timeout.timeout_seconds", "1"), targetPort);
   }
 
   @Test
@@ -61,6 +74,21 @@ class ClientIdleTimeoutTest {
       assertThat(r.header("Connection")).isNull();
 
       assertThat(c.closedByServerWithin(CLOSE_WITHIN_MS)).isTrue();
+    }
+  }
+
+  @Test
+  void http2Connection_idleForTheIdleTimeoutAfterAResponse_getsGoAwayAndCloses() {
+    h2cGatewayTo(Backend.start(backends, "b").port());
+
+    try (H2Wire c = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+      c.headers(1, H2Wire.request("GET", "http", "example.com", "/"), true);
+      H2Wire.Answer a = c.answer(1, Duration.ofSeconds(5));
+      assertThat(a.status()).isEqualTo("200");
+      assertThat(a.text()).isEqualTo("b");
+
+      c.await(f -> f.type() == H2Wire.GOAWAY, Duration.ofMillis(CLOSE_WITHIN_MS));
+      Awaitility.await().atMost(Duration.ofMillis(CLOSE_WITHIN_MS)).until(c::closedByServer);
     }
   }
 }

@@ -193,6 +193,35 @@ class StreamLaneTest {
     }
   }
 
+  /**
+   * The connection's window bounds every stream together: with the client's default 65,535 bytes
+   * and streams allowed a megabyte each, two 256 KB responses get 65,535 bytes in all until the
+   * client grows the connection window (DATA frames written at once, past Netty's queue, are
+   * charged to it as the queued ones are).
+   */
+  @Test
+  void responses_stopAtTheConnectionWindow_andEndWholeOnceItGrows() {
+    int size = 256 * 1024;
+    Backend backend = Backend.start(backends, "b", "127.0.0.1",
+        req -> req.response().end(Buffer.buffer(new byte[size])));
+    start(backend.port());
+
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of(SETTINGS_INITIAL_WINDOW_SIZE, 1L << 20), 0)) {
+      wire.serverSettings(WAIT);
+      wire.holdWindow(true);
+      wire.headers(1, request("GET", "/a"), true);
+      wire.headers(3, request("GET", "/b"), true);
+
+      await().atMost(WAIT).until(() -> dataReceived(wire, 1) + dataReceived(wire, 3) == 65_535);
+      await().during(Duration.ofMillis(300)).atMost(WAIT)
+          .until(() -> dataReceived(wire, 1) + dataReceived(wire, 3) == 65_535);
+
+      wire.windowUpdate(0, 2L * size);
+      assertThat(wire.answer(1, WAIT).body()).hasSize(size);
+      assertThat(wire.answer(3, WAIT).body()).hasSize(size);
+    }
+  }
+
   @Test
   void aRequestBodyFasterThanTheTargetReads_holdsTheClientBack_thenReachesTheTargetWhole() throws Exception {
     Promise<Void> letRead = Promise.promise();

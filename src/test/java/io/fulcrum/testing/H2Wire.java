@@ -105,6 +105,16 @@ public final class H2Wire implements AutoCloseable {
    * connection window; with {@code tls} ALPN offers only h2.
    */
   public static H2Wire connect(String host, int port, SSLContext tls, Map<Integer, Long> settings) {
+    return connect(host, port, tls, settings, 1 << 30);
+  }
+
+  /**
+   * As {@link #connect(String, int, SSLContext, Map)}, growing the connection window by
+   * {@code connectionWindowIncrement} (0: the server may send 65,535 bytes of DATA in all until a
+   * {@link #windowUpdate} for stream 0).
+   */
+  public static H2Wire connect(String host, int port, SSLContext tls, Map<Integer, Long> settings,
+      long connectionWindowIncrement) {
     try {
       Socket s;
       if (tls != null) {
@@ -135,7 +145,9 @@ public final class H2Wire implements AutoCloseable {
         i += 6;
       }
       b.write(frame(SETTINGS, 0, 0, payload));
-      b.write(windowUpdateFrame(0, 1 << 30));
+      if (connectionWindowIncrement > 0) {
+        b.write(windowUpdateFrame(0, connectionWindowIncrement));
+      }
       w.write(b.toByteArray());
       w.reader.start();
       return w;
