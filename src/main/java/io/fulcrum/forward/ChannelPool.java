@@ -53,6 +53,7 @@ final class ChannelPool extends KeepAlivePool<TargetConnection> {
     return new Bootstrap()
         .group(loop)
         .channelFactory(channels)
+        .option(ChannelOption.ALLOCATOR, DirectForwarder.ALLOCATOR)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
         .option(ChannelOption.TCP_NODELAY, true)
         .handler(new ChannelInitializer<>() {

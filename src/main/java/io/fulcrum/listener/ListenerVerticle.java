@@ -29,6 +29,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.Http1xServerConnection;
 import io.vertx.core.http.impl.Http2ServerConnection;
 import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -289,6 +290,9 @@ public final class ListenerVerticle extends VerticleBase {
     ListenerPlan plan = b.plan;
     HttpServer server = vertx.createHttpServer(options);
     server.connectionHandler(conn -> {
+      if (conn instanceof ConnectionBase base) {
+        base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
+      }
       ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis());
       clients.put(conn, client);
       conn.closeHandler(v -> {
