@@ -47,6 +47,7 @@ public final class DirectForwarder {
   private final Map<Key, Http2TargetPool> http2Pools = new HashMap<>();
   private ProxySettings lastHttp2Settings;
   private Http2TargetPool lastHttp2Pool;
+  private Http2TargetPool lastHttp2TlsPool;
 
   /** The timeouts and TLS (none, TLS 1.2, TLS 1.2 and 1.3) a pool's connections are made with. */
   private record Key(long idleMillis, int connectMillis, boolean tls, boolean tls13) {
@@ -102,29 +103,41 @@ public final class DirectForwarder {
 
   /**
    * Relays an HTTP/2 client's {@code stream} to a stream of {@code target} (an HTTP2 or GRPC target
-   * group's, in clear); the client stream's frames follow through the {@link RelayExchange}.
+   * group's); the client stream's frames follow through the {@link RelayExchange}.
    *
    * @param request   the request head for the target ({@link RelayExchange#requestHeaders})
    * @param endAtHead whether the client's HEADERS frame ended its stream
+   * @param tls       whether the target is reached over TLS (an HTTPS target group; ALPN h2)
    */
   public RelayExchange relay(LaneExchange.Client client, Http2Stream stream, Http2Headers request, boolean endAtHead,
-      boolean grpc, Upstream target, ProxySettings settings, ExchangeListener listener,
+      boolean grpc, Upstream target, boolean tls, ProxySettings settings, ExchangeListener listener,
       HttpForwarder.ResponseHook hook) {
     RelayExchange ex = new RelayExchange(client, stream, request, endAtHead, grpc, target,
-        http2Pool(client.ctx().channel().eventLoop(), settings), settings.idleTimeoutMillis(), listener, hook);
+        http2Pool(client.ctx().channel().eventLoop(), settings, tls), settings.idleTimeoutMillis(), listener, hook);
     FORWARDED.increment();
     ex.start();
     return ex;
   }
 
-  private Http2TargetPool http2Pool(EventLoop loop, ProxySettings settings) {
+  private Http2TargetPool http2Pool(EventLoop loop, ProxySettings settings, boolean tls) {
     if (settings != lastHttp2Settings) {
       lastHttp2Settings = settings;
-      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), false, false);
-      lastHttp2Pool = http2Pools.computeIfAbsent(key, k -> new Http2TargetPool(loop, channels, k.idleMillis(),
-          k.connectMillis(), HttpForwarder.HTTP2_CONNECTIONS_PER_TARGET));
+      lastHttp2Pool = null;
+      lastHttp2TlsPool = null;
     }
-    return lastHttp2Pool;
+    Http2TargetPool p = tls ? lastHttp2TlsPool : lastHttp2Pool;
+    if (p == null) {
+      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), tls,
+          tls && settings.targetTls13());
+      p = http2Pools.computeIfAbsent(key, k -> new Http2TargetPool(loop, channels, k.idleMillis(), k.connectMillis(),
+          k.tls() ? TargetTls.h2Context(k.tls13()) : null, HttpForwarder.HTTP2_CONNECTIONS_PER_TARGET));
+      if (tls) {
+        lastHttp2TlsPool = p;
+      } else {
+        lastHttp2Pool = p;
+      }
+    }
+    return p;
   }
 
   /**

@@ -24,8 +24,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One HTTP/2 connection to a target of an HTTP2 or GRPC target group (prior knowledge, in clear),
- * carrying the direct path's {@link RelayExchange}s as streams: Netty's HTTP/2 codec, with a
+ * One HTTP/2 connection to a target of an HTTP2 or GRPC target group (prior knowledge in clear,
+ * or ALPN h2 over TLS), carrying the direct path's {@link RelayExchange}s as streams: Netty's HTTP/2 codec, with a
  * frame listener that hands each stream's frames to its exchange. A stream beyond the target's
  * {@code SETTINGS_MAX_CONCURRENT_STREAMS} waits here for one to end; after a GOAWAY the connection
  * takes no new stream. Idle (no stream) for the idle timeout, it closes. Flushes are coalesced per
@@ -213,7 +213,7 @@ final class Http2TargetConnection extends Http2FrameAdapter {
     return ctx;
   }
 
-  /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending it when {@code endOfStream} (not flushed). */
+  /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending the stream when {@code endOfStream}. */
   void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream) {
     DataFrames.write(handler, ctx, stream, data, endOfStream);
   }

@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
+import io.netty.handler.ssl.SslContext;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.ArrayList;
@@ -14,8 +15,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * HTTP/2 connections to the targets of HTTP2 and GRPC target groups (in clear) for the direct
- * path, on one event loop, opened with the listener's connect timeout: up to a few per target,
+ * HTTP/2 connections to the targets of HTTP2 and GRPC target groups (in clear, or over TLS with
+ * ALPN h2) for the direct path, on one event loop, opened with the listener's connect timeout: up to a few per target,
  * each carrying many streams. A connection takes streams once the target's SETTINGS came (its
  * limit on concurrent streams is then known). A stream goes on the ready connection with the
  * fewest streams; when none has room, it waits for the next connection, and one opens while the
@@ -40,11 +41,16 @@ final class Http2TargetPool {
     final List<RelayExchange> waiting = new ArrayList<>(2);
   }
 
+  /** @param tls TLS toward the targets (ALPN h2: {@link TargetTls#h2Context}), or null for connections in clear */
   Http2TargetPool(EventLoop loop, ChannelFactory<? extends Channel> channels, long idleMillis, int connectMillis,
-      int maxPerTarget) {
+      SslContext tls, int maxPerTarget) {
     this.maxPerTarget = maxPerTarget;
-    this.bootstrap = ChannelPool.bootstrap(loop, channels, connectMillis,
-        ch -> Http2TargetConnection.install(ch, idleMillis));
+    this.bootstrap = ChannelPool.bootstrap(loop, channels, connectMillis, ch -> {
+      if (tls != null) {
+        ch.pipeline().addLast("tls", tls.newHandler(ch.alloc())); // the preface waits for the handshake
+      }
+      Http2TargetConnection.install(ch, idleMillis);
+    });
   }
 
   /** Puts {@code ex} on a stream to {@code target}, now or once a connection has room for it. */

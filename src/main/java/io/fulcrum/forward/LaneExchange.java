@@ -28,7 +28,7 @@ public interface LaneExchange {
     /** Writes out what the encoder holds (frames waiting for flow control included). */
     void flush();
 
-    /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending it when {@code endOfStream} (not flushed). */
+    /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending the stream when {@code endOfStream}. */
     void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream);
 
     /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One HTTP/2 client stream on the direct path, relayed to a stream of an HTTP/2 target (HTTP2 and
- * GRPC target groups, in clear) over an {@link Http2TargetConnection}: frames go across as they
- * come, the target's response headers and trailers as the very header objects Netty decoded,
+ * GRPC target groups, in clear or over TLS) over an {@link Http2TargetConnection}: frames go across
+ * as they come, the target's response headers and trailers as the very header objects Netty decoded,
  * DATA without a copy, each side's flow-control window given back only once the other side has
  * taken the bytes.
  *

@@ -10,11 +10,14 @@ import java.util.concurrent.TimeUnit;
  * The idle timer Vert.x gives a client connection, with the same timeouts and events, without its
  * cost per write. Netty's {@link IdleStateHandler} notes the time of each write when the write
  * completes, which turns every write (each HTTP/2 frame) into one with a promise and a listener;
- * this one notes the time when what was written is flushed. A connection whose peer stops reading
- * still goes idle: flow control and the socket's writability stop the flushes that would keep it
- * busy.
+ * this one notes the time when something written is flushed. A connection whose peer stops
+ * reading still goes idle: flow control and the socket's writability stop the writes that would
+ * keep it busy.
  */
 final class FlushIdleHandler extends IdleStateHandler {
+
+  /** Something was written since the last flush. */
+  private boolean wrote;
 
   private FlushIdleHandler(IdleStateHandler like) {
     super(like.getReaderIdleTimeInMillis(), like.getWriterIdleTimeInMillis(), like.getAllIdleTimeInMillis(),
@@ -31,12 +34,16 @@ final class FlushIdleHandler extends IdleStateHandler {
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    wrote = true;
     ctx.write(msg, promise);
   }
 
   @Override
   public void flush(ChannelHandlerContext ctx) {
-    resetWriteTimeout();
+    if (wrote) {
+      wrote = false;
+      resetWriteTimeout();
+    }
     ctx.flush();
   }
 }

@@ -322,7 +322,7 @@ final class RequestHandler {
    * The direct path for HTTP/2 (see {@link StreamLane}): forwards a new stream whose HEADERS frame
    * Netty has decoded, before Vert.x sees it, when it is the common case: a request that passes
    * every check of {@link #handle}, routed to an HTTP/1.1 target group (HTTP or HTTPS) that takes
-   * it (not gRPC), or to an HTTP2 or GRPC target group in clear that takes it (gRPC's deadline
+   * it (not gRPC), or to an HTTP2 or GRPC target group that takes it (gRPC's deadline
    * included); stickiness included. Returns the exchange, or null (nothing done, {@code h2}
    * untouched, no target chosen) when the stream is to take the usual path, which then answers it
    * whatever it is.
@@ -392,9 +392,8 @@ final class RequestHandler {
       return null;
     }
     boolean toHttp2 = group.protocol().http2();
-    if (!compatible(true, grpc, method == io.netty.handler.codec.http.HttpMethod.POST, group.plan().protocolVersion())
-        || toHttp2 && group.protocol().tls()) {
-      return null; // 464, or an HTTP/2 target over TLS (Vert.x's client negotiates it)
+    if (!compatible(true, grpc, method == io.netty.handler.codec.http.HttpMethod.POST, group.plan().protocolVersion())) {
+      return null; // 464
     }
     Upstream target = choice.target(binding.node.zone());
     if (target == null) {
@@ -407,7 +406,8 @@ final class RequestHandler {
     }
     if (toHttp2) {
       Http2Headers out = RelayExchange.requestHeaders(methodName, facts.originForm(), headers, grpc);
-      RelayExchange relay = direct.relay(lane, stream, out, endStream, grpc, target, binding.plan.proxy(), node, hook);
+      RelayExchange relay = direct.relay(lane, stream, out, endStream, grpc, target, group.protocol().tls(),
+          binding.plan.proxy(), node, hook);
       node.exchange = relay;
       if (grpc) {
         long deadline = Grpc.timeoutMillis(headers.get("grpc-timeout"));

@@ -25,7 +25,7 @@ import java.util.ArrayDeque;
  * The direct path's place in an HTTP/2 client connection: a decorator of the frame listener that
  * Vert.x's HTTP/2 connection gave Netty's decoder. Each new stream's HEADERS frame is offered to
  * {@link RequestHandler#directStream}, which forwards the common case itself: a forward to an
- * HTTP/1.1 target group as a {@link StreamExchange}, to an HTTP2 or GRPC target group in clear as
+ * HTTP/1.1 target group as a {@link StreamExchange}, to an HTTP2 or GRPC target group as
  * a {@link io.fulcrum.forward.RelayExchange}; the stream's later frames then go to that exchange.
  * Every other stream, and every frame that is not about a stream of the lane's, goes on to Vert.x
  * unchanged. Netty's codec keeps doing for every stream what it did: flow control, HPACK, the limit

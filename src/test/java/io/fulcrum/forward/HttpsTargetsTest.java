@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
 /**
  * HTTPS targets (SPEC §1.5): their certificates are not validated, so a target whose self-signed
  * certificate expired yesterday passes HTTPS health checks and serves; HTTP2 and GRPC groups reach
- * HTTPS targets with ALPN h2. Health runs on virtual time.
+ * HTTPS targets with ALPN h2 (HTTP/2 clients' streams relayed on the direct path), and a target
+ * that does not speak HTTP/2 fails their requests with 502. Health runs on virtual time.
  */
 class HttpsTargetsTest {
 
@@ -37,6 +38,8 @@ class HttpsTargetsTest {
   private final List<String> seen = new CopyOnWriteArrayList<>();
   private TestCertificates.Pem expired;
   private HttpServer https;
+  /** HTTP/1.1 only over TLS: no ALPN. */
+  private HttpServer http1Only;
   private VertxTestService grpcTls;
   private Gateway gateway;
   private int port;
@@ -55,6 +58,10 @@ class HttpsTargetsTest {
       req.response().end(req.path().equals("/health") ? "ok" : "expired-but-serving " + req.version());
     });
     Await.result(https.listen());
+    http1Only = targets.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setSsl(true)
+        .setKeyCertOptions(pem));
+    http1Only.requestHandler(req -> req.response().end("http/1.1 only"));
+    Await.result(http1Only.listen());
     grpcTls = VertxTestService.start(targets, "grpc-tls", pem);
     port = Ports.free();
     gateway = Gateway.start(Vertx.vertx(), """
@@ -68,6 +75,7 @@ class HttpsTargetsTest {
                 rules:
                   - {priority: 1, conditions: [{field: path-pattern, values: ["/h2*"]}], actions: [{type: forward, target-group: h2}]}
                   - {priority: 2, conditions: [{field: path-pattern, values: ["/grpc.testing.*"]}], actions: [{type: forward, target-group: grpc}]}
+                  - {priority: 3, conditions: [{field: path-pattern, values: ["/no-h2*"]}], actions: [{type: forward, target-group: no-h2}]}
         target-groups:
           - name: h1
             target-type: ip
@@ -90,7 +98,13 @@ class HttpsTargetsTest {
             # ALB's default health-check protocol is HTTP whatever the group's: HTTPS is asked for.
             health-check: {protocol: HTTPS, interval-seconds: 10, timeout-seconds: 5}
             targets: [{id: 127.0.0.1, port: %d}]
-        """.formatted(port, https.actualPort(), grpcTls.port()), 1, time);
+          - name: no-h2
+            target-type: ip
+            protocol: HTTPS
+            port: 443
+            protocol-version: HTTP2
+            targets: [{id: 127.0.0.1, port: %d}]
+        """.formatted(port, https.actualPort(), grpcTls.port(), http1Only.actualPort()), 1, time);
   }
 
   @AfterEach
@@ -129,11 +143,29 @@ class HttpsTargetsTest {
     checkOnce();
 
     assertThat(health("h2", https.actualPort())).isEqualTo(TargetHealth.HEALTHY);
+    long relayed = DirectForwarder.forwarded();
     try (ProtocolClient h2c = ProtocolClient.of(ProtocolClient.Kind.H2C_PRIOR_KNOWLEDGE, targets)) {
       ProtocolClient.Response r = h2c.send("GET", "127.0.0.1", port, "/h2/page", Map.of(), null);
       assertThat(r.status()).isEqualTo(200);
       assertThat(r.text()).as("the target negotiated h2 over TLS").isEqualTo("expired-but-serving HTTP_2");
     }
+    assertThat(DirectForwarder.forwarded() - relayed).as("relayed on the direct path").isEqualTo(1);
+  }
+
+  /**
+   * An HTTP2 group's target that speaks only HTTP/1.1 over TLS: the HTTP/2 connection fails (the
+   * target answers the connection preface as a bad HTTP/1.1 request) and the request gets 502.
+   */
+  @Test
+  void http2Group_toAnHttpsTargetWithoutHttp2_answers502() {
+    checkOnce();
+
+    long relayed = DirectForwarder.forwarded();
+    try (ProtocolClient h2c = ProtocolClient.of(ProtocolClient.Kind.H2C_PRIOR_KNOWLEDGE, targets)) {
+      ProtocolClient.Response r = h2c.send("GET", "127.0.0.1", port, "/no-h2/page", Map.of(), null);
+      assertThat(r.status()).isEqualTo(502);
+    }
+    assertThat(DirectForwarder.forwarded() - relayed).isEqualTo(1);
   }
 
   @Test
@@ -144,6 +176,7 @@ class HttpsTargetsTest {
         .isEqualTo(TargetHealth.HEALTHY);
     assertThat(grpcTls.grpcCalls).contains("/AWS.ALB/healthcheck HTTP_2");
 
+    long relayed = DirectForwarder.forwarded();
     io.grpc.ManagedChannel channel = io.grpc.netty.NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
         .build();
     try {
@@ -152,6 +185,7 @@ class HttpsTargetsTest {
           .unaryCall(io.grpc.testing.integration.Messages.SimpleRequest.newBuilder().setResponseSize(42).build());
       assertThat(r.getPayload().getBody().size()).isEqualTo(42);
       assertThat(grpcTls.grpcCalls).contains("/grpc.testing.TestService/UnaryCall HTTP_2");
+      assertThat(DirectForwarder.forwarded() - relayed).as("relayed on the direct path").isEqualTo(1);
     } finally {
       channel.shutdownNow();
     }

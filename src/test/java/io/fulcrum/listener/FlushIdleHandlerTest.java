@@ -74,6 +74,15 @@ class FlushIdleHandlerTest {
   }
 
   @Test
+  void flushesWithNothingWritten_doNotCount() {
+    advance(800);
+    channel.flush();
+
+    advance(201);
+    assertThat(events).extracting(IdleStateEvent::state).containsExactly(IdleState.ALL_IDLE);
+  }
+
+  @Test
   void reads_keepTheConnectionBusy() {
     advance(800);
     channel.writeInbound(Unpooled.copiedBuffer(new byte[] {1}));
