@@ -392,7 +392,8 @@ final class RequestHandler {
       return null;
     }
     boolean toHttp2 = group.protocol().http2();
-    if (!compatible(true, grpc, method == io.netty.handler.codec.http.HttpMethod.POST, group.plan().protocolVersion())) {
+    boolean post = method == io.netty.handler.codec.http.HttpMethod.POST;
+    if (!compatible(true, grpc, post, group.plan().protocolVersion())) {
       return null; // 464
     }
     Upstream target = choice.target(binding.node.zone());

@@ -48,7 +48,8 @@ class ClientIdleTimeoutTest {
   private void h2cGatewayTo(int targetPort) {
     port = Ports.free();
     String listenerPort = "        port: " + port + "\n";
-    gateway = Gateway.start(Vertx.vertx(), config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n"));
+    gateway = Gateway.start(Vertx.vertx(),
+        config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n"));
   }
 
   private String config(int targetPort) {
