@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * The direct path's forwarder, one per event loop: HTTP/1.1 requests that Netty's decoder parsed
@@ -40,17 +41,42 @@ public final class DirectForwarder {
   private static final LongAdder FORWARDED = new LongAdder();
 
   private final ChannelFactory<? extends Channel> channels;
-  private final Map<Key, ChannelPool> pools = new HashMap<>();
-  private ProxySettings lastSettings;
-  private ChannelPool lastPool;
-  private ChannelPool lastTlsPool;
-  private final Map<Key, Http2TargetPool> http2Pools = new HashMap<>();
-  private ProxySettings lastHttp2Settings;
-  private Http2TargetPool lastHttp2Pool;
-  private Http2TargetPool lastHttp2TlsPool;
+  private final Pools<ChannelPool> pools = new Pools<>();
+  private final Pools<Http2TargetPool> http2Pools = new Pools<>();
 
   /** The timeouts and TLS (none, TLS 1.2, TLS 1.2 and 1.3) a pool's connections are made with. */
   private record Key(long idleMillis, int connectMillis, boolean tls, boolean tls13) {
+  }
+
+  /**
+   * One kind of pool by {@link Key}; the last settings' two pools (in clear and over TLS) at hand,
+   * since consecutive requests nearly always come with the same settings object.
+   */
+  private static final class Pools<P> {
+    final Map<Key, P> byKey = new HashMap<>();
+    private ProxySettings lastSettings;
+    private P last;
+    private P lastTls;
+
+    P get(ProxySettings settings, boolean tls, Function<Key, P> make) {
+      if (settings != lastSettings) {
+        lastSettings = settings;
+        last = null;
+        lastTls = null;
+      }
+      P p = tls ? lastTls : last;
+      if (p == null) {
+        Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), tls,
+            tls && settings.targetTls13());
+        p = byKey.computeIfAbsent(key, make);
+        if (tls) {
+          lastTls = p;
+        } else {
+          last = p;
+        }
+      }
+      return p;
+    }
   }
 
   /** @param channels makes channels of the transport the client connections use (epoll or NIO) */
@@ -120,24 +146,8 @@ public final class DirectForwarder {
   }
 
   private Http2TargetPool http2Pool(EventLoop loop, ProxySettings settings, boolean tls) {
-    if (settings != lastHttp2Settings) {
-      lastHttp2Settings = settings;
-      lastHttp2Pool = null;
-      lastHttp2TlsPool = null;
-    }
-    Http2TargetPool p = tls ? lastHttp2TlsPool : lastHttp2Pool;
-    if (p == null) {
-      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), tls,
-          tls && settings.targetTls13());
-      p = http2Pools.computeIfAbsent(key, k -> new Http2TargetPool(loop, channels, k.idleMillis(), k.connectMillis(),
-          k.tls() ? TargetTls.h2Context(k.tls13()) : null, HttpForwarder.HTTP2_CONNECTIONS_PER_TARGET));
-      if (tls) {
-        lastHttp2TlsPool = p;
-      } else {
-        lastHttp2Pool = p;
-      }
-    }
-    return p;
+    return http2Pools.get(settings, tls, k -> new Http2TargetPool(loop, channels, k.idleMillis(), k.connectMillis(),
+        k.tls() ? TargetTls.h2Context(k.tls13()) : null, HttpForwarder.HTTP2_CONNECTIONS_PER_TARGET));
   }
 
   /**
@@ -145,24 +155,8 @@ public final class DirectForwarder {
    * forwarder's), over TLS or not.
    */
   ChannelPool pool(EventLoop loop, ProxySettings settings, boolean tls) {
-    if (settings != lastSettings) {
-      lastSettings = settings;
-      lastPool = null;
-      lastTlsPool = null;
-    }
-    ChannelPool p = tls ? lastTlsPool : lastPool;
-    if (p == null) {
-      Key key = new Key(settings.idleTimeoutMillis(), settings.connectTimeoutMillis(), tls,
-          tls && settings.targetTls13());
-      p = pools.computeIfAbsent(key, k -> new ChannelPool(loop, channels, k.idleMillis(), k.connectMillis(),
-          k.tls() ? TargetTls.context(k.tls13()) : null, HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
-      if (tls) {
-        lastTlsPool = p;
-      } else {
-        lastPool = p;
-      }
-    }
-    return p;
+    return pools.get(settings, tls, k -> new ChannelPool(loop, channels, k.idleMillis(), k.connectMillis(),
+        k.tls() ? TargetTls.context(k.tls13()) : null, HttpForwarder.POOL_SIZE_PER_TARGET, System::nanoTime));
   }
 
   /** How many requests the direct path has forwarded in this process. */
@@ -173,8 +167,8 @@ public final class DirectForwarder {
   /** Closes every connection to targets. */
   public Future<Void> close() {
     List<Future<Void>> closing = new ArrayList<>();
-    pools.values().forEach(p -> closing.add(p.close()));
-    http2Pools.values().forEach(p -> closing.add(p.close()));
+    pools.byKey.values().forEach(p -> closing.add(p.close()));
+    http2Pools.byKey.values().forEach(p -> closing.add(p.close()));
     return Future.join(closing).mapEmpty();
   }
 }
