@@ -40,9 +40,13 @@ public final class DataFrames {
    */
   public static void write(Http2ConnectionHandler h2, ChannelHandlerContext ctx, Http2Stream stream, ByteBuf data,
       boolean endOfStream) {
+    int size = data.readableBytes();
+    if (size == 0 && !endOfStream) {
+      data.release(); // nothing to send: Netty's encoder writes no frame for it either
+      return;
+    }
     Http2ConnectionEncoder encoder = h2.encoder();
     Http2RemoteFlowController flow = encoder.flowController();
-    int size = data.readableBytes();
     Http2Stream connection = h2.connection().connectionStream();
     Http2Stream.State state = stream.state();
     if ((state != Http2Stream.State.OPEN && state != Http2Stream.State.HALF_CLOSED_REMOTE)
