@@ -40,20 +40,15 @@ public interface LaneExchange {
     /** The exchange is over. */
     void exchangeDone(LaneExchange ex);
 
-    /** Answers stream {@code id} with the load balancer's page for {@code error}, ending the stream (not flushed). */
-    default void writePage(int id, ElbError error) {
+    /** Answers {@code stream} with the load balancer's page for {@code error}, ending it (not flushed). */
+    default void writePage(Http2Stream stream, ElbError error) {
       FullHttpResponse page = ElbResponses.full(error, false);
       Http2Headers h = new DefaultHttp2Headers(false, 4);
       h.status(page.status().codeAsText());
       H2Names.copy(page.headers(), h);
       ChannelHandlerContext ctx = ctx();
-      encoder().writeHeaders(ctx, id, h, 0, false, ctx.voidPromise());
-      Http2Stream stream = encoder().connection().stream(id);
-      if (stream != null) {
-        writeData(stream, page.content(), true);
-      } else {
-        page.release(); // the stream is gone (the encoder refused the head as well)
-      }
+      encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.voidPromise());
+      writeData(stream, page.content(), true);
     }
 
     /** Resets stream {@code id} with {@code code} (not flushed). */

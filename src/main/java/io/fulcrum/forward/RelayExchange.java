@@ -416,7 +416,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       resetClient(Http2Error.INTERNAL_ERROR);
       return;
     } else {
-      client.writePage(id, error);
+      client.writePage(clientStream, error);
     }
     headWritten = true;
     if (!clientEnded) {

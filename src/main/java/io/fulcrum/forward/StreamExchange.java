@@ -230,7 +230,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void answer(ElbError error) {
-    client.writePage(stream.id(), error);
+    client.writePage(stream, error);
     headWritten = true;
     endStream();
   }
