@@ -8,7 +8,6 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.vertx.core.MultiMap;
@@ -119,10 +118,10 @@ final class BridgedExchange extends TargetExchange {
   }
 
   @Override
-  void writeHead(HttpResponse r, MultiMap targetHeaders) {
-    int status = r.status().code();
+  void writeHead(TargetResponse r, MultiMap targetHeaders) {
+    int status = r.status();
     response.setStatusCode(status);
-    String reason = r.status().reasonPhrase();
+    String reason = r.reason();
     if (!reason.equals(HttpResponseStatus.valueOf(status).reasonPhrase())) {
       response.setStatusMessage(reason); // the target's own phrase; the standard one is the default
     }

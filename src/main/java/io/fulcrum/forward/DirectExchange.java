@@ -2,27 +2,38 @@ package io.fulcrum.forward;
 
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import java.util.Iterator;
+import java.util.Map;
 
 /**
  * One request on the direct path: the client's parsed HTTP/1.1 request (Netty objects, headers
  * already rewritten by {@link ForwardHeaders}) written to a pooled {@link TargetConnection}, and
- * the target's response head and body written back to the client's channel as they arrive,
- * without a copy. Endings as {@link TargetExchange} has them; an ELB status closes the client
+ * the target's response written back to the client's channel as they arrive, as bytes: the head
+ * from the target's own bytes less the hop-by-hop headers ({@link TargetResponse#writeTo}; through
+ * a header map when stickiness adds cookies), the body without a copy, in the chunked coding when
+ * the target's response has no Content-Length. Endings as {@link TargetExchange} has them; an ELB status closes the client
  * connection when the request body had not all come. Touched only on the event loop that owns
  * both channels.
  */
 public final class DirectExchange extends TargetExchange {
+
+  private static final short CRLF = ('\r' << 8) | '\n';
+  private static final ByteBuf CRLF_BYTES =
+      Unpooled.unreleasableBuffer(Unpooled.directBuffer(2).writeShort(CRLF)).asReadOnly();
 
   /** How much of a request body is held while its target connection opens. */
   private static final int MAX_WAITING_BYTES = 64 * 1024;
@@ -30,10 +41,16 @@ public final class DirectExchange extends TargetExchange {
   /** The client connection's side of an exchange. */
   public interface Client {
     /**
-     * The context the exchange writes the response through (toward the HTTP encoder), flushes
+     * The context the exchange writes ELB responses through (toward the HTTP encoder), flushes
      * and closes with.
      */
     ChannelHandlerContext out();
+
+    /**
+     * The context below the HTTP encoder: what the exchange writes there (the target's response,
+     * framed already) goes to the client as it is.
+     */
+    ChannelHandlerContext wire();
 
     /** Something was written to the client (its idle timer restarts). */
     void wrote();
@@ -43,17 +60,22 @@ public final class DirectExchange extends TargetExchange {
   }
 
   private final ChannelHandlerContext client;
+  /** Where the response goes as bytes: below the client connection's HTTP encoder. */
+  private final ChannelHandlerContext wire;
   private final Client owner;
   private final HttpRequest request;
   /** Body bytes in {@link #waiting}; past {@link #MAX_WAITING_BYTES} the client is not read. */
   private int waitingBytes;
   private boolean requestReceived;
   private boolean headWritten;
+  /** The response goes to the client in the chunked coding (the target's had no Content-Length). */
+  private boolean chunked;
 
   DirectExchange(HttpRequest request, Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener,
       HttpForwarder.ResponseHook hook, Client owner) {
     super(target, tls, pool, listener, hook);
     this.client = owner.out();
+    this.wire = owner.wire();
     this.owner = owner;
     this.request = request;
   }
@@ -120,20 +142,35 @@ public final class DirectExchange extends TargetExchange {
   }
 
   @Override
-  void writeHead(HttpResponse response, MultiMap headers) {
-    int status = response.status().code();
-    if (status != 204 && status != 304 && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
-      headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+  boolean writesBytes() {
+    return true;
+  }
+
+  @Override
+  void writeHead(TargetResponse response, MultiMap headers) {
+    ByteBuf head;
+    if (headers == null) {
+      chunked = !response.bodyless() && response.contentLength() < 0;
+      head = wire.alloc().buffer(response.size());
+      response.writeTo(head, chunked);
+    } else {
+      chunked = !response.bodyless() && !headers.contains(HttpHeaderNames.CONTENT_LENGTH);
+      if (chunked) {
+        headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      }
+      head = wire.alloc().buffer(response.size() + 512);
+      response.writeStatusLine(head);
+      ((HeadersMultiMap) headers).encode(head, false);
+      head.writeShort(CRLF);
     }
-    response.setProtocolVersion(HttpVersion.HTTP_1_1);
     headWritten = true;
-    client.write(response, client.voidPromise());
+    wire.write(head, wire.voidPromise());
     owner.wrote();
   }
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
-    client.write(part, client.voidPromise());
+    writeContent(part.content());
     owner.wrote();
     if (!client.channel().isWritable()) {
       c.channel.config().setAutoRead(false); // the client reads slower than the target sends
@@ -142,9 +179,45 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void writeLast(LastHttpContent last) {
-    client.writeAndFlush(last, client.voidPromise());
+    ByteBuf content = last.content();
+    if (chunked) {
+      writeContent(content);
+      HttpHeaders trailers = last.trailingHeaders();
+      ByteBuf end = wire.alloc().buffer(trailers.isEmpty() ? 5 : 256);
+      end.writeByte('0').writeShort(CRLF);
+      for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
+        Map.Entry<CharSequence, CharSequence> field = it.next();
+        ByteBufUtil.writeAscii(end, field.getKey());
+        end.writeByte(':').writeByte(' ');
+        ByteBufUtil.writeAscii(end, field.getValue());
+        end.writeShort(CRLF);
+      }
+      end.writeShort(CRLF);
+      wire.writeAndFlush(end, wire.voidPromise());
+    } else {
+      wire.writeAndFlush(content, wire.voidPromise());
+    }
     owner.wrote();
     finish(true);
+  }
+
+  /** Writes body bytes to the client, as a chunk of the chunked coding when the response has it (the buffer is the callee's). */
+  private void writeContent(ByteBuf content) {
+    if (!chunked) {
+      wire.write(content, wire.voidPromise());
+      return;
+    }
+    int n = content.readableBytes();
+    if (n == 0) {
+      content.release(); // an empty chunk would end the body
+      return;
+    }
+    ByteBuf size = wire.alloc().buffer(10);
+    ByteBufUtil.writeAscii(size, Integer.toHexString(n));
+    size.writeShort(CRLF);
+    wire.write(size, wire.voidPromise());
+    wire.write(content, wire.voidPromise());
+    wire.write(CRLF_BYTES.duplicate(), wire.voidPromise());
   }
 
   @Override

@@ -11,7 +11,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -189,11 +188,11 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   }
 
   @Override
-  void writeHead(HttpResponse response, MultiMap headers) {
+  void writeHead(TargetResponse response, MultiMap headers) {
     // Not headers.size(): Vert.x's map counts its names in a TreeSet.
     Http2Headers h = new DefaultHttp2Headers(false, 8);
-    h.status(response.status().codeAsText());
-    H2Names.copy((HttpHeaders) headers, h); // TargetConnection parses into Vert.x's header map, a Netty HttpHeaders
+    h.status(response.codeAsText());
+    H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
     headWritten = true;
     client.encoder().writeHeaders(client.ctx(), stream.id(), h, 0, false, client.ctx().voidPromise());
   }

@@ -4,14 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultHttpResponse;
-import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpRequestEncoder;
-import io.netty.handler.codec.http.HttpResponseDecoder;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -20,8 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One keep-alive connection to an HTTP/1.1 target on the direct path: a plain Netty channel on the
- * event loop of the client connections it serves, with Netty's HTTP/1.1 codec and nothing of
- * Vert.x's HTTP client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
+ * event loop of the client connections it serves: requests go out through Netty's HTTP/1.1
+ * encoder, responses are read by a {@link ResponseReader}; nothing of Vert.x's HTTP client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
  * direct path, {@link BridgedExchange} for requests Vert.x's server parsed) and sits in a
  * {@link ChannelPool} between exchanges.
  *
@@ -30,10 +24,6 @@ import java.util.concurrent.TimeUnit;
  * ends in 504, one mid-response cuts its client, and an idle pooled connection closes.
  */
 final class TargetConnection extends ChannelInboundHandlerAdapter {
-
-  /** The longest status line accepted from a target (Vert.x's client default). */
-  private static final int MAX_STATUS_LINE = 4096;
-  private static final int MAX_CHUNK = 8192;
 
   /** What a target connection tells the exchange it carries. Called on the connection's event loop. */
   interface Exchange {
@@ -54,10 +44,9 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   final Channel channel;
   private final IdleStateHandler timer;
+  private final ResponseReader reader = new ResponseReader(HttpForwarder.MAX_RESPONSE_HEADER_BYTES);
   /** The exchange the connection carries, or null while it is idle. */
   private Exchange exchange;
-  /** The request on the wire is a HEAD: its response has no body, whatever its head says. */
-  private boolean head;
 
   private TargetConnection(Channel channel, IdleStateHandler timer) {
     this.channel = channel;
@@ -69,7 +58,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     IdleStateHandler timer = new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS);
     TargetConnection c = new TargetConnection(ch, timer);
     ch.pipeline().addLast("timer", timer)
-        .addLast("decoder", c.new ResponseDecoder())
+        .addLast("decoder", c.reader)
         .addLast("encoder", new RequestEncoder())
         .addLast("connection", c);
     return c;
@@ -78,7 +67,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   /** Takes the connection for {@code ex}, whose request is a HEAD or not. */
   void attach(Exchange ex, boolean headRequest) {
     exchange = ex;
-    head = headRequest;
+    reader.headRequest(headRequest);
   }
 
   /** Leaves the connection without an exchange (idle, or about to close). */
@@ -148,30 +137,6 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     Exchange ex = exchange;
     if (ex != null) {
       ex.targetFailed(this, null);
-    }
-  }
-
-  /**
-   * Parses responses into Vert.x's header map, which the rest of the forwarder works with; a
-   * response to HEAD has no body.
-   */
-  private final class ResponseDecoder extends HttpResponseDecoder {
-    ResponseDecoder() {
-      super(new HttpDecoderConfig()
-          .setMaxInitialLineLength(MAX_STATUS_LINE)
-          .setMaxHeaderSize(HttpForwarder.MAX_RESPONSE_HEADER_BYTES)
-          .setMaxChunkSize(MAX_CHUNK));
-    }
-
-    @Override
-    protected HttpMessage createMessage(String[] initialLine) {
-      return new DefaultHttpResponse(HttpVersion.valueOf(initialLine[0]),
-          HttpResponseStatus.valueOf(Integer.parseInt(initialLine[1]), initialLine[2]), HeadersMultiMap.httpHeaders());
-    }
-
-    @Override
-    protected boolean isContentAlwaysEmpty(HttpMessage msg) {
-      return head || super.isContentAlwaysEmpty(msg);
     }
   }
 

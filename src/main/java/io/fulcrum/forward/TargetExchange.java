@@ -4,11 +4,6 @@ import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.fulcrum.forward.HttpForwarder.ResponseHook;
 import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpStatusClass;
-import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
@@ -62,8 +57,20 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   /** Whether the client has the response head (too late for an ELB status). */
   abstract boolean headWritten();
 
-  /** Writes the target's response head, its headers ready for the client, to the client. */
-  abstract void writeHead(HttpResponse response, MultiMap headers);
+  /**
+   * Whether {@link #writeHead} can take the target's head as it is ({@code headers} null) rather
+   * than a header map: without a hook, it is then written to the client from its bytes.
+   */
+  boolean writesBytes() {
+    return false;
+  }
+
+  /**
+   * Writes the target's response head to the client, with {@code headers}: the target's without
+   * the hop-by-hop ones, and what the hook added; null when the exchange {@link #writesBytes}
+   * and there is no hook.
+   */
+  abstract void writeHead(TargetResponse response, MultiMap headers);
 
   /** Writes a part of the response body to the client; the part is the callee's to release. */
   abstract void writeBody(TargetConnection c, HttpContent part);
@@ -152,10 +159,8 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (msg instanceof HttpResponse response) {
-      if (response.decoderResult().isFailure()) {
-        fail(ElbError.TARGET_MALFORMED, response.decoderResult().cause());
-      } else if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
+    if (msg instanceof TargetResponse response) {
+      if (response.status() < 200) {
         informational = true; // 100 Continue or 103 Early Hints: the final response follows
       } else {
         head(response);
@@ -183,17 +188,19 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     }
   }
 
-  private void head(HttpResponse response) {
-    MultiMap headers = (MultiMap) response.headers(); // TargetConnection parses into Vert.x's header map
-    keepAlive = response.protocolVersion() == HttpVersion.HTTP_1_1
-        && !headers.contains(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true);
-    keepAliveHeader = headers.get(HttpHeaderNames.KEEP_ALIVE);
-    HopByHop.strip(headers);
-    if (hook != null) {
-      hook.beforeHead(headers);
+  private void head(TargetResponse response) {
+    keepAlive = response.keepAlive();
+    keepAliveHeader = response.keepAliveHeader();
+    if (hook == null && writesBytes()) {
+      writeHead(response, null);
+    } else {
+      MultiMap headers = response.headers(); // hop-by-hop headers left out
+      if (hook != null) {
+        hook.beforeHead(headers);
+      }
+      writeHead(response, headers);
     }
-    writeHead(response, headers);
-    listener.responseHead(response.status().code());
+    listener.responseHead(response.status());
   }
 
   private void end(LastHttpContent last) {

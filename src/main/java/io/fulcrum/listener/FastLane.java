@@ -46,6 +46,8 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   private ChannelHandlerContext ctx;
   /** Where direct responses are written: below Vert.x's idle handler when there is one (see handlerAdded). */
   private ChannelHandlerContext out;
+  /** Vert.x's HTTP encoder's context: direct responses are written below it, as bytes. */
+  private ChannelHandlerContext wire;
   /** Vert.x's idle timer of the connection, or null. */
   private IdleStateHandler idle;
   /** The direct exchange under way, or null. */
@@ -74,6 +76,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.out = ctx;
+    this.wire = ctx.pipeline().context(HTTP_ENCODER);
     // Vert.x's idle handler turns every write into one with a promise and a listener, to see writes. When it
     // sits between the HTTP encoder and here (cleartext; over TLS it comes first in the pipeline), direct
     // responses are written past it, and restart its write time themselves.
@@ -91,6 +94,11 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   @Override
   public ChannelHandlerContext out() {
     return out;
+  }
+
+  @Override
+  public ChannelHandlerContext wire() {
+    return wire;
   }
 
   @Override
@@ -127,7 +135,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       }
       return;
     }
-    if (withVertx == 0 && !bodyToVertx && msg instanceof HttpRequest request) {
+    if (withVertx == 0 && !bodyToVertx && wire != null && msg instanceof HttpRequest request) {
       DirectExchange started = handler.direct(binding, this, request, client, remote);
       if (started != null) {
         if (!started.finished()) {

@@ -11,6 +11,7 @@ import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestCertificates;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -312,5 +313,36 @@ class DirectPathTest {
     assertThat(headers.getString("x-amzn-trace-id")).startsWith("Root=1-");
     assertThat(headers.getString("transfer-encoding")).isEqualTo("chunked");
     assertThat(headers.fieldNames()).doesNotContain("x-private", "connection");
+  }
+
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void targetsOwnHead_reachesTheClient_lessHopByHop_withAFoldedValueOnOneLine_andTrailers(boolean direct) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(direct));
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 203 Fine By Us\r\n"
+        + "X-Folded: a\r\n b\r\nConnection: X-Gone\r\nX-Gone: 1\r\nUpgrade: h2c\r\nset-cookie: c=1\r\n"
+        + "Transfer-Encoding: chunked\r\nContent-Length: 99\r\nTrailer: X-Sum\r\n\r\n"
+        + "5;ext\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 42\r\n\r\n"))) {
+      start(target.port());
+      long before = DirectForwarder.forwarded();
+
+      try (RawConnection c = RawConnection.open(port)) {
+        for (int i = 0; i < 2; i++) {
+          Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+          assertThat(r.statusLine()).isEqualTo("HTTP/1.1 203 Fine By Us");
+          assertThat(r.header("X-Folded")).matches("a +b");
+          assertThat(r.header("set-cookie")).isEqualTo("c=1");
+          assertThat(r.headerNames()).doesNotContain("x-gone", "connection", "upgrade", "trailer", "content-length");
+          assertThat(r.framing()).isEqualTo(RawConnection.Framing.CHUNKED);
+          assertThat(r.complete()).isTrue();
+          assertThat(r.bodyText()).isEqualTo("hello world");
+          assertThat(r.trailer("X-Sum")).isEqualTo("42");
+        }
+      }
+      assertThat(DirectForwarder.forwarded() - before).isEqualTo(direct ? 2 : 0);
+      assertThat(target.heads()).hasSize(2);
+      assertThat(target.connections()).isEqualTo(1); // kept between the two
+    }
   }
 }

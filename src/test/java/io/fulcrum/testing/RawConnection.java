@@ -112,8 +112,9 @@ public final class RawConnection implements AutoCloseable {
       String te = head.header("transfer-encoding");
       String cl = head.header("content-length");
       if (te != null && te.toLowerCase(Locale.ROOT).contains("chunked")) {
-        boolean complete = readChunks(body);
-        return new Response(statusLine, headers, body.toByteArray(), Framing.CHUNKED, complete);
+        List<String[]> trailers = new ArrayList<>();
+        boolean complete = readChunks(body, trailers);
+        return new Response(statusLine, headers, body.toByteArray(), Framing.CHUNKED, complete, trailers);
       }
       if (cl != null) {
         long n = Long.parseLong(cl.trim());
@@ -184,7 +185,7 @@ public final class RawConnection implements AutoCloseable {
     }
   }
 
-  private boolean readChunks(ByteArrayOutputStream body) throws IOException {
+  private boolean readChunks(ByteArrayOutputStream body, List<String[]> trailers) throws IOException {
     while (true) {
       String sizeLine = line();
       if (sizeLine == null) {
@@ -197,6 +198,8 @@ public final class RawConnection implements AutoCloseable {
           if (l.isEmpty()) {
             return true;
           }
+          int colon = l.indexOf(':');
+          trailers.add(new String[] {l.substring(0, colon).trim(), l.substring(colon + 1).trim()});
         }
         return false;
       }
@@ -264,8 +267,14 @@ public final class RawConnection implements AutoCloseable {
    * One response as it came over the wire.
    *
    * @param complete false when the connection ended before the body its framing announced
+   * @param trailers the trailer fields of a chunked body
    */
-  public record Response(String statusLine, List<String[]> headers, byte[] body, Framing framing, boolean complete) {
+  public record Response(String statusLine, List<String[]> headers, byte[] body, Framing framing, boolean complete,
+      List<String[]> trailers) {
+
+    public Response(String statusLine, List<String[]> headers, byte[] body, Framing framing, boolean complete) {
+      this(statusLine, headers, body, framing, complete, List.of());
+    }
 
     public int status() {
       return Integer.parseInt(statusLine.substring(9, 12));
@@ -274,6 +283,16 @@ public final class RawConnection implements AutoCloseable {
     /** The first value of a header (name case-insensitive), or null. */
     public String header(String name) {
       for (String[] h : headers) {
+        if (h[0].equalsIgnoreCase(name)) {
+          return h[1];
+        }
+      }
+      return null;
+    }
+
+    /** The first value of a trailer field (name case-insensitive), or null. */
+    public String trailer(String name) {
+      for (String[] h : trailers) {
         if (h[0].equalsIgnoreCase(name)) {
           return h[1];
         }

@@ -1,0 +1,349 @@
+package io.fulcrum.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Reads an HTTP/1.x target's responses, in place of Netty's response decoder: each head becomes
+ * one {@link TargetResponse} (its bytes copied once, no object per header), its body the
+ * {@link DefaultHttpContent} slices of what was read (no copy) and a {@link LastHttpContent}
+ * (with the trailers of a chunked body). The body is framed as RFC 9112 §6.3 has it: none for a
+ * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding when it is Transfer-Encoding's last;
+ * Content-Length; otherwise up to the connection's close.
+ *
+ * <p>A response it cannot read (not HTTP/1.x, an invalid header or length, a head over its
+ * limits, a broken chunk) ends in a {@link LastHttpContent} whose decoder result is the failure,
+ * and nothing more is read from the connection. A connection that closes mid-response ends
+ * nothing: its exchange learns of the close.
+ */
+final class ResponseReader extends ByteToMessageDecoder {
+
+  /** The longest status line accepted (Vert.x's client default). */
+  static final int MAX_STATUS_LINE = 4096;
+  /** The longest chunk-size line accepted (with its extensions). */
+  private static final int MAX_CHUNK_LINE = 4096;
+  private static final int MAX_LINES = 1024;
+
+  private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, FAILED }
+
+  private final int maxHeaderBytes;
+  private State state = State.HEAD;
+  private boolean headRequest;
+  /** FIXED: body bytes still to come; CHUNK_DATA: bytes of the chunk still to come. */
+  private long remaining;
+  /** HEAD, TRAILERS: bytes from the reader index already split into {@link #lineEnds}. */
+  private int scanned;
+  /** HEAD: where each line's LF is, from the reader index. */
+  private int[] lineEnds = new int[32];
+  private int lines;
+  /** TRAILERS: the trailer fields read so far, or null. */
+  private HttpHeaders trailers;
+  private int trailerBytes;
+
+  /** @param maxHeaderBytes the most bytes a response's header lines (or a chunked body's trailers) may take */
+  ResponseReader(int maxHeaderBytes) {
+    this.maxHeaderBytes = maxHeaderBytes;
+  }
+
+  /** Whether the request now on the connection is a HEAD (its response has no body, whatever its head says). */
+  void headRequest(boolean head) {
+    this.headRequest = head;
+  }
+
+  @Override
+  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    try {
+      read(in, out);
+    } catch (TargetResponse.MalformedException e) {
+      failed(in, out, e);
+    }
+  }
+
+  private void read(ByteBuf in, List<Object> out) {
+    for (;;) {
+      switch (state) {
+        case HEAD -> {
+          TargetResponse head = readHead(in);
+          if (head == null) {
+            return;
+          }
+          out.add(head);
+          startBody(head, out);
+        }
+        case FIXED -> {
+          int n = in.readableBytes();
+          if (n == 0) {
+            return;
+          }
+          if (n < remaining) {
+            remaining -= n;
+            out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+            return;
+          }
+          state = State.HEAD;
+          out.add(new DefaultLastHttpContent(in.readRetainedSlice((int) remaining), EmptyHttpHeaders.INSTANCE));
+        }
+        case UNTIL_CLOSE -> {
+          int n = in.readableBytes();
+          if (n > 0) {
+            out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+          }
+          return;
+        }
+        case CHUNK_SIZE -> {
+          if (!readChunkSize(in)) {
+            return;
+          }
+        }
+        case CHUNK_DATA -> {
+          int n = (int) Math.min(in.readableBytes(), remaining);
+          if (n == 0) {
+            return;
+          }
+          remaining -= n;
+          out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+          if (remaining == 0) {
+            state = State.CHUNK_END;
+          }
+        }
+        case CHUNK_END -> {
+          if (!in.isReadable()) {
+            return;
+          }
+          byte b = in.getByte(in.readerIndex());
+          if (b == '\r') {
+            if (in.readableBytes() < 2) {
+              return;
+            }
+            b = in.getByte(in.readerIndex() + 1);
+            in.skipBytes(1);
+          }
+          if (b != '\n') {
+            throw new TargetResponse.MalformedException("a chunk not followed by CRLF");
+          }
+          in.skipBytes(1);
+          state = State.CHUNK_SIZE;
+        }
+        case TRAILERS -> {
+          if (!readTrailer(in, out)) {
+            return;
+          }
+        }
+        case FAILED -> {
+          in.skipBytes(in.readableBytes());
+          return;
+        }
+        default -> throw new IllegalStateException(state.name());
+      }
+    }
+  }
+
+  /** Reads a whole head, or returns null (nothing consumed) until it has all come. */
+  private TargetResponse readHead(ByteBuf in) {
+    int start = in.readerIndex();
+    int limit = in.writerIndex();
+    int from = start + scanned;
+    for (;;) {
+      int lf = in.indexOf(from, limit, (byte) '\n');
+      if (lf < 0) {
+        scanned = limit - start;
+        checkHeadSize(scanned);
+        return null;
+      }
+      int lineStart = lines == 0 ? start : start + lineEnds[lines - 1] + 1;
+      int length = lf - lineStart;
+      boolean empty = length == 0 || (length == 1 && in.getByte(lineStart) == '\r');
+      if (lines == 0 && empty) {
+        // Line breaks before a status line (after a body, from some servers) are skipped.
+        in.readerIndex(lf + 1);
+        start = lf + 1;
+        from = start;
+        continue;
+      }
+      if (lines == lineEnds.length) {
+        if (lines == MAX_LINES) {
+          throw new TargetResponse.MalformedException("too many header lines");
+        }
+        lineEnds = Arrays.copyOf(lineEnds, lines * 2);
+      }
+      lineEnds[lines++] = lf - start;
+      checkHeadSize(lf + 1 - start);
+      from = lf + 1;
+      if (empty && lines > 1) {
+        int size = lf + 1 - start;
+        byte[] bytes = new byte[size];
+        in.readBytes(bytes);
+        int n = lines;
+        lines = 0;
+        scanned = 0;
+        return TargetResponse.parse(bytes, lineEnds, n);
+      }
+    }
+  }
+
+  /** Refuses a head that grows past the status line's or the headers' limit. */
+  private void checkHeadSize(int size) {
+    int statusLine = lines > 0 ? lineEnds[0] + 1 : size;
+    if (statusLine > MAX_STATUS_LINE + 2) {
+      throw new TargetResponse.MalformedException("a status line over " + MAX_STATUS_LINE + " bytes");
+    }
+    if (size - statusLine > maxHeaderBytes) {
+      throw new TargetResponse.MalformedException("response headers over " + maxHeaderBytes + " bytes");
+    }
+  }
+
+  private void startBody(TargetResponse head, List<Object> out) {
+    if (headRequest || head.bodyless()) {
+      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+    } else if (head.chunked()) {
+      state = State.CHUNK_SIZE;
+    } else if (head.transferEncoding() || head.contentLength() < 0) {
+      state = State.UNTIL_CLOSE;
+    } else if (head.contentLength() == 0) {
+      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+    } else {
+      remaining = head.contentLength();
+      state = State.FIXED;
+    }
+  }
+
+  /** Reads a chunk-size line (hex digits, then extensions, which are ignored), or returns false until it has come. */
+  private boolean readChunkSize(ByteBuf in) {
+    int start = in.readerIndex();
+    int lf = in.indexOf(start, in.writerIndex(), (byte) '\n');
+    if (lf < 0) {
+      if (in.readableBytes() > MAX_CHUNK_LINE) {
+        throw new TargetResponse.MalformedException("a chunk-size line over " + MAX_CHUNK_LINE + " bytes");
+      }
+      return false;
+    }
+    long size = 0;
+    int i = start;
+    for (; i < lf; i++) {
+      int digit = Character.digit(in.getByte(i), 16);
+      if (digit < 0) {
+        break;
+      }
+      if (i - start == 15) {
+        throw new TargetResponse.MalformedException("a chunk too large");
+      }
+      size = size * 16 + digit;
+    }
+    if (i == start) {
+      throw new TargetResponse.MalformedException("a chunk without a size");
+    }
+    for (int k = i; k < lf; k++) {
+      byte b = in.getByte(k);
+      if (b == ';') {
+        break;
+      }
+      if (b != ' ' && b != '\t' && !(b == '\r' && k == lf - 1)) {
+        throw new TargetResponse.MalformedException("an invalid chunk size");
+      }
+    }
+    in.readerIndex(lf + 1);
+    if (size == 0) {
+      state = State.TRAILERS;
+      trailerBytes = 0;
+    } else {
+      remaining = size;
+      state = State.CHUNK_DATA;
+    }
+    return true;
+  }
+
+  /** Reads one trailer line, or the empty line that ends the body; false until a whole line has come. */
+  private boolean readTrailer(ByteBuf in, List<Object> out) {
+    int start = in.readerIndex();
+    int lf = in.indexOf(start, in.writerIndex(), (byte) '\n');
+    if (lf < 0) {
+      if (trailerBytes + in.readableBytes() > maxHeaderBytes) {
+        throw new TargetResponse.MalformedException("trailers over " + maxHeaderBytes + " bytes");
+      }
+      return false;
+    }
+    int end = lf > start && in.getByte(lf - 1) == '\r' ? lf - 1 : lf;
+    trailerBytes += lf + 1 - start;
+    if (trailerBytes > maxHeaderBytes) {
+      throw new TargetResponse.MalformedException("trailers over " + maxHeaderBytes + " bytes");
+    }
+    in.readerIndex(lf + 1);
+    if (end == start) {
+      HttpHeaders t = trailers;
+      trailers = null;
+      state = State.HEAD;
+      out.add(t == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, t));
+      return true;
+    }
+    String line = in.toString(start, end - start, StandardCharsets.ISO_8859_1);
+    int colon = line.indexOf(':');
+    String name = colon > 0 ? line.substring(0, colon) : "";
+    if (name.isEmpty() || !isToken(name)) {
+      throw new TargetResponse.MalformedException("an invalid trailer line");
+    }
+    String value = line.substring(colon + 1).strip();
+    for (int k = 0; k < value.length(); k++) {
+      char c = value.charAt(k);
+      if ((c < 0x20 && c != '\t') || c == 0x7F) {
+        throw new TargetResponse.MalformedException("a control character in a trailer");
+      }
+    }
+    // Fields that frame the message have no place among trailers (as Netty's decoder, they are dropped).
+    if (!AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONTENT_LENGTH)
+        && !AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRANSFER_ENCODING)
+        && !AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRAILER)) {
+      if (trailers == null) {
+        trailers = io.vertx.core.http.impl.headers.HeadersMultiMap.httpHeaders();
+      }
+      trailers.add(name, value);
+    }
+    return true;
+  }
+
+  private static boolean isToken(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c > ' ' && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0) {
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
+  /** The response cannot be read: it ends in a failure, and nothing more is read from the connection. */
+  private void failed(ByteBuf in, List<Object> out, Exception cause) {
+    state = State.FAILED;
+    lines = 0;
+    scanned = 0;
+    trailers = null;
+    in.skipBytes(in.readableBytes());
+    LastHttpContent failure = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, EmptyHttpHeaders.INSTANCE);
+    failure.setDecoderResult(DecoderResult.failure(cause));
+    out.add(failure);
+  }
+
+  @Override
+  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    if (in.isReadable()) {
+      decode(ctx, in, out);
+    }
+    if (state == State.UNTIL_CLOSE) {
+      state = State.HEAD;
+      out.add(LastHttpContent.EMPTY_LAST_CONTENT); // the close ends the body
+    }
+  }
+}

@@ -1,0 +1,473 @@
+package io.fulcrum.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.util.AsciiString;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An HTTP/1.x target's response head, as {@link ResponseReader} read it: its bytes as they came
+ * (one copy; an obs-fold replaced by spaces, RFC 9112 §5.2), where each header's name and value lie
+ * in them, and what the load balancer needs to know: the status, how the body is framed, whether
+ * the connection stays open. Nothing else is made per header.
+ *
+ * <p>The hop-by-hop headers (RFC 9110 §7.6.1: Connection and those it names, Keep-Alive,
+ * Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade), and a Content-Length that a
+ * Transfer-Encoding overrides, are marked, and left out wherever the head goes: written as bytes to
+ * an HTTP/1.1 client ({@link #writeTo}), or as a header map ({@link #headers}) for the paths that
+ * need one.
+ */
+final class TargetResponse {
+
+  private static final byte[] HTTP_1_1 = "HTTP/1.1 ".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CHUNKED_LINE = "transfer-encoding: chunked\r\n".getBytes(StandardCharsets.US_ASCII);
+  private static final short CRLF = ('\r' << 8) | '\n';
+
+  // Header kinds (fields[5i + 4]).
+  private static final int PASSED = 0;
+  private static final int DROPPED = 1;
+
+  /** The head: status line, header lines, the empty line. */
+  private final byte[] bytes;
+  private final int status;
+  private final boolean http11;
+  /** The status code's first byte; the reason phrase's span (empty when the target sent none). */
+  private final int codeAt;
+  private final int reasonStart;
+  private final int reasonEnd;
+  /** Per header: name start, name end, value start, value end (trimmed), kind. */
+  private final int[] fields;
+  private final int count;
+  /** The body's length from Content-Length, or -1 (none, or overridden by Transfer-Encoding). */
+  private final long contentLength;
+  private final boolean transferEncoding;
+  private final boolean chunked;
+  private final boolean close;
+  private final String keepAlive;
+
+  private TargetResponse(byte[] bytes, int status, boolean http11, int codeAt, int reasonStart, int reasonEnd,
+      int[] fields, int count, long contentLength, boolean transferEncoding, boolean chunked, boolean close,
+      String keepAlive) {
+    this.bytes = bytes;
+    this.status = status;
+    this.http11 = http11;
+    this.codeAt = codeAt;
+    this.reasonStart = reasonStart;
+    this.reasonEnd = reasonEnd;
+    this.fields = fields;
+    this.count = count;
+    this.contentLength = contentLength;
+    this.transferEncoding = transferEncoding;
+    this.chunked = chunked;
+    this.close = close;
+    this.keepAlive = keepAlive;
+  }
+
+  /** A head the target sent that the load balancer does not pass on (502). */
+  static final class MalformedException extends RuntimeException {
+    MalformedException(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * Parses a whole head.
+   *
+   * @param bytes the head, from the status line to the empty line that ends it, both included
+   * @param lineEnds where each line's LF is, the status line's first, the empty line's last
+   * @param lines how many lines there are (at least 2)
+   * @throws MalformedException when the head is not one to pass on
+   */
+  static TargetResponse parse(byte[] bytes, int[] lineEnds, int lines) {
+    int statusEnd = contentEnd(bytes, 0, lineEnds[0]);
+    // HTTP-version SP status-code [SP reason-phrase], leniently about the spaces (as Netty's decoder).
+    if (statusEnd < 12 || !startsWithVersion(bytes) || !isSpace(bytes[8])) {
+      throw new MalformedException("not an HTTP/1.x status line");
+    }
+    boolean http11 = bytes[7] == '1';
+    int at = skipSpaces(bytes, 8, statusEnd);
+    if (statusEnd - at < 3 || !isDigit(bytes[at]) || !isDigit(bytes[at + 1]) || !isDigit(bytes[at + 2])
+        || bytes[at] == '0' || (statusEnd > at + 3 && !isSpace(bytes[at + 3]))) {
+      throw new MalformedException("no status code in the status line");
+    }
+    int status = (bytes[at] - '0') * 100 + (bytes[at + 1] - '0') * 10 + (bytes[at + 2] - '0');
+    int reasonStart = skipSpaces(bytes, at + 3, statusEnd);
+    checkText(bytes, reasonStart, statusEnd);
+
+    int[] fields = new int[5 * (lines - 2)];
+    int count = 0;
+    long contentLength = -1;
+    boolean transferEncoding = false;
+    boolean chunked = false;
+    boolean close = false;
+    String keepAlive = null;
+    boolean connectionNames = false;
+    for (int line = 1; line < lines - 1; line++) {
+      int start = lineEnds[line - 1] + 1;
+      int end = contentEnd(bytes, start, lineEnds[line]);
+      if (isSpace(bytes[start])) {
+        // obs-fold: the line continues the previous value; the line break becomes spaces.
+        if (count == 0) {
+          throw new MalformedException("a continuation line before any header");
+        }
+        checkText(bytes, start, end);
+        int f = 5 * (count - 1);
+        int text = skipSpaces(bytes, start, end);
+        int textEnd = end;
+        while (textEnd > text && isSpace(bytes[textEnd - 1])) {
+          textEnd--;
+        }
+        if (text < textEnd) {
+          for (int i = fields[f + 3]; i < text; i++) {
+            bytes[i] = ' '; // the line is written from its name to its value's end: no line break in between
+          }
+          if (fields[f + 2] == fields[f + 3]) {
+            fields[f + 2] = text; // the value starts on the continuation line
+          }
+          fields[f + 3] = textEnd;
+        }
+        continue;
+      }
+      int colon = start;
+      while (colon < end && bytes[colon] != ':') {
+        if (!isTokenChar(bytes[colon])) {
+          throw new MalformedException("a header name with a character a token cannot have");
+        }
+        colon++;
+      }
+      if (colon == end || colon == start) {
+        throw new MalformedException("a header line without a name and a colon");
+      }
+      int valueStart = skipSpaces(bytes, colon + 1, end);
+      int valueEnd = end;
+      while (valueEnd > valueStart && isSpace(bytes[valueEnd - 1])) {
+        valueEnd--;
+      }
+      checkText(bytes, valueStart, valueEnd);
+      int f = 5 * count++;
+      fields[f] = start;
+      fields[f + 1] = colon;
+      fields[f + 2] = valueStart;
+      fields[f + 3] = valueEnd;
+      fields[f + 4] = PASSED;
+    }
+    // A second pass, once folds are joined: framing, the connection, the hop-by-hop headers.
+    for (int i = 0; i < count; i++) {
+      int f = 5 * i;
+      int name = fields[f];
+      int nameLength = fields[f + 1] - name;
+      int value = fields[f + 2];
+      int valueEnd = fields[f + 3];
+      switch (nameLength) {
+        case 2, 7, 16 -> {
+          if (is(bytes, name, nameLength, "te") || is(bytes, name, nameLength, "trailer")
+              || is(bytes, name, nameLength, "upgrade") || is(bytes, name, nameLength, "proxy-connection")) {
+            fields[f + 4] = DROPPED;
+          }
+        }
+        case 10 -> {
+          if (is(bytes, name, nameLength, "connection")) {
+            fields[f + 4] = DROPPED;
+            for (int t = value; t < valueEnd; ) {
+              int tokenEnd = indexOf(bytes, t, valueEnd, (byte) ',');
+              int ts = skipSpaces(bytes, t, tokenEnd);
+              int te = tokenEnd;
+              while (te > ts && isSpace(bytes[te - 1])) {
+                te--;
+              }
+              if (is(bytes, ts, te - ts, "close")) {
+                close = true;
+              } else if (te > ts && !is(bytes, ts, te - ts, "keep-alive")) {
+                connectionNames = true;
+              }
+              t = tokenEnd + 1;
+            }
+          } else if (is(bytes, name, nameLength, "keep-alive")) {
+            fields[f + 4] = DROPPED;
+            keepAlive = new String(bytes, value, valueEnd - value, StandardCharsets.ISO_8859_1);
+          }
+        }
+        case 14 -> {
+          if (is(bytes, name, nameLength, "content-length")) {
+            contentLength = contentLength(bytes, value, valueEnd, contentLength);
+          }
+        }
+        case 17 -> {
+          if (is(bytes, name, nameLength, "transfer-encoding")) {
+            fields[f + 4] = DROPPED;
+            transferEncoding = true;
+            // The last coding of the last field decides (RFC 9112 §6.3).
+            int last = valueEnd;
+            while (last > value && bytes[last - 1] != ',') {
+              last--;
+            }
+            int ls = skipSpaces(bytes, last, valueEnd);
+            chunked = is(bytes, ls, valueEnd - ls, "chunked");
+          }
+        }
+        default -> {
+        }
+      }
+    }
+    if (transferEncoding && contentLength >= 0) {
+      // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): the length is not passed on.
+      contentLength = -1;
+      dropAll(bytes, fields, count, "content-length");
+    }
+    if (connectionNames) {
+      dropNamedByConnection(bytes, fields, count);
+    }
+    return new TargetResponse(bytes, status, http11, at, reasonStart, statusEnd, fields, count, contentLength,
+        transferEncoding, chunked, close, keepAlive);
+  }
+
+  int status() {
+    return status;
+  }
+
+  /** The reason phrase as the target sent it (possibly empty). */
+  String reason() {
+    return new String(bytes, reasonStart, reasonEnd - reasonStart, StandardCharsets.ISO_8859_1);
+  }
+
+  /** The status code as text, for an HTTP/2 {@code :status}. */
+  AsciiString codeAsText() {
+    return HttpResponseStatus.valueOf(status).codeAsText();
+  }
+
+  /** Whether the response can have no body, whatever its head says (1xx, 204, 304). */
+  boolean bodyless() {
+    return status < 200 || status == 204 || status == 304;
+  }
+
+  /** The body's length from Content-Length, or -1 when the head has none that counts. */
+  long contentLength() {
+    return contentLength;
+  }
+
+  /** Whether the head has a Transfer-Encoding (its body then ends with the chunked coding or the connection). */
+  boolean transferEncoding() {
+    return transferEncoding;
+  }
+
+  /** Whether the body comes in the chunked coding. */
+  boolean chunked() {
+    return chunked;
+  }
+
+  /**
+   * Whether the connection may carry another request after this response: HTTP/1.1 without
+   * {@code Connection: close}, and a body that does not end with the connection.
+   */
+  boolean keepAlive() {
+    return http11 && !close && (bodyless() || chunked || (!transferEncoding && contentLength >= 0));
+  }
+
+  /** The Keep-Alive header's value, or null. */
+  String keepAliveHeader() {
+    return keepAlive;
+  }
+
+  /** An upper bound of what {@link #writeTo} writes. */
+  int size() {
+    return bytes.length + CHUNKED_LINE.length + HTTP_1_1.length;
+  }
+
+  /**
+   * Writes the head for an HTTP/1.1 client: the status line as HTTP/1.1, every header the target
+   * sent but the hop-by-hop ones, {@code Transfer-Encoding: chunked} when {@code chunked}, the empty line.
+   */
+  void writeTo(ByteBuf out, boolean chunkedBody) {
+    writeStatusLine(out);
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 4] == PASSED) {
+        out.writeBytes(bytes, fields[f], fields[f + 3] - fields[f]);
+        out.writeShort(CRLF);
+      }
+    }
+    if (chunkedBody) {
+      out.writeBytes(CHUNKED_LINE);
+    }
+    out.writeShort(CRLF);
+  }
+
+  /** Writes the status line as HTTP/1.1, with the target's code and reason phrase. */
+  void writeStatusLine(ByteBuf out) {
+    out.writeBytes(HTTP_1_1);
+    out.writeBytes(bytes, codeAt, 3);
+    out.writeByte(' ');
+    out.writeBytes(bytes, reasonStart, reasonEnd - reasonStart);
+    out.writeShort(CRLF);
+  }
+
+  /** The headers but the hop-by-hop ones, in a new map, in the order they came. */
+  MultiMap headers() {
+    HeadersMultiMap headers = HeadersMultiMap.httpHeaders();
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 4] == PASSED) {
+        headers.add(new AsciiString(bytes, fields[f], fields[f + 1] - fields[f], true),
+            new String(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], StandardCharsets.ISO_8859_1));
+      }
+    }
+    return headers;
+  }
+
+  // ---- parsing helpers, over the head's bytes ----
+
+  private static boolean startsWithVersion(byte[] b) {
+    return b[0] == 'H' && b[1] == 'T' && b[2] == 'T' && b[3] == 'P' && b[4] == '/' && b[5] == '1' && b[6] == '.'
+        && (b[7] == '1' || b[7] == '0');
+  }
+
+  /** Where a line's content ends: before its LF, and before a CR just before that. */
+  private static int contentEnd(byte[] bytes, int start, int lf) {
+    return lf > start && bytes[lf - 1] == '\r' ? lf - 1 : lf;
+  }
+
+  private static int skipSpaces(byte[] bytes, int from, int end) {
+    while (from < end && isSpace(bytes[from])) {
+      from++;
+    }
+    return from;
+  }
+
+  private static int indexOf(byte[] bytes, int from, int end, byte b) {
+    for (int i = from; i < end; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  private static boolean isSpace(byte b) {
+    return b == ' ' || b == '\t';
+  }
+
+  private static boolean isDigit(byte b) {
+    return b >= '0' && b <= '9';
+  }
+
+  /** Field and reason text: no control characters but tab (a CR alone or a NUL cannot pass on). */
+  private static void checkText(byte[] bytes, int from, int end) {
+    for (int i = from; i < end; i++) {
+      int b = bytes[i] & 0xFF;
+      if ((b < 0x20 && b != '\t') || b == 0x7F) {
+        throw new MalformedException("a control character in a header");
+      }
+    }
+  }
+
+  private static final boolean[] TOKEN = new boolean[128];
+
+  static {
+    for (char c = '0'; c <= '9'; c++) {
+      TOKEN[c] = true;
+    }
+    for (char c = 'a'; c <= 'z'; c++) {
+      TOKEN[c] = true;
+      TOKEN[c - 32] = true;
+    }
+    for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+      TOKEN[c] = true;
+    }
+  }
+
+  private static boolean isTokenChar(byte b) {
+    return b >= 0 && TOKEN[b];
+  }
+
+  /** Whether {@code bytes[from, from + length)} is {@code lower} (lower case letters and '-'), in any case. */
+  private static boolean is(byte[] bytes, int from, int length, String lower) {
+    if (length != lower.length()) {
+      return false;
+    }
+    for (int i = 0; i < length; i++) {
+      int b = bytes[from + i];
+      char c = lower.charAt(i);
+      if (b != c && (c < 'a' || c > 'z' || b != c - 32)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A Content-Length value ("5", or "5, 5" as a list of the same length); every field must agree. */
+  private static long contentLength(byte[] bytes, int from, int end, long seen) {
+    long length = seen;
+    int i = from;
+    while (i <= end) {
+      int next = indexOf(bytes, i, end, (byte) ',');
+      int s = skipSpaces(bytes, i, next);
+      int e = next;
+      while (e > s && isSpace(bytes[e - 1])) {
+        e--;
+      }
+      if (e == s || e - s > 18) {
+        throw new MalformedException("an invalid Content-Length");
+      }
+      long n = 0;
+      for (int k = s; k < e; k++) {
+        if (!isDigit(bytes[k])) {
+          throw new MalformedException("an invalid Content-Length");
+        }
+        n = n * 10 + (bytes[k] - '0');
+      }
+      if (length >= 0 && length != n) {
+        throw new MalformedException("Content-Length values that differ");
+      }
+      length = n;
+      i = next + 1;
+    }
+    return length;
+  }
+
+  private static void dropAll(byte[] bytes, int[] fields, int count, String lower) {
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (is(bytes, fields[f], fields[f + 1] - fields[f], lower)) {
+        fields[f + 4] = DROPPED;
+      }
+    }
+  }
+
+  /** Drops the headers that a Connection header names (RFC 9110 §7.6.1). */
+  private static void dropNamedByConnection(byte[] bytes, int[] fields, int count) {
+    for (int c = 0; c < 5 * count; c += 5) {
+      if (!is(bytes, fields[c], fields[c + 1] - fields[c], "connection")) {
+        continue;
+      }
+      int valueEnd = fields[c + 3];
+      for (int t = fields[c + 2]; t < valueEnd; ) {
+        int tokenEnd = indexOf(bytes, t, valueEnd, (byte) ',');
+        int ts = skipSpaces(bytes, t, tokenEnd);
+        int te = tokenEnd;
+        while (te > ts && isSpace(bytes[te - 1])) {
+          te--;
+        }
+        for (int f = 0; f < 5 * count; f += 5) {
+          if (fields[f + 1] - fields[f] == te - ts && equalsIgnoreCase(bytes, fields[f], ts, te - ts)) {
+            fields[f + 4] = DROPPED;
+          }
+        }
+        t = tokenEnd + 1;
+      }
+    }
+  }
+
+  private static int lower(byte b) {
+    return b >= 'A' && b <= 'Z' ? b + 32 : b;
+  }
+
+  private static boolean equalsIgnoreCase(byte[] bytes, int a, int b, int length) {
+    for (int i = 0; i < length; i++) {
+      byte x = bytes[a + i];
+      byte y = bytes[b + i];
+      if (x != y && lower(x) != lower(y)) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

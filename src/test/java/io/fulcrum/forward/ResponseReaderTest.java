@@ -1,0 +1,314 @@
+package io.fulcrum.forward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.vertx.core.MultiMap;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The target connections' response reader, on an embedded channel: heads, each framing of a body,
+ * the head as it is written to an HTTP/1.1 client (hop-by-hop headers left out), the head as a
+ * header map, responses split at every byte, and what it refuses.
+ */
+class ResponseReaderTest {
+
+  private static final int MAX_HEADERS = 32 * 1024;
+
+  private ResponseReader reader;
+  private EmbeddedChannel channel;
+
+  /** One response as the reader gave it. */
+  private record Read(TargetResponse head, String body, LastHttpContent last) {
+  }
+
+  @BeforeEach
+  void setUp() {
+    reader = new ResponseReader(MAX_HEADERS);
+    channel = new EmbeddedChannel(reader);
+  }
+
+  @AfterEach
+  void tearDown() {
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void contentLengthResponse_isOneHeadAndItsBody_withHopByHopHeadersLeftOutOfTheClientsHead() {
+    send("HTTP/1.1 200 OK\r\nServer: t\r\nConnection: keep-alive, X-Hop\r\nKeep-Alive: timeout=5\r\n"
+        + "X-Hop: secret\r\nContent-Length: 5\r\nSet-Cookie: a=1\r\nTE: trailers\r\nset-cookie: b=2\r\n\r\nhello");
+
+    Read r = next();
+
+    assertThat(r.head().status()).isEqualTo(200);
+    assertThat(r.head().contentLength()).isEqualTo(5);
+    assertThat(r.head().keepAlive()).isTrue();
+    assertThat(r.head().keepAliveHeader()).isEqualTo("timeout=5");
+    assertThat(r.body()).isEqualTo("hello");
+    assertThat(clientHead(r.head(), false)).isEqualTo(
+        "HTTP/1.1 200 OK\r\nServer: t\r\nContent-Length: 5\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\n\r\n");
+    MultiMap headers = r.head().headers();
+    assertThat(headers.names()).containsExactlyInAnyOrder("Server", "Content-Length", "Set-Cookie");
+    assertThat(headers.getAll("set-cookie")).containsExactly("a=1", "b=2");
+    assertThat((Object) channel.readInbound()).isNull();
+  }
+
+  @Test
+  void responseSplitAtEveryByte_readsTheSameAsInOnePiece() {
+    String wire = "\r\nHTTP/1.1 201 Created\r\nX-A:  spaced value \t\r\nContent-Length: 11\r\n\r\nhello world"
+        + "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n1\r\n \r\n5\r\nworld\r\n0\r\nX-T: 1\r\n\r\n";
+    for (byte b : wire.getBytes(StandardCharsets.ISO_8859_1)) {
+      channel.writeInbound(Unpooled.wrappedBuffer(new byte[] {b}));
+    }
+
+    Read first = next();
+    assertThat(first.head().status()).isEqualTo(201);
+    assertThat(first.body()).isEqualTo("hello world");
+    assertThat(clientHead(first.head(), false))
+        .isEqualTo("HTTP/1.1 201 Created\r\nX-A:  spaced value\r\nContent-Length: 11\r\n\r\n");
+    Read second = next();
+    assertThat(second.head().chunked()).isTrue();
+    assertThat(second.body()).isEqualTo("hello world");
+    assertThat(second.last().trailingHeaders().get("X-T")).isEqualTo("1");
+    assertThat((Object) channel.readInbound()).isNull();
+  }
+
+  @Test
+  void chunkedResponse_dropsItsContentLength_andEndsWithItsTrailers() {
+    send("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+        + "3\r\nabc\r\n0\r\nGrpc-Status: 0\r\nContent-Length: 3\r\n\r\n");
+
+    Read r = next();
+
+    assertThat(r.head().contentLength()).isEqualTo(-1);
+    assertThat(r.head().keepAlive()).isTrue();
+    assertThat(r.body()).isEqualTo("abc");
+    assertThat(r.last().trailingHeaders().names()).containsExactly("Grpc-Status");
+    assertThat(clientHead(r.head(), true)).isEqualTo("HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n");
+    assertThat(r.head().headers().isEmpty()).isTrue();
+  }
+
+  @Test
+  void responseWithoutLength_endsWithTheConnection_andDoesNotKeepIt() {
+    send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nsome ");
+    send("more");
+
+    TargetResponse head = channel.readInbound();
+    assertThat(head.keepAlive()).isFalse();
+    assertThat(head.contentLength()).isEqualTo(-1);
+    assertThat(content(channel.readInbound())).isEqualTo("some ");
+    assertThat(content(channel.readInbound())).isEqualTo("more");
+    assertThat((Object) channel.readInbound()).isNull();
+
+    channel.close();
+
+    assertThat((Object) channel.readInbound()).isInstanceOf(LastHttpContent.class);
+  }
+
+  @Test
+  void unknownTransferEncoding_endsWithTheConnection() {
+    send("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef");
+
+    TargetResponse head = channel.readInbound();
+
+    assertThat(head.keepAlive()).isFalse();
+    assertThat(content(channel.readInbound())).isEqualTo("abcdef");
+  }
+
+  @Test
+  void answerToHead_hasNoBody_whateverItsHeadSays() {
+    reader.headRequest(true);
+    send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+    Read head = next();
+    reader.headRequest(false);
+    send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+
+    assertThat(head.body()).isEmpty();
+    assertThat(head.head().keepAlive()).isTrue();
+    assertThat(next().body()).isEqualTo("ok");
+  }
+
+  @Test
+  void informationalNoContentAndNotModified_haveNoBody() {
+    send("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+        + "HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\nHTTP/1.1 304 Not Modified\r\n\r\n"
+        + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx");
+
+    assertThat(next().head().status()).isEqualTo(100);
+    assertThat(next().head().status()).isEqualTo(103);
+    Read noContent = next();
+    assertThat(noContent.head().status()).isEqualTo(204);
+    assertThat(noContent.body()).isEmpty();
+    assertThat(next().head().status()).isEqualTo(304);
+    assertThat(next().body()).isEqualTo("x");
+  }
+
+  @Test
+  void closeAndHttp10_doNotKeepTheConnection() {
+    send("HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n");
+    assertThat(next().head().keepAlive()).isFalse();
+
+    send("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n");
+    TargetResponse http10 = next().head();
+    assertThat(http10.keepAlive()).isFalse();
+    assertThat(clientHead(http10, false)).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+  }
+
+  @Test
+  void foldedHeader_isJoinedWithSpaces_onOneLine() {
+    send("HTTP/1.1 200 OK\r\nX-Folded: one\r\n  two\r\n\tthree\r\nX-Empty:\r\n next\r\nContent-Length: 0\r\n\r\n");
+
+    TargetResponse head = next().head();
+
+    assertThat(head.headers().get("X-Folded")).isEqualTo("one    two   three");
+    assertThat(head.headers().get("X-Empty")).isEqualTo("next");
+    assertThat(clientHead(head, false)).isEqualTo(
+        "HTTP/1.1 200 OK\r\nX-Folded: one    two   three\r\nX-Empty:   next\r\nContent-Length: 0\r\n\r\n");
+  }
+
+  @Test
+  void statusLine_withoutReasonPhrase_getsItsSpace() {
+    send("HTTP/1.1 299\r\nContent-Length: 0\r\n\r\n");
+
+    TargetResponse head = next().head();
+
+    assertThat(head.reason()).isEmpty();
+    assertThat(clientHead(head, false)).isEqualTo("HTTP/1.1 299 \r\nContent-Length: 0\r\n\r\n");
+  }
+
+  @Test
+  void sameContentLengthTwice_isOneLength() {
+    send("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\nContent-Length: 2\r\n\r\nok");
+
+    assertThat(next().body()).isEqualTo("ok");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+      "HTTP/1.1 abc Broken\r\nContent-Length: 0\r\n\r\n",
+      "this is not http\r\n\r\n",
+      "HTTP/2.0 200 OK\r\n\r\n",
+      "HTTP/1.1 2000 OK\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nContent-Length: banana\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nName : x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\n: x\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nNo-Colon\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-Split: a\rSet-Cookie: injected\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-Nul: a\0b\r\n\r\n",
+      "HTTP/1.1 200 OK\r\n continued\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 x\r\nabc\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000000\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Trailer\r\n\r\n"})
+  void unreadableResponse_endsInAFailure_andNothingMoreIsRead(String response) {
+    send(response + "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+
+    Object msg;
+    LastHttpContent failure = null;
+    while ((msg = channel.readInbound()) != null) {
+      if (msg instanceof LastHttpContent last && last.decoderResult().isFailure()) {
+        failure = last;
+      } else {
+        release(msg);
+      }
+    }
+    assertThat(failure).as("a failure").isNotNull();
+    assertThat(failure.decoderResult().cause()).isInstanceOf(TargetResponse.MalformedException.class);
+  }
+
+  @Test
+  void headersOverTheLimit_areRefusedBeforeTheyEnd() {
+    send("HTTP/1.1 200 OK\r\nX-Big: " + "h".repeat(MAX_HEADERS + 10));
+
+    LastHttpContent failure = channel.readInbound();
+
+    assertThat(failure.decoderResult().isFailure()).isTrue();
+  }
+
+  @Test
+  void statusLineOverTheLimit_isRefused() {
+    send("HTTP/1.1 200 " + "O".repeat(ResponseReader.MAX_STATUS_LINE + 10));
+
+    LastHttpContent failure = channel.readInbound();
+
+    assertThat(failure.decoderResult().isFailure()).isTrue();
+  }
+
+  @Test
+  void headersJustUnderTheLimit_pass() {
+    String value = "h".repeat(MAX_HEADERS - 100);
+    send("HTTP/1.1 200 OK\r\nX-Big: " + value + "\r\nContent-Length: 0\r\n\r\n");
+
+    assertThat(next().head().headers().get("X-Big")).isEqualTo(value);
+  }
+
+  @Test
+  void closeMidBody_endsNothing() {
+    send("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc");
+    channel.readInbound(); // the head
+    release(channel.readInbound());
+
+    channel.close();
+
+    assertThat((Object) channel.readInbound()).isNull();
+  }
+
+  // ---- helpers ----
+
+  private void send(String s) {
+    channel.writeInbound(Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1));
+  }
+
+  /** Reads one response: its head, its body's parts, its end. */
+  private Read next() {
+    Object msg = channel.readInbound();
+    assertThat(msg).as("a head").isInstanceOf(TargetResponse.class);
+    TargetResponse head = (TargetResponse) msg;
+    StringBuilder body = new StringBuilder();
+    for (;;) {
+      Object part = channel.readInbound();
+      assertThat(part).as("a body part").isInstanceOf(HttpContent.class);
+      assertThat(((HttpContent) part).decoderResult().isSuccess()).isTrue();
+      body.append(content(part));
+      if (part instanceof LastHttpContent last) {
+        return new Read(head, body.toString(), last);
+      }
+    }
+  }
+
+  private static String content(Object part) {
+    ByteBuf content = ((HttpContent) part).content();
+    String s = content.toString(StandardCharsets.ISO_8859_1);
+    ((HttpContent) part).release();
+    return s;
+  }
+
+  private static void release(Object msg) {
+    if (msg instanceof HttpContent c) {
+      c.release();
+    }
+  }
+
+  private static String clientHead(TargetResponse head, boolean chunked) {
+    ByteBuf out = Unpooled.buffer();
+    head.writeTo(out, chunked);
+    String s = out.toString(StandardCharsets.ISO_8859_1);
+    out.release();
+    return s;
+  }
+}
