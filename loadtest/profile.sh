@@ -54,7 +54,9 @@ SAMPLE_PERIOD=${SAMPLE_PERIOD:-1ms}
 jfr configure --input profile --output "$WORKDIR/fulcrum.jfc" "jdk.ExecutionSample#period=$SAMPLE_PERIOD" \
   "jdk.NativeMethodSample#period=$SAMPLE_PERIOD" >/dev/null
 start_backends
-start_fulcrum "$INSTANCES" \
+# DebugNonSafepoints: samples are attributed to the line that ran, not to the nearest safepoint
+# (without it JFR pins inlined code's time on a few frames that did little of the work).
+start_fulcrum "$INSTANCES" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
   "-XX:StartFlightRecording=delay=${WARMUP_SECONDS}s,duration=${PROFILE_SECONDS}s,settings=$WORKDIR/fulcrum.jfc,filename=$JFR_FILE"
 total=$((WARMUP_SECONDS + PROFILE_SECONDS + 2))
 case $TEST in

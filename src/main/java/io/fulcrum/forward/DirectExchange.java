@@ -3,37 +3,29 @@ package io.fulcrum.forward;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
-import java.util.Iterator;
-import java.util.Map;
 
 /**
- * One request on the direct path: the client's parsed HTTP/1.1 request (Netty objects, headers
- * already rewritten by {@link ForwardHeaders}) written to a pooled {@link TargetConnection}, and
- * the target's response written back to the client's channel as they arrive, as bytes: the head
- * from the target's own bytes less the hop-by-hop headers ({@link TargetResponse#writeTo}; through
- * a header map when stickiness adds cookies), the body without a copy, in the chunked coding when
- * the target's response has no Content-Length. Endings as {@link TargetExchange} has them; an ELB status closes the client
- * connection when the request body had not all come. Touched only on the event loop that owns
- * both channels.
+ * One request on the direct path, written as bytes both ways ({@link Http1Wire}): the client's
+ * parsed HTTP/1.1 request (Netty objects, headers already rewritten by {@link ForwardHeaders}) to a
+ * pooled {@link TargetConnection}, and the target's response back to the client's channel as it
+ * arrives: the head from the target's own bytes less the hop-by-hop headers
+ * ({@link TargetResponse#writeTo}; through a header map when stickiness adds cookies), the body
+ * without a copy, in the chunked coding when the target's response has no Content-Length. Both
+ * are written below the connections' HTTP encoders. Endings as {@link TargetExchange} has them; an
+ * ELB status closes the client connection when the request body had not all come. Touched only on
+ * the event loop that owns both channels.
  */
 public final class DirectExchange extends TargetExchange {
-
-  private static final short CRLF = ('\r' << 8) | '\n';
-  private static final ByteBuf CRLF_BYTES =
-      Unpooled.unreleasableBuffer(Unpooled.directBuffer(2).writeShort(CRLF)).asReadOnly();
 
   /** How much of a request body is held while its target connection opens. */
   private static final int MAX_WAITING_BYTES = 64 * 1024;
@@ -70,10 +62,16 @@ public final class DirectExchange extends TargetExchange {
   private boolean headWritten;
   /** The response goes to the client in the chunked coding (the target's had no Content-Length). */
   private boolean chunked;
+  /** The request's body goes to the target in the chunked coding. */
+  private final boolean chunkedRequest;
+  /** The headers the load balancer sets, written after the request's own. */
+  private final ForwardHeaders.Values forwarded;
 
-  DirectExchange(HttpRequest request, Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener,
-      HttpForwarder.ResponseHook hook, Client owner) {
+  DirectExchange(HttpRequest request, ForwardHeaders.Values forwarded, boolean chunkedRequest, Upstream target,
+      boolean tls, ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook, Client owner) {
     super(target, tls, pool, listener, hook);
+    this.forwarded = forwarded;
+    this.chunkedRequest = chunkedRequest;
     this.client = owner.out();
     this.wire = owner.wire();
     this.owner = owner;
@@ -92,10 +90,25 @@ public final class DirectExchange extends TargetExchange {
     }
   }
 
+  /**
+   * Writes a part of the request to the target as bytes, below its connection's HTTP encoder: the
+   * head, body bytes as they came or as chunks, the end (not flushed).
+   */
   @Override
   void send(Object part) {
-    super.send(part);
-    if (!(part instanceof LastHttpContent) && !connection.channel.isWritable()) {
+    TargetConnection c = connection;
+    ChannelHandlerContext out = c.wire;
+    if (part instanceof HttpRequest head) {
+      out.write(Http1Wire.requestHead(out.alloc(), head, forwarded), out.voidPromise());
+    }
+    if (part instanceof LastHttpContent last) {
+      Http1Wire.writeEnd(out, last, chunkedRequest, false);
+      requestSent = true;
+    } else if (part instanceof HttpContent body) {
+      Http1Wire.writeBody(out, body.content(), chunkedRequest);
+    }
+    c.touch();
+    if (!requestSent && !c.channel.isWritable()) {
       // The target reads the body slower than the client sends it: stop reading the client.
       client.channel().config().setAutoRead(false);
     }
@@ -161,7 +174,7 @@ public final class DirectExchange extends TargetExchange {
       head = wire.alloc().buffer(response.size() + 512);
       response.writeStatusLine(head);
       ((HeadersMultiMap) headers).encode(head, false);
-      head.writeShort(CRLF);
+      head.writeShort(Http1Wire.CRLF);
     }
     headWritten = true;
     wire.write(head, wire.voidPromise());
@@ -170,7 +183,7 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
-    writeContent(part.content());
+    Http1Wire.writeBody(wire, part.content(), chunked);
     owner.wrote();
     if (!client.channel().isWritable()) {
       c.channel.config().setAutoRead(false); // the client reads slower than the target sends
@@ -179,45 +192,9 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void writeLast(LastHttpContent last) {
-    ByteBuf content = last.content();
-    if (chunked) {
-      writeContent(content);
-      HttpHeaders trailers = last.trailingHeaders();
-      ByteBuf end = wire.alloc().buffer(trailers.isEmpty() ? 5 : 256);
-      end.writeByte('0').writeShort(CRLF);
-      for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
-        Map.Entry<CharSequence, CharSequence> field = it.next();
-        ByteBufUtil.writeAscii(end, field.getKey());
-        end.writeByte(':').writeByte(' ');
-        ByteBufUtil.writeAscii(end, field.getValue());
-        end.writeShort(CRLF);
-      }
-      end.writeShort(CRLF);
-      wire.writeAndFlush(end, wire.voidPromise());
-    } else {
-      wire.writeAndFlush(content, wire.voidPromise());
-    }
+    Http1Wire.writeEnd(wire, last, chunked, true);
     owner.wrote();
     finish(true);
-  }
-
-  /** Writes body bytes to the client, as a chunk of the chunked coding when the response has it (the buffer is the callee's). */
-  private void writeContent(ByteBuf content) {
-    if (!chunked) {
-      wire.write(content, wire.voidPromise());
-      return;
-    }
-    int n = content.readableBytes();
-    if (n == 0) {
-      content.release(); // an empty chunk would end the body
-      return;
-    }
-    ByteBuf size = wire.alloc().buffer(10);
-    ByteBufUtil.writeAscii(size, Integer.toHexString(n));
-    size.writeShort(CRLF);
-    wire.write(size, wire.voidPromise());
-    wire.write(content, wire.voidPromise());
-    wire.write(CRLF_BYTES.duplicate(), wire.voidPromise());
   }
 
   @Override

@@ -93,15 +93,16 @@ public final class DirectForwarder {
    * @param tls     whether the target is reached over TLS (an HTTPS target group)
    * @param hook    adds to the response head (stickiness cookies); may be null
    */
-  public DirectExchange forward(DirectExchange.Client client, HttpRequest request, boolean chunked, Upstream target,
-      boolean tls, ProxySettings settings, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+  public DirectExchange forward(DirectExchange.Client client, HttpRequest request, ForwardHeaders.Values forwarded,
+      boolean chunked, Upstream target, boolean tls, ProxySettings settings, ExchangeListener listener,
+      HttpForwarder.ResponseHook hook) {
     if (chunked) {
       request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
     request.setProtocolVersion(HttpVersion.HTTP_1_1);
     FORWARDED.increment();
     ChannelPool pool = pool(client.out().channel().eventLoop(), settings, tls);
-    DirectExchange ex = new DirectExchange(request, target, tls, pool, listener, hook, client);
+    DirectExchange ex = new DirectExchange(request, forwarded, chunked, target, tls, pool, listener, hook, client);
     ex.start();
     return ex;
   }

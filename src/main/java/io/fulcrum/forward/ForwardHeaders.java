@@ -1,9 +1,12 @@
 package io.fulcrum.forward;
 
 import io.fulcrum.model.IpAddresses;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -97,6 +100,18 @@ public final class ForwardHeaders {
    */
   public static void prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
       String scheme, String listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
+    rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, headerBytes, epochSeconds, random)
+        .setOn(headers);
+  }
+
+  /**
+   * What {@link #prepare} does, but the headers the load balancer sets are returned rather than
+   * set: hop-by-hop headers, Expect (and invalid names, when so configured) leave {@code headers},
+   * and so do those the returned values replace; the caller writes them after the rest
+   * ({@link Values#writeTo}), where {@link #prepare} would have appended them.
+   */
+  public static Values rewrite(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
+      String scheme, String listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
     if (settings.dropInvalidHeaders()) {
@@ -105,31 +120,78 @@ public final class ForwardHeaders {
     // HTTP/2 requests keep header names in lower case: names given in another case would be
     // lower-cased into a new string on every call.
     Names n = headers instanceof io.netty.handler.codec.http.HttpHeaders ? Names.HTTP1 : Names.HTTP2;
-    headers.set(n.host, host);
-
+    headers.remove(n.host);
+    String xff = null;
     switch (settings.xffMode()) {
       case "remove" -> headers.remove(n.forwardedFor);
       case "preserve" -> {
         // forwarded unchanged; none added
       }
       default -> {
-        String me = forwardedFor;
-        List<String> existing = headers.getAll(n.forwardedFor);
-        if (existing.isEmpty()) {
-          headers.set(n.forwardedFor, me);
-        } else {
+        xff = forwardedFor;
+        if (headers.contains(n.forwardedFor)) {
+          List<String> existing = headers.getAll(n.forwardedFor);
           String joined = existing.size() == 1 ? existing.get(0) : String.join(", ", existing);
-          headers.set(n.forwardedFor, joined.isBlank() ? me : joined + ", " + me);
+          xff = joined.isBlank() ? forwardedFor : joined + ", " + forwardedFor;
+          headers.remove(n.forwardedFor);
         }
       }
     }
-    headers.set(n.forwardedProto, scheme);
-    headers.set(n.forwardedPort, listenerPort);
-    headers.set(n.traceId, TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random));
+    headers.remove(n.forwardedProto);
+    headers.remove(n.forwardedPort);
+    String trace = TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random);
+    headers.remove(n.traceId);
+    return new Values(n, host, xff, scheme, listenerPort, trace);
+  }
+
+  /**
+   * The values the load balancer gives a forwarded request's Host, X-Forwarded-For (null: none,
+   * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
+   * X-Amzn-Trace-Id headers.
+   */
+  public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId) {
+
+    /** Sets the headers on {@code headers}, in this order, after the others. */
+    public void setOn(MultiMap headers) {
+      headers.add(names.host, host);
+      if (forwardedFor != null) {
+        headers.add(names.forwardedFor, forwardedFor);
+      }
+      headers.add(names.forwardedProto, proto);
+      headers.add(names.forwardedPort, port);
+      headers.add(names.traceId, traceId);
+    }
+
+    /** Writes the headers as HTTP/1.1 header lines, in the same order. */
+    void writeTo(ByteBuf buf) {
+      line(buf, HOST_LINE, host);
+      if (forwardedFor != null) {
+        line(buf, XFF_LINE, forwardedFor);
+      }
+      line(buf, PROTO_LINE, proto);
+      line(buf, PORT_LINE, port);
+      line(buf, TRACE_LINE, traceId);
+    }
+
+    private static void line(ByteBuf buf, byte[] nameColonSpace, String value) {
+      buf.writeBytes(nameColonSpace);
+      ByteBufUtil.writeAscii(buf, value);
+      buf.writeShort(Http1Wire.CRLF);
+    }
+  }
+
+  private static final byte[] HOST_LINE = lineStart(HOST);
+  private static final byte[] XFF_LINE = lineStart(X_FORWARDED_FOR);
+  private static final byte[] PROTO_LINE = lineStart(X_FORWARDED_PROTO);
+  private static final byte[] PORT_LINE = lineStart(X_FORWARDED_PORT);
+  private static final byte[] TRACE_LINE = lineStart(X_AMZN_TRACE_ID);
+
+  private static byte[] lineStart(CharSequence name) {
+    return (name + ": ").getBytes(StandardCharsets.US_ASCII);
   }
 
   /** The names of the headers the load balancer sets, as each protocol's header map keeps them. */
-  private record Names(CharSequence host, CharSequence forwardedFor, CharSequence forwardedProto,
+  record Names(CharSequence host, CharSequence forwardedFor, CharSequence forwardedProto,
       CharSequence forwardedPort, CharSequence traceId) {
     static final Names HTTP1 = new Names(HOST, X_FORWARDED_FOR, X_FORWARDED_PROTO, X_FORWARDED_PORT, X_AMZN_TRACE_ID);
     static final Names HTTP2 = new Names(lower(HOST), lower(X_FORWARDED_FOR), lower(X_FORWARDED_PROTO),

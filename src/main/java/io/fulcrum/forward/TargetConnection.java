@@ -14,8 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One keep-alive connection to an HTTP/1.1 target on the direct path: a plain Netty channel on the
- * event loop of the client connections it serves: requests go out through Netty's HTTP/1.1
- * encoder, responses are read by a {@link ResponseReader}; nothing of Vert.x's HTTP client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
+ * event loop of the client connections it serves: requests go out as bytes written below Netty's
+ * HTTP/1.1 encoder ({@link #wire}, the direct path) or through it (Netty's request objects: Vert.x's
+ * path, HTTP/2 clients), responses are read by a {@link ResponseReader}; nothing of Vert.x's HTTP
+ * client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
  * direct path, {@link BridgedExchange} for requests Vert.x's server parsed) and sits in a
  * {@link ChannelPool} between exchanges.
  *
@@ -43,24 +45,29 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   }
 
   final Channel channel;
+  /** The HTTP encoder's context: what is written there goes to the target as it is (the direct path's bytes). */
+  final ChannelHandlerContext wire;
   private final IdleStateHandler timer;
-  private final ResponseReader reader = new ResponseReader(HttpForwarder.MAX_RESPONSE_HEADER_BYTES);
+  private final ResponseReader reader;
   /** The exchange the connection carries, or null while it is idle. */
   private Exchange exchange;
 
-  private TargetConnection(Channel channel, IdleStateHandler timer) {
+  private TargetConnection(Channel channel, IdleStateHandler timer, ResponseReader reader, ChannelHandlerContext wire) {
     this.channel = channel;
     this.timer = timer;
+    this.reader = reader;
+    this.wire = wire;
   }
 
   /** Sets up a new channel's pipeline and returns its connection. */
   static TargetConnection install(Channel ch, long idleMillis) {
     IdleStateHandler timer = new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS);
-    TargetConnection c = new TargetConnection(ch, timer);
+    ResponseReader reader = new ResponseReader(HttpForwarder.MAX_RESPONSE_HEADER_BYTES);
     ch.pipeline().addLast("timer", timer)
-        .addLast("decoder", c.reader)
-        .addLast("encoder", new RequestEncoder())
-        .addLast("connection", c);
+        .addLast("decoder", reader)
+        .addLast("encoder", new RequestEncoder());
+    TargetConnection c = new TargetConnection(ch, timer, reader, ch.pipeline().context("encoder"));
+    ch.pipeline().addLast("connection", c);
     return c;
   }
 

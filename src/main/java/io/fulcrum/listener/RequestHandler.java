@@ -254,15 +254,29 @@ final class RequestHandler {
    */
   private InFlight.Node dispatch(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
       MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now) {
+    forwardHeaders(binding, facts, headers, remote, client, headerBytes, now).setOn(headers);
+    return dispatched(binding, group, target, facts);
+  }
+
+  /**
+   * The request's headers rewritten for the target (SPEC §11.1-11.2), but for those the load
+   * balancer sets, which are returned (see {@link ForwardHeaders#rewrite}).
+   */
+  private ForwardHeaders.Values forwardHeaders(Binding binding, NodeRequest facts, MultiMap headers,
+      SocketAddress remote, ClientConnection client, long headerBytes, long now) {
     ListenerPlan plan = binding.plan;
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     boolean xffPort = proxy.xffClientPort();
     String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
-    ForwardHeaders.prepare(headers, proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
+    return ForwardHeaders.rewrite(headers, proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
         binding.portText, headerBytes, now / 1000, random);
+  }
+
+  /** The target has the request: its outstanding count, and the request's entry among those in flight. */
+  private InFlight.Node dispatched(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts) {
     target.dispatched();
-    return verticle.inFlight().add(group.plan().arn(), target, plan.lbName(), facts.method(), facts.uri(), false);
+    return verticle.inFlight().add(group.plan().arn(), target, binding.plan.lbName(), facts.method(), facts.uri(), false);
   }
 
   /**
@@ -307,13 +321,15 @@ final class RequestHandler {
       return null;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
-    InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
+    // The headers the load balancer sets are written after the others as the request goes out, not set in the map.
+    ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
+    InFlight.Node node = dispatched(binding, group, target, facts);
     req.setUri(facts.originForm());
     if (client != null) {
       client.requestStarted(false);
     }
-    DirectExchange ex = direct.forward(lane, req, te != null, target, group.protocol().tls(), binding.plan.proxy(), node,
-        hook);
+    DirectExchange ex = direct.forward(lane, req, forwarded, te != null, target, group.protocol().tls(),
+        binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;
   }

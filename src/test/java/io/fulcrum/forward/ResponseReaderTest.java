@@ -178,6 +178,14 @@ class ResponseReaderTest {
   }
 
   @Test
+  void longValues_withTabsAndObsText_pass() {
+    String value = "tab\there and there\t, latin-1 \u00e9\u00ff, long enough for several words";
+    send("HTTP/1.1 200 OK\r\nX-Text: " + value + "\r\nContent-Length: 0\r\n\r\n");
+
+    assertThat(next().head().headers().get("X-Text")).isEqualTo(value);
+  }
+
+  @Test
   void statusLine_withoutReasonPhrase_getsItsSpace() {
     send("HTTP/1.1 299\r\nContent-Length: 0\r\n\r\n");
 
@@ -209,6 +217,8 @@ class ResponseReaderTest {
       "HTTP/1.1 200 OK\r\nNo-Colon\r\n\r\n",
       "HTTP/1.1 200 OK\r\nX-Split: a\rSet-Cookie: injected\r\n\r\n",
       "HTTP/1.1 200 OK\r\nX-Nul: a\0b\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-Long: 0123456789abcdef\u007fmore text\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nX-Long: 0123456789abcdefghijklmn\u0001\r\n\r\n",
       "HTTP/1.1 200 OK\r\n continued\r\n\r\n",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 x\r\nabc\r\n0\r\n\r\n",

@@ -1,0 +1,106 @@
+package io.fulcrum.forward;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * HTTP/1.1 written as bytes, below Netty's HTTP encoders, for the direct path: a request head in
+ * one buffer, and body parts as they came or in the chunked coding (a chunk per part, the last
+ * chunk with the trailers). Netty's encoders do the same work through a message encoder, a type
+ * check per message and a state machine per connection; the direct path knows its messages'
+ * framing already.
+ */
+final class Http1Wire {
+
+  static final short CRLF = ('\r' << 8) | '\n';
+  private static final ByteBuf CRLF_BYTES =
+      Unpooled.unreleasableBuffer(Unpooled.directBuffer(2).writeShort(CRLF)).asReadOnly();
+  private static final byte[] HTTP_1_1_CRLF = {' ', 'H', 'T', 'T', 'P', '/', '1', '.', '1', '\r', '\n'};
+
+  private Http1Wire() {
+  }
+
+  /**
+   * The request line ({@code METHOD URI HTTP/1.1}) and headers of {@code request}, the headers the
+   * load balancer sets ({@code forwarded}) after them, and the empty line.
+   */
+  static ByteBuf requestHead(ByteBufAllocator alloc, HttpRequest request, ForwardHeaders.Values forwarded) {
+    String uri = request.uri();
+    ByteBuf buf = alloc.buffer(256 + uri.length());
+    ByteBufUtil.copy(request.method().asciiName(), buf);
+    buf.writeByte(' ');
+    ByteBufUtil.writeUtf8(buf, uri); // as Netty's request encoder has it
+    buf.writeBytes(HTTP_1_1_CRLF);
+    writeFields(buf, request.headers());
+    forwarded.writeTo(buf);
+    buf.writeShort(CRLF);
+    return buf;
+  }
+
+  /** Writes header (or trailer) fields, one {@code name: value} line each. */
+  static void writeFields(ByteBuf buf, HttpHeaders fields) {
+    if (fields instanceof HeadersMultiMap h) {
+      h.encode(buf, false);
+      return;
+    }
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = fields.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> field = it.next();
+      ByteBufUtil.writeAscii(buf, field.getKey());
+      buf.writeByte(':').writeByte(' ');
+      ByteBufUtil.writeAscii(buf, field.getValue());
+      buf.writeShort(CRLF);
+    }
+  }
+
+  /** Writes body bytes to {@code out} (the buffer is the callee's): as they are, or as one chunk. */
+  static void writeBody(ChannelHandlerContext out, ByteBuf content, boolean chunked) {
+    if (!chunked) {
+      out.write(content, out.voidPromise());
+      return;
+    }
+    int n = content.readableBytes();
+    if (n == 0) {
+      content.release(); // an empty chunk would end the body
+      return;
+    }
+    ByteBuf size = out.alloc().buffer(10);
+    ByteBufUtil.writeAscii(size, Integer.toHexString(n));
+    size.writeShort(CRLF);
+    out.write(size, out.voidPromise());
+    out.write(content, out.voidPromise());
+    out.write(CRLF_BYTES.duplicate(), out.voidPromise());
+  }
+
+  /**
+   * Writes the end of a body to {@code out} ({@code last} is the callee's): its last bytes, and in
+   * the chunked coding the last chunk and the trailers; flushed when {@code flush}.
+   */
+  static void writeEnd(ChannelHandlerContext out, LastHttpContent last, boolean chunked, boolean flush) {
+    ByteBuf content = last.content();
+    ByteBuf end;
+    if (chunked) {
+      writeBody(out, content, true);
+      HttpHeaders trailers = last.trailingHeaders();
+      end = out.alloc().buffer(trailers.isEmpty() ? 5 : 256);
+      end.writeByte('0').writeShort(CRLF);
+      writeFields(end, trailers);
+      end.writeShort(CRLF);
+    } else {
+      end = content;
+    }
+    if (flush) {
+      out.writeAndFlush(end, out.voidPromise());
+    } else {
+      out.write(end, out.voidPromise());
+    }
+  }
+}
