@@ -2,8 +2,6 @@ package io.fulcrum.forward;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
@@ -14,7 +12,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Reads an HTTP/1.x target's responses, in place of Netty's response decoder: each head becomes
@@ -29,7 +27,7 @@ import java.util.List;
  * and nothing more is read from the connection. A connection that closes mid-response ends
  * nothing: its exchange learns of the close.
  */
-final class ResponseReader extends ByteToMessageDecoder {
+final class ResponseReader {
 
   /** The longest status line accepted (Vert.x's client default). */
   static final int MAX_STATUS_LINE = 4096;
@@ -63,16 +61,20 @@ final class ResponseReader extends ByteToMessageDecoder {
     this.headRequest = head;
   }
 
-  @Override
-  protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+  /**
+   * Reads what {@code in} has, handing each part of a response to {@code out} as soon as it is
+   * read; what does not make a whole part yet stays in {@code in}, for the next call with more
+   * bytes after it. {@code out} may take the connection for the next request before this returns.
+   */
+  void read(ByteBuf in, Consumer<Object> out) {
     try {
-      read(in, out);
+      readParts(in, out);
     } catch (TargetResponse.MalformedException e) {
       failed(in, out, e);
     }
   }
 
-  private void read(ByteBuf in, List<Object> out) {
+  private void readParts(ByteBuf in, Consumer<Object> out) {
     for (;;) {
       switch (state) {
         case HEAD -> {
@@ -80,7 +82,7 @@ final class ResponseReader extends ByteToMessageDecoder {
           if (head == null) {
             return;
           }
-          out.add(head);
+          out.accept(head);
           startBody(head, out);
         }
         case FIXED -> {
@@ -90,16 +92,16 @@ final class ResponseReader extends ByteToMessageDecoder {
           }
           if (n < remaining) {
             remaining -= n;
-            out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+            out.accept(new DefaultHttpContent(in.readRetainedSlice(n)));
             return;
           }
           state = State.HEAD;
-          out.add(new DefaultLastHttpContent(in.readRetainedSlice((int) remaining), EmptyHttpHeaders.INSTANCE));
+          out.accept(new DefaultLastHttpContent(in.readRetainedSlice((int) remaining), EmptyHttpHeaders.INSTANCE));
         }
         case UNTIL_CLOSE -> {
           int n = in.readableBytes();
           if (n > 0) {
-            out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
+            out.accept(new DefaultHttpContent(in.readRetainedSlice(n)));
           }
           return;
         }
@@ -114,10 +116,10 @@ final class ResponseReader extends ByteToMessageDecoder {
             return;
           }
           remaining -= n;
-          out.add(new DefaultHttpContent(in.readRetainedSlice(n)));
           if (remaining == 0) {
             state = State.CHUNK_END;
           }
+          out.accept(new DefaultHttpContent(in.readRetainedSlice(n)));
         }
         case CHUNK_END -> {
           if (!in.isReadable()) {
@@ -205,15 +207,15 @@ final class ResponseReader extends ByteToMessageDecoder {
     }
   }
 
-  private void startBody(TargetResponse head, List<Object> out) {
+  private void startBody(TargetResponse head, Consumer<Object> out) {
     if (headRequest || head.bodyless()) {
-      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      out.accept(LastHttpContent.EMPTY_LAST_CONTENT);
     } else if (head.chunked()) {
       state = State.CHUNK_SIZE;
     } else if (head.transferEncoding() || head.contentLength() < 0) {
       state = State.UNTIL_CLOSE;
     } else if (head.contentLength() == 0) {
-      out.add(LastHttpContent.EMPTY_LAST_CONTENT);
+      out.accept(LastHttpContent.EMPTY_LAST_CONTENT);
     } else {
       remaining = head.contentLength();
       state = State.FIXED;
@@ -266,7 +268,7 @@ final class ResponseReader extends ByteToMessageDecoder {
   }
 
   /** Reads one trailer line, or the empty line that ends the body; false until a whole line has come. */
-  private boolean readTrailer(ByteBuf in, List<Object> out) {
+  private boolean readTrailer(ByteBuf in, Consumer<Object> out) {
     int start = in.readerIndex();
     int lf = in.indexOf(start, in.writerIndex(), (byte) '\n');
     if (lf < 0) {
@@ -285,7 +287,7 @@ final class ResponseReader extends ByteToMessageDecoder {
       HttpHeaders t = trailers;
       trailers = null;
       state = State.HEAD;
-      out.add(t == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, t));
+      out.accept(t == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, t));
       return true;
     }
     String line = in.toString(start, end - start, StandardCharsets.ISO_8859_1);
@@ -325,7 +327,7 @@ final class ResponseReader extends ByteToMessageDecoder {
   }
 
   /** The response cannot be read: it ends in a failure, and nothing more is read from the connection. */
-  private void failed(ByteBuf in, List<Object> out, Exception cause) {
+  private void failed(ByteBuf in, Consumer<Object> out, Exception cause) {
     state = State.FAILED;
     lines = 0;
     scanned = 0;
@@ -333,17 +335,17 @@ final class ResponseReader extends ByteToMessageDecoder {
     in.skipBytes(in.readableBytes());
     LastHttpContent failure = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, EmptyHttpHeaders.INSTANCE);
     failure.setDecoderResult(DecoderResult.failure(cause));
-    out.add(failure);
+    out.accept(failure);
   }
 
-  @Override
-  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-    if (in.isReadable()) {
-      decode(ctx, in, out);
-    }
+  /** The connection closed: a body that ends with it ends. */
+  void closed(Consumer<Object> out) {
+    lines = 0;
+    scanned = 0;
+    trailers = null;
     if (state == State.UNTIL_CLOSE) {
       state = State.HEAD;
-      out.add(LastHttpContent.EMPTY_LAST_CONTENT); // the close ends the body
+      out.accept(LastHttpContent.EMPTY_LAST_CONTENT);
     }
   }
 }

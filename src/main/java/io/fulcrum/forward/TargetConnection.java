@@ -6,24 +6,26 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequestEncoder;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One keep-alive connection to an HTTP/1.1 target on the direct path: a plain Netty channel on the
- * event loop of the client connections it serves: requests go out as bytes written below Netty's
- * HTTP/1.1 encoder ({@link #wire}, the direct path) or through it (Netty's request objects: Vert.x's
- * path, HTTP/2 clients), responses are read by a {@link ResponseReader}; nothing of Vert.x's HTTP
- * client. It carries one {@link Exchange} at a time ({@link DirectExchange} for the
- * direct path, {@link BridgedExchange} for requests Vert.x's server parsed) and sits in a
- * {@link ChannelPool} between exchanges.
+ * event loop of the client connections it serves, with nothing of Vert.x's HTTP client. Requests
+ * go out as bytes written below Netty's HTTP/1.1 encoder ({@link #wire}: the direct path) or
+ * through it (Netty's request objects: Vert.x's path, HTTP/2 clients); responses are read from the
+ * socket's bytes by a {@link ResponseReader}, here, and handed to the exchange as they are read.
+ * The pipeline is the encoder and this handler (behind TLS for an HTTPS target group). It carries
+ * one {@link Exchange} at a time ({@link DirectExchange} for the direct path,
+ * {@link BridgedExchange} for requests Vert.x's server parsed, {@link StreamExchange} for HTTP/2
+ * clients) and sits in a {@link ChannelPool} between exchanges.
  *
- * <p>Its read timer is the target idle timeout: it is restarted when a request (or a part of its
- * body) goes out and by every read; when it runs out, an exchange waiting for its response head
- * ends in 504, one mid-response cuts its client, and an idle pooled connection closes.
+ * <p>Its timer is the target idle timeout: it is restarted when a request (or a part of its body)
+ * goes out and by every read; when it runs out, an exchange waiting for its response head ends in
+ * 504, one mid-response cuts its client, and an idle pooled connection closes.
  */
 final class TargetConnection extends ChannelInboundHandlerAdapter {
 
@@ -47,26 +49,27 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   final Channel channel;
   /** The HTTP encoder's context: what is written there goes to the target as it is (the direct path's bytes). */
   final ChannelHandlerContext wire;
-  private final IdleStateHandler timer;
-  private final ResponseReader reader;
+  private final ResponseReader reader = new ResponseReader(HttpForwarder.MAX_RESPONSE_HEADER_BYTES);
+  private final Consumer<Object> toExchange = this::deliver;
+  private final long idleNanos;
   /** The exchange the connection carries, or null while it is idle. */
   private Exchange exchange;
+  /** Bytes read that do not make a whole part of a response yet, or null. */
+  private ByteBuf pending;
+  /** When something last went out or came in ({@link System#nanoTime}). */
+  private long lastActivity;
+  private ScheduledFuture<?> idleCheck;
 
-  private TargetConnection(Channel channel, IdleStateHandler timer, ResponseReader reader, ChannelHandlerContext wire) {
+  private TargetConnection(Channel channel, ChannelHandlerContext wire, long idleMillis) {
     this.channel = channel;
-    this.timer = timer;
-    this.reader = reader;
     this.wire = wire;
+    this.idleNanos = TimeUnit.MILLISECONDS.toNanos(idleMillis);
   }
 
   /** Sets up a new channel's pipeline and returns its connection. */
   static TargetConnection install(Channel ch, long idleMillis) {
-    IdleStateHandler timer = new IdleStateHandler(idleMillis, 0, 0, TimeUnit.MILLISECONDS);
-    ResponseReader reader = new ResponseReader(HttpForwarder.MAX_RESPONSE_HEADER_BYTES);
-    ch.pipeline().addLast("timer", timer)
-        .addLast("decoder", reader)
-        .addLast("encoder", new RequestEncoder());
-    TargetConnection c = new TargetConnection(ch, timer, reader, ch.pipeline().context("encoder"));
+    ch.pipeline().addLast("encoder", new RequestEncoder());
+    TargetConnection c = new TargetConnection(ch, ch.pipeline().context("encoder"), idleMillis);
     ch.pipeline().addLast("connection", c);
     return c;
   }
@@ -85,16 +88,57 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   /** Restarts the idle timer: something went out toward the target. */
   void touch() {
-    timer.resetReadTimeout();
+    lastActivity = System.nanoTime();
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    lastActivity = System.nanoTime();
+    idleCheck = ctx.executor().schedule(this::checkIdle, idleNanos, TimeUnit.NANOSECONDS);
+    ctx.fireChannelActive();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    ByteBuf in = (ByteBuf) msg;
+    ByteBuf buf = pending == null ? in : append(ctx, pending, in);
+    pending = null;
+    try {
+      reader.read(buf, toExchange);
+    } finally {
+      if (buf.isReadable() && channel.isActive()) {
+        pending = buf; // the start of a part still to come
+      } else {
+        buf.release();
+      }
+    }
+  }
+
+  /** The bytes kept from earlier reads, with {@code in} after them. */
+  private static ByteBuf append(ChannelHandlerContext ctx, ByteBuf pending, ByteBuf in) {
+    try {
+      if (pending.refCnt() == 1 && !pending.isReadOnly()) {
+        pending.discardSomeReadBytes();
+        pending.writeBytes(in);
+        return pending;
+      }
+      // Slices of it went to the exchange: the rest is copied, not written after them.
+      ByteBuf merged = ctx.alloc().buffer(pending.readableBytes() + in.readableBytes());
+      merged.writeBytes(pending).writeBytes(in);
+      pending.release();
+      return merged;
+    } finally {
+      in.release();
+    }
+  }
+
+  /** Hands a part of the response to the exchange. */
+  private void deliver(Object msg) {
     Exchange ex = exchange;
     if (ex == null) {
       // Nothing was asked: a target that speaks out of turn cannot be trusted with the next request.
       ReferenceCountUtil.release(msg);
-      ctx.close();
+      channel.close();
       return;
     }
     ex.fromTarget(this, msg);
@@ -102,6 +146,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    lastActivity = System.nanoTime();
     Exchange ex = exchange;
     if (ex != null) {
       ex.readComplete();
@@ -116,17 +161,22 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      Exchange ex = exchange;
-      if (ex != null) {
-        ex.targetIdle(this);
-      } else {
-        ctx.close(); // idle in the pool for the whole idle timeout
-      }
+  /** Runs when the idle timeout may have passed since the last activity. */
+  private void checkIdle() {
+    if (!channel.isActive()) {
+      return;
+    }
+    long left = lastActivity + idleNanos - System.nanoTime();
+    if (left > 0) {
+      idleCheck = channel.eventLoop().schedule(this::checkIdle, left, TimeUnit.NANOSECONDS);
+      return;
+    }
+    idleCheck = channel.eventLoop().schedule(this::checkIdle, idleNanos, TimeUnit.NANOSECONDS);
+    Exchange ex = exchange;
+    if (ex != null) {
+      ex.targetIdle(this);
     } else {
-      ctx.fireUserEventTriggered(evt);
+      channel.close(); // idle in the pool for the whole idle timeout
     }
   }
 
@@ -141,9 +191,26 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    if (idleCheck != null) {
+      idleCheck.cancel(false);
+    }
+    releasePending();
+    reader.closed(toExchange); // the end of a body that ends with the connection
     Exchange ex = exchange;
     if (ex != null) {
       ex.targetFailed(this, null);
+    }
+  }
+
+  @Override
+  public void handlerRemoved(ChannelHandlerContext ctx) {
+    releasePending();
+  }
+
+  private void releasePending() {
+    if (pending != null) {
+      pending.release();
+      pending = null;
     }
   }
 

@@ -13,8 +13,10 @@ import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.UnreachableTarget;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -127,6 +129,18 @@ class TargetFailuresTest {
 
     assertElbPage(exchange(), ElbError.TARGET_TIMEOUT);
     assertThat(target.heads()).hasSize(1);
+  }
+
+  @Test
+  void idleKeepAliveConnectionToTheTarget_closesAfterTheIdleTimeout_andTheNextRequestOpensAnother() {
+    target = RawTarget.start(targets, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+    gatewayTo(target.port(), Map.of("idle_timeout.timeout_seconds", "1"));
+
+    assertThat(exchange().bodyText()).isEqualTo("ok");
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> target.closedConnections() == 1);
+    assertThat(exchange().bodyText()).isEqualTo("ok");
+
+    assertThat(target.connections()).isEqualTo(2);
   }
 
   @Test

@@ -25,6 +25,7 @@ public final class RawTarget implements AutoCloseable {
 
   private final NetServer server;
   private final AtomicInteger connections = new AtomicInteger();
+  private final AtomicInteger closed = new AtomicInteger();
   private final List<String> heads = new CopyOnWriteArrayList<>();
 
   private RawTarget(NetServer server) {
@@ -48,6 +49,7 @@ public final class RawTarget implements AutoCloseable {
     RawTarget t = new RawTarget(server);
     server.connectHandler(socket -> {
       t.connections.incrementAndGet();
+      socket.closeHandler(v -> t.closed.incrementAndGet());
       Buffer[] pending = {Buffer.buffer()};
       socket.handler(data -> {
         pending[0].appendBuffer(data);
@@ -76,6 +78,11 @@ public final class RawTarget implements AutoCloseable {
   /** How many TCP connections the target accepted. */
   public int connections() {
     return connections.get();
+  }
+
+  /** How many of those connections have closed (either side closing). */
+  public int closedConnections() {
+    return closed.get();
   }
 
   /** The request heads the target read, in order. */
