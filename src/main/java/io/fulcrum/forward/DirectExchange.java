@@ -90,25 +90,10 @@ public final class DirectExchange extends TargetExchange {
     }
   }
 
-  /**
-   * Writes a part of the request to the target as bytes, below its connection's HTTP encoder: the
-   * head, body bytes as they came or as chunks, the end (not flushed).
-   */
   @Override
   void send(Object part) {
-    TargetConnection c = connection;
-    ChannelHandlerContext out = c.wire;
-    if (part instanceof HttpRequest head) {
-      out.write(Http1Wire.requestHead(out.alloc(), head, forwarded), out.voidPromise());
-    }
-    if (part instanceof LastHttpContent last) {
-      Http1Wire.writeEnd(out, last, chunkedRequest, false);
-      requestSent = true;
-    } else if (part instanceof HttpContent body) {
-      Http1Wire.writeBody(out, body.content(), chunkedRequest);
-    }
-    c.touch();
-    if (!requestSent && !c.channel.isWritable()) {
+    sendBytes(part, forwarded, chunkedRequest);
+    if (!requestSent && !connection.channel.isWritable()) {
       // The target reads the body slower than the client sends it: stop reading the client.
       client.channel().config().setAutoRead(false);
     }
@@ -155,7 +140,7 @@ public final class DirectExchange extends TargetExchange {
   }
 
   @Override
-  boolean writesBytes() {
+  boolean takesRawHead() {
     return true;
   }
 

@@ -85,10 +85,11 @@ public final class DirectForwarder {
   }
 
   /**
-   * Sends {@code request} (its headers prepared by {@link ForwardHeaders}, its URI in origin form)
-   * to {@code target}; the body parts that follow go to {@link DirectExchange#fromClient}.
+   * Sends {@code request} (its headers rewritten by {@link ForwardHeaders#rewrite} but for
+   * {@code forwarded}, which go after them; its URI in origin form) to {@code target}; the body
+   * parts that follow go to {@link DirectExchange#fromClient}.
    *
-   * @param client  the client connection, whose writes go through its HTTP encoder
+   * @param client  the client connection
    * @param chunked whether the client sends its body chunked (read before hop-by-hop headers went)
    * @param tls     whether the target is reached over TLS (an HTTPS target group)
    * @param hook    adds to the response head (stickiness cookies); may be null
@@ -109,16 +110,17 @@ public final class DirectForwarder {
 
   /**
    * Sends the request of an HTTP/2 client's {@code stream} ({@code request}: its head in HTTP/1.1
-   * terms, headers prepared by {@link ForwardHeaders}, URI in origin form) to {@code target} over
-   * HTTP/1.1; the stream's DATA frames follow through {@link StreamExchange#fromClient}.
+   * terms, headers rewritten by {@link ForwardHeaders#rewrite} but for {@code forwarded}, URI in
+   * origin form) to {@code target} over HTTP/1.1; the stream's DATA frames follow through
+   * {@link StreamExchange#fromClient}.
    *
    * @param hasBody whether DATA frames follow (the HEADERS frame did not end the stream); without a
    *                Content-Length the body goes to the target chunked
    */
   public StreamExchange forward(LaneExchange.Client client, Http2Stream stream, HttpRequest request,
-      boolean hasBody, Upstream target, boolean tls, ProxySettings settings, ExchangeListener listener,
-      HttpForwarder.ResponseHook hook) {
-    StreamExchange ex = new StreamExchange(client, stream, request, hasBody, target, tls,
+      ForwardHeaders.Values forwarded, boolean hasBody, Upstream target, boolean tls, ProxySettings settings,
+      ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+    StreamExchange ex = new StreamExchange(client, stream, request, forwarded, hasBody, target, tls,
         pool(client.ctx().channel().eventLoop(), settings, tls), listener, hook);
     if (hasBody && !request.headers().contains(HttpHeaderNames.CONTENT_LENGTH)) {
       request.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);

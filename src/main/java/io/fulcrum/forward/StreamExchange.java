@@ -40,6 +40,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private final LaneExchange.Client client;
   private final Http2Stream stream;
   private final HttpRequest head;
+  /** The headers the load balancer sets, written after the request's own. */
+  private final ForwardHeaders.Values forwarded;
   /** Whether the client sends a body (the HEADERS frame did not end the stream). */
   private final boolean hasBody;
   /** Whether the body goes to the target chunked (it has no Content-Length). */
@@ -49,12 +51,14 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private boolean requestReceived;
   private boolean headWritten;
 
-  StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, boolean hasBody, Upstream target,
-      boolean tls, ChannelPool pool, ExchangeListener listener, HttpForwarder.ResponseHook hook) {
+  StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, ForwardHeaders.Values forwarded,
+      boolean hasBody, Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener,
+      HttpForwarder.ResponseHook hook) {
     super(target, tls, pool, listener, hook);
     this.client = client;
     this.stream = stream;
     this.head = head;
+    this.forwarded = forwarded;
     this.hasBody = hasBody;
     this.chunked = hasBody && !head.headers().contains(HttpHeaderNames.CONTENT_LENGTH);
     this.requestReceived = !hasBody;
@@ -76,6 +80,11 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     if (connection != null) {
       connection.channel.flush();
     }
+  }
+
+  @Override
+  void send(Object part) {
+    sendBytes(part, forwarded, chunked);
   }
 
   @Override
@@ -188,11 +197,20 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   }
 
   @Override
+  boolean takesRawHead() {
+    return true;
+  }
+
+  @Override
   void writeHead(TargetResponse response, MultiMap headers) {
     // Not headers.size(): Vert.x's map counts its names in a TreeSet.
     Http2Headers h = new DefaultHttp2Headers(false, 8);
     h.status(response.codeAsText());
-    H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
+    if (headers == null) {
+      response.addTo(h);
+    } else {
+      H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
+    }
     headWritten = true;
     client.encoder().writeHeaders(client.ctx(), stream.id(), h, 0, false, client.ctx().voidPromise());
   }

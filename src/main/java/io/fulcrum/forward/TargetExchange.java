@@ -3,7 +3,9 @@ package io.fulcrum.forward;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.HttpForwarder.ExchangeListener;
 import io.fulcrum.forward.HttpForwarder.ResponseHook;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
@@ -59,15 +61,15 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
 
   /**
    * Whether {@link #writeHead} can take the target's head as it is ({@code headers} null) rather
-   * than a header map: without a hook, it is then written to the client from its bytes.
+   * than a header map: without a hook, it then goes to the client from its bytes.
    */
-  boolean writesBytes() {
+  boolean takesRawHead() {
     return false;
   }
 
   /**
    * Writes the target's response head to the client, with {@code headers}: the target's without
-   * the hop-by-hop ones, and what the hook added; null when the exchange {@link #writesBytes}
+   * the hop-by-hop ones, and what the hook added; null when the exchange {@link #takesRawHead}
    * and there is no hook.
    */
   abstract void writeHead(TargetResponse response, MultiMap headers);
@@ -149,6 +151,26 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     }
   }
 
+  /**
+   * Writes a part of the request to the target as bytes, below its connection's HTTP encoder (not
+   * flushed): the head with the load balancer's headers after the request's own, body bytes as
+   * they came or as chunks, the end.
+   */
+  final void sendBytes(Object part, ForwardHeaders.Values forwarded, boolean chunked) {
+    TargetConnection c = connection;
+    ChannelHandlerContext out = c.wire;
+    if (part instanceof HttpRequest head) {
+      out.write(Http1Wire.requestHead(out.alloc(), head, forwarded), out.voidPromise());
+    }
+    if (part instanceof LastHttpContent last) {
+      Http1Wire.writeEnd(out, last, chunked, false);
+      requestSent = true;
+    } else if (part instanceof HttpContent body) {
+      Http1Wire.writeBody(out, body.content(), chunked);
+    }
+    c.touch();
+  }
+
   /** The connection that had to be opened is there, and what waited for it went out. */
   void connected(TargetConnection c) {
   }
@@ -191,7 +213,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   private void head(TargetResponse response) {
     keepAlive = response.keepAlive();
     keepAliveHeader = response.keepAliveHeader();
-    if (hook == null && writesBytes()) {
+    if (hook == null && takesRawHead()) {
       writeHead(response, null);
     } else {
       MultiMap headers = response.headers(); // hop-by-hop headers left out

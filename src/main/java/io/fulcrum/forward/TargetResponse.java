@@ -2,6 +2,7 @@ package io.fulcrum.forward;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
@@ -304,6 +305,19 @@ final class TargetResponse {
     out.writeByte(' ');
     out.writeBytes(bytes, reasonStart, reasonEnd - reasonStart);
     out.writeShort(CRLF);
+  }
+
+  /**
+   * Adds the headers but the hop-by-hop ones to an HTTP/2 header block, names in lower case;
+   * the values are views of the head's bytes, which do not change once it is read.
+   */
+  void addTo(Http2Headers h2) {
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 4] == PASSED) {
+        h2.add(H2Names.lowerCase(new AsciiString(bytes, fields[f], fields[f + 1] - fields[f], false)),
+            new AsciiString(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], false));
+      }
+    }
   }
 
   /** The headers but the hop-by-hop ones, in a new map, in the order they came. */

@@ -417,11 +417,13 @@ final class RequestHandler {
       return null;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
-    InFlight.Node node = dispatch(binding, group, target, facts, headers, remote, client, headerBytes, now);
+    ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
+    InFlight.Node node = dispatched(binding, group, target, facts);
     if (client != null) {
       client.requestStarted(true);
     }
     if (toHttp2) {
+      forwarded.setOn(headers);
       Http2Headers out = RelayExchange.requestHeaders(methodName, facts.originForm(), headers, grpc);
       RelayExchange relay = direct.relay(lane, stream, out, endStream, grpc, target, group.protocol().tls(),
           binding.plan.proxy(), node, hook);
@@ -436,7 +438,8 @@ final class RequestHandler {
     }
     var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1, method, facts.originForm(),
         headers);
-    StreamExchange ex = direct.forward(lane, stream, head, !endStream, target, group.protocol().tls(),
+    // To an HTTP/1.1 target, the headers the load balancer sets are written after the others as the request goes out.
+    StreamExchange ex = direct.forward(lane, stream, head, forwarded, !endStream, target, group.protocol().tls(),
         binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +64,21 @@ class ResponseReaderTest {
     assertThat(headers.names()).containsExactlyInAnyOrder("Server", "Content-Length", "Set-Cookie");
     assertThat(headers.getAll("set-cookie")).containsExactly("a=1", "b=2");
     assertThat((Object) channel.readInbound()).isNull();
+  }
+
+  @Test
+  void headForAnHttp2Client_hasLowerCaseNames_andNoHopByHopHeaders() {
+    send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: X-Hop\r\nX-Hop: 1\r\nX-Mixed-Case: Value\r\n"
+        + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+    TargetResponse head = next().head();
+    Http2Headers h2 = new DefaultHttp2Headers(false);
+
+    head.addTo(h2);
+
+    assertThat(h2.names()).extracting(CharSequence::toString).containsExactly("content-type", "x-mixed-case");
+    assertThat(h2.names().iterator().next()).as("a common name is the shared constant")
+        .isSameAs(HttpHeaderNames.CONTENT_TYPE);
+    assertThat(h2.get("x-mixed-case")).hasToString("Value");
   }
 
   @Test
