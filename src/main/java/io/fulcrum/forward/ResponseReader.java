@@ -191,7 +191,7 @@ final class ResponseReader {
         int n = lines;
         lines = 0;
         scanned = 0;
-        return TargetResponse.parse(bytes, lineEnds, n);
+        return TargetResponse.parse(bytes, lineEnds, n, headRequest);
       }
     }
   }

@@ -51,10 +51,12 @@ final class TargetResponse {
   private final boolean chunked;
   private final boolean close;
   private final String keepAlive;
+  /** The response answers a HEAD request (it has no body, whatever its head says). */
+  private final boolean toHead;
 
   private TargetResponse(byte[] bytes, int status, boolean http11, int codeAt, int reasonStart, int reasonEnd,
       int[] fields, int count, long contentLength, boolean transferEncoding, boolean chunked, boolean close,
-      String keepAlive) {
+      String keepAlive, boolean toHead) {
     this.bytes = bytes;
     this.status = status;
     this.http11 = http11;
@@ -68,6 +70,7 @@ final class TargetResponse {
     this.chunked = chunked;
     this.close = close;
     this.keepAlive = keepAlive;
+    this.toHead = toHead;
   }
 
   /** A head the target sent that the load balancer does not pass on (502). */
@@ -83,9 +86,10 @@ final class TargetResponse {
    * @param bytes the head, from the status line to the empty line that ends it, both included
    * @param lineEnds where each line's LF is, the status line's first, the empty line's last
    * @param lines how many lines there are (at least 2)
+   * @param toHead whether the response answers a HEAD request
    * @throws MalformedException when the head is not one to pass on
    */
-  static TargetResponse parse(byte[] bytes, int[] lineEnds, int lines) {
+  static TargetResponse parse(byte[] bytes, int[] lineEnds, int lines, boolean toHead) {
     int statusEnd = contentEnd(bytes, 0, lineEnds[0]);
     // HTTP-version SP status-code [SP reason-phrase], leniently about the spaces (as Netty's decoder).
     if (statusEnd < 12 || !startsWithVersion(bytes) || !isSpace(bytes[8])) {
@@ -225,7 +229,7 @@ final class TargetResponse {
       dropNamedByConnection(bytes, fields, count);
     }
     return new TargetResponse(bytes, status, http11, at, reasonStart, statusEnd, fields, count, contentLength,
-        transferEncoding, chunked, close, keepAlive);
+        transferEncoding, chunked, close, keepAlive, toHead);
   }
 
   int status() {
@@ -264,10 +268,10 @@ final class TargetResponse {
 
   /**
    * Whether the connection may carry another request after this response: HTTP/1.1 without
-   * {@code Connection: close}, and a body that does not end with the connection.
+   * {@code Connection: close}, and no body that ends with the connection.
    */
   boolean keepAlive() {
-    return http11 && !close && (bodyless() || chunked || (!transferEncoding && contentLength >= 0));
+    return http11 && !close && (toHead || bodyless() || chunked || (!transferEncoding && contentLength >= 0));
   }
 
   /** The Keep-Alive header's value, or null. */

@@ -148,11 +148,15 @@ class ResponseReaderTest {
     reader.headRequest(true);
     send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
     Read head = next();
+    send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n");
+    Read noLength = next();
     reader.headRequest(false);
     send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
 
     assertThat(head.body()).isEmpty();
     assertThat(head.head().keepAlive()).isTrue();
+    assertThat(noLength.body()).isEmpty();
+    assertThat(noLength.head().keepAlive()).as("no length, but no body either").isTrue();
     assertThat(next().body()).isEqualTo("ok");
   }
 
