@@ -2,7 +2,6 @@ package io.fulcrum.forward;
 
 import io.fulcrum.model.IpAddresses;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
@@ -175,7 +174,9 @@ public final class ForwardHeaders {
 
     private static void line(ByteBuf buf, byte[] nameColonSpace, String value) {
       buf.writeBytes(nameColonSpace);
-      ByteBufUtil.writeAscii(buf, value);
+      // One copy of the string's bytes rather than a write per character; characters past 0xFF
+      // become '?', as Netty's ASCII writer has them.
+      buf.writeBytes(value.getBytes(StandardCharsets.ISO_8859_1));
       buf.writeShort(Http1Wire.CRLF);
     }
   }

@@ -15,7 +15,8 @@ public final class HopByHop {
   }
 
   public static void strip(MultiMap headers) {
-    List<String> connection = headers.getAll(HttpHeaders.CONNECTION);
+    List<String> connection =
+        headers.contains(HttpHeaders.CONNECTION) ? headers.getAll(HttpHeaders.CONNECTION) : List.of();
     for (int i = 0; i < connection.size(); i++) {
       String value = connection.get(i);
       int start = 0;
