@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.function.Consumer;
@@ -42,7 +43,7 @@ final class ResponseReader {
   private boolean headRequest;
   /** FIXED: body bytes still to come; CHUNK_DATA: bytes of the chunk still to come. */
   private long remaining;
-  /** HEAD, TRAILERS: bytes from the reader index already split into {@link #lineEnds}. */
+  /** HEAD: bytes from the reader index already split into {@link #lineEnds}. */
   private int scanned;
   /** HEAD: where each line's LF is, from the reader index. */
   private int[] lineEnds = new int[32];
@@ -308,7 +309,7 @@ final class ResponseReader {
         && !AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRANSFER_ENCODING)
         && !AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRAILER)) {
       if (trailers == null) {
-        trailers = io.vertx.core.http.impl.headers.HeadersMultiMap.httpHeaders();
+        trailers = HeadersMultiMap.httpHeaders();
       }
       trailers.add(name, value);
     }

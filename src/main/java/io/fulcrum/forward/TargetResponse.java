@@ -112,7 +112,6 @@ final class TargetResponse {
     boolean chunked = false;
     boolean close = false;
     String keepAlive = null;
-    boolean connectionNames = false;
     for (int line = 1; line < lines - 1; line++) {
       int start = lineEnds[line - 1] + 1;
       int end = contentEnd(bytes, start, lineEnds[line]);
@@ -189,7 +188,7 @@ final class TargetResponse {
               if (is(bytes, ts, te - ts, "close")) {
                 close = true;
               } else if (te > ts && !is(bytes, ts, te - ts, "keep-alive")) {
-                connectionNames = true;
+                dropNamed(bytes, fields, count, ts, te - ts); // a header this connection's alone (RFC 9110 §7.6.1)
               }
               t = tokenEnd + 1;
             }
@@ -224,9 +223,6 @@ final class TargetResponse {
       // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): the length is not passed on.
       contentLength = -1;
       dropAll(bytes, fields, count, "content-length");
-    }
-    if (connectionNames) {
-      dropNamedByConnection(bytes, fields, count);
     }
     return new TargetResponse(bytes, status, http11, at, reasonStart, statusEnd, fields, count, contentLength,
         transferEncoding, chunked, close, keepAlive, toHead);
@@ -469,26 +465,11 @@ final class TargetResponse {
     }
   }
 
-  /** Drops the headers that a Connection header names (RFC 9110 §7.6.1). */
-  private static void dropNamedByConnection(byte[] bytes, int[] fields, int count) {
-    for (int c = 0; c < 5 * count; c += 5) {
-      if (!is(bytes, fields[c], fields[c + 1] - fields[c], "connection")) {
-        continue;
-      }
-      int valueEnd = fields[c + 3];
-      for (int t = fields[c + 2]; t < valueEnd; ) {
-        int tokenEnd = indexOf(bytes, t, valueEnd, (byte) ',');
-        int ts = skipSpaces(bytes, t, tokenEnd);
-        int te = tokenEnd;
-        while (te > ts && isSpace(bytes[te - 1])) {
-          te--;
-        }
-        for (int f = 0; f < 5 * count; f += 5) {
-          if (fields[f + 1] - fields[f] == te - ts && equalsIgnoreCase(bytes, fields[f], ts, te - ts)) {
-            fields[f + 4] = DROPPED;
-          }
-        }
-        t = tokenEnd + 1;
+  /** Drops the headers named {@code bytes[name, name + length)}, in any case. */
+  private static void dropNamed(byte[] bytes, int[] fields, int count, int name, int length) {
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 1] - fields[f] == length && equalsIgnoreCase(bytes, fields[f], name, length)) {
+        fields[f + 4] = DROPPED;
       }
     }
   }
