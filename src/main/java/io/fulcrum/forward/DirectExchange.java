@@ -8,11 +8,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
-import io.vertx.core.http.impl.headers.HeadersMultiMap;
 
 /**
  * One request on the direct path, written as bytes both ways ({@link Http1Wire}): the client's
@@ -158,7 +158,7 @@ public final class DirectExchange extends TargetExchange {
       }
       head = wire.alloc().buffer(response.size() + 512);
       response.writeStatusLine(head);
-      ((HeadersMultiMap) headers).encode(head, false);
+      Http1Wire.writeFields(head, (HttpHeaders) headers);
       head.writeShort(Http1Wire.CRLF);
     }
     headWritten = true;

@@ -291,19 +291,13 @@ final class ResponseReader {
       out.accept(t == null ? LastHttpContent.EMPTY_LAST_CONTENT : new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER, t));
       return true;
     }
-    String line = in.toString(start, end - start, StandardCharsets.ISO_8859_1);
-    int colon = line.indexOf(':');
-    String name = colon > 0 ? line.substring(0, colon) : "";
-    if (name.isEmpty() || !isToken(name)) {
-      throw new TargetResponse.MalformedException("an invalid trailer line");
-    }
-    String value = line.substring(colon + 1).strip();
-    for (int k = 0; k < value.length(); k++) {
-      char c = value.charAt(k);
-      if ((c < 0x20 && c != '\t') || c == 0x7F) {
-        throw new TargetResponse.MalformedException("a control character in a trailer");
-      }
-    }
+    // A trailer line is checked as a header line is.
+    byte[] line = new byte[end - start];
+    in.getBytes(start, line);
+    int colon = TargetResponse.colonAfterName(line, 0, line.length);
+    TargetResponse.checkText(line, colon + 1, line.length);
+    String name = new String(line, 0, colon, StandardCharsets.ISO_8859_1);
+    String value = new String(line, colon + 1, line.length - colon - 1, StandardCharsets.ISO_8859_1).strip();
     // Fields that frame the message have no place among trailers (as Netty's decoder, they are dropped).
     if (!AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONTENT_LENGTH)
         && !AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TRANSFER_ENCODING)
@@ -312,17 +306,6 @@ final class ResponseReader {
         trailers = HeadersMultiMap.httpHeaders();
       }
       trailers.add(name, value);
-    }
-    return true;
-  }
-
-  private static boolean isToken(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c > ' ' && c < 0x7F && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0) {
-        continue;
-      }
-      return false;
     }
     return true;
   }

@@ -138,16 +138,7 @@ final class TargetResponse {
         }
         continue;
       }
-      int colon = start;
-      while (colon < end && bytes[colon] != ':') {
-        if (!isTokenChar(bytes[colon])) {
-          throw new MalformedException("a header name with a character a token cannot have");
-        }
-        colon++;
-      }
-      if (colon == end || colon == start) {
-        throw new MalformedException("a header line without a name and a colon");
-      }
+      int colon = colonAfterName(bytes, start, end);
       int valueStart = skipSpaces(bytes, colon + 1, end);
       int valueEnd = end;
       while (valueEnd > valueStart && isSpace(bytes[valueEnd - 1])) {
@@ -369,7 +360,25 @@ final class TargetResponse {
   }
 
   /** Field and reason text: no control characters but tab (a CR alone or a NUL cannot pass on). */
-  private static void checkText(byte[] bytes, int from, int end) {
+  /**
+   * Where the colon of a field line ({@code name: value}, headers and trailers alike) is; the name
+   * before it must be a token, with no space before the colon.
+   */
+  static int colonAfterName(byte[] bytes, int start, int end) {
+    int colon = start;
+    while (colon < end && bytes[colon] != ':') {
+      if (!isTokenChar(bytes[colon])) {
+        throw new MalformedException("a header name with a character a token cannot have");
+      }
+      colon++;
+    }
+    if (colon == end || colon == start) {
+      throw new MalformedException("a header line without a name and a colon");
+    }
+    return colon;
+  }
+
+  static void checkText(byte[] bytes, int from, int end) {
     int i = from;
     // Eight bytes at a time: a byte below 0x20 or equal to 0x7F anywhere in the word sends the word
     // to the byte-wise check (a tab is one, and passes there); bytes from 0x80 (obs-text) pass.
