@@ -45,44 +45,90 @@ public final class DataFrames {
       data.release(); // nothing to send: Netty's encoder writes no frame for it either
       return;
     }
-    Http2ConnectionEncoder encoder = h2.encoder();
-    Http2RemoteFlowController flow = encoder.flowController();
-    Http2Stream connection = h2.connection().connectionStream();
-    Http2Stream.State state = stream.state();
-    if ((state != Http2Stream.State.OPEN && state != Http2Stream.State.HALF_CLOSED_REMOTE)
-        || size > encoder.configuration().frameSizePolicy().maxFrameSize()
-        || flow.hasFlowControlled(stream)
-        || flow.windowSize(stream) < size || flow.windowSize(connection) < size
-        || !ctx.channel().isWritable()) {
-      encoder.writeData(ctx, stream.id(), data, 0, endOfStream, ctx.voidPromise());
+    if (!mayGoNow(h2, ctx, stream, size)) {
+      h2.encoder().writeData(ctx, stream.id(), data, 0, endOfStream, ctx.voidPromise());
       return;
     }
+    charge(h2, stream, size);
+    ByteBuf header = ctx.alloc().buffer(size <= COPY_LIMIT ? Http2CodecUtil.FRAME_HEADER_LENGTH + size
+        : Http2CodecUtil.FRAME_HEADER_LENGTH);
+    writeHeader(header, stream, size, endOfStream);
+    if (size <= COPY_LIMIT) {
+      header.writeBytes(data);
+      data.release();
+      writeFrames(h2, ctx, stream, header, endOfStream);
+    } else {
+      ctx.write(header, ctx.voidPromise());
+      writeFrames(h2, ctx, stream, data, endOfStream);
+    }
+  }
+
+  /**
+   * Appends {@code data} as one DATA frame of {@code stream} to {@code frames}, frames of that
+   * stream not written yet, when it may go at once (as {@link #write} decides) and fits in what
+   * {@code frames} has room for; {@code data} is released then. Returns false, having done
+   * nothing, otherwise.
+   */
+  public static boolean append(Http2ConnectionHandler h2, ChannelHandlerContext ctx, ByteBuf frames,
+      Http2Stream stream, ByteBuf data, boolean endOfStream) {
+    int size = data.readableBytes();
+    if (size == 0 && !endOfStream) {
+      data.release();
+      return true;
+    }
+    if (Http2CodecUtil.FRAME_HEADER_LENGTH + size > frames.writableBytes() || !mayGoNow(h2, ctx, stream, size)) {
+      return false;
+    }
+    charge(h2, stream, size);
+    writeHeader(frames, stream, size, endOfStream);
+    frames.writeBytes(data);
+    data.release();
+    return true;
+  }
+
+  /**
+   * Writes {@code frames} of {@code stream} (not flushed); when they end the stream, its sending
+   * side closes once they are written, as when Netty's flow controller writes a stream's last frame.
+   */
+  public static void writeFrames(Http2ConnectionHandler h2, ChannelHandlerContext ctx, Http2Stream stream,
+      ByteBuf frames, boolean endOfStream) {
+    ChannelPromise written = endOfStream ? ctx.newPromise() : ctx.voidPromise();
+    ctx.write(frames, written);
+    if (endOfStream) {
+      h2.closeStreamLocal(stream, written);
+    }
+  }
+
+  /** Whether a DATA frame of {@code size} bytes may skip the flow controller's queue (see above). */
+  private static boolean mayGoNow(Http2ConnectionHandler h2, ChannelHandlerContext ctx, Http2Stream stream,
+      int size) {
+    Http2ConnectionEncoder encoder = h2.encoder();
+    Http2RemoteFlowController flow = encoder.flowController();
+    Http2Stream.State state = stream.state();
+    return (state == Http2Stream.State.OPEN || state == Http2Stream.State.HALF_CLOSED_REMOTE)
+        && size <= encoder.configuration().frameSizePolicy().maxFrameSize()
+        && !flow.hasFlowControlled(stream)
+        && flow.windowSize(stream) >= size && flow.windowSize(h2.connection().connectionStream()) >= size
+        && ctx.channel().isWritable();
+  }
+
+  /** Charges the stream's and the connection's windows with a frame's payload, as the flow controller would. */
+  private static void charge(Http2ConnectionHandler h2, Http2Stream stream, int size) {
     if (size > 0) {
+      Http2RemoteFlowController flow = h2.encoder().flowController();
       try {
         flow.incrementWindowSize(stream, -size);
-        flow.incrementWindowSize(connection, -size);
+        flow.incrementWindowSize(h2.connection().connectionStream(), -size);
       } catch (Http2Exception e) {
         throw new IllegalStateException(e); // only a window growing past 2^31-1 throws
       }
     }
-    ByteBuf header = ctx.alloc().buffer(size <= COPY_LIMIT ? Http2CodecUtil.FRAME_HEADER_LENGTH + size
-        : Http2CodecUtil.FRAME_HEADER_LENGTH);
-    header.writeMedium(size);
-    header.writeByte(Http2FrameTypes.DATA);
-    header.writeByte(endOfStream ? END_STREAM : 0);
-    header.writeInt(stream.id());
-    // The stream closes once its last frame is written, as when the flow controller writes it.
-    ChannelPromise written = endOfStream ? ctx.newPromise() : ctx.voidPromise();
-    if (size <= COPY_LIMIT) {
-      header.writeBytes(data);
-      data.release();
-      ctx.write(header, written);
-    } else {
-      ctx.write(header, ctx.voidPromise());
-      ctx.write(data, written);
-    }
-    if (endOfStream) {
-      h2.closeStreamLocal(stream, written);
-    }
+  }
+
+  private static void writeHeader(ByteBuf out, Http2Stream stream, int size, boolean endOfStream) {
+    out.writeMedium(size);
+    out.writeByte(Http2FrameTypes.DATA);
+    out.writeByte(endOfStream ? END_STREAM : 0);
+    out.writeInt(stream.id());
   }
 }

@@ -25,11 +25,23 @@ public interface LaneExchange {
 
     Http2ConnectionEncoder encoder();
 
+    /** Where the connection's response heads from HTTP/1.1 targets are written. */
+    HeadersFrames headersFrames();
+
     /** Writes out what the encoder holds (frames waiting for flow control included). */
     void flush();
 
     /** Writes {@code data} (released) as a DATA frame of {@code stream}, ending the stream when {@code endOfStream}. */
     void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream);
+
+    /**
+     * Appends {@code data} as a DATA frame of {@code stream} to {@code frames}, unwritten frames of
+     * the stream, when it may go at once and fits ({@link DataFrames#append}); false: nothing done.
+     */
+    boolean appendData(ByteBuf frames, Http2Stream stream, ByteBuf data, boolean endOfStream);
+
+    /** Writes {@code frames} of {@code stream} (not flushed), ending the stream when {@code endOfStream}. */
+    void writeFrames(ByteBuf frames, Http2Stream stream, boolean endOfStream);
 
     /** Consumes {@code bytes} of {@code stream}'s received data: they may be sent again (WINDOW_UPDATE). */
     void consumed(Http2Stream stream, int bytes) throws Http2Exception;

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
@@ -25,8 +26,9 @@ import java.util.Map;
  * One HTTP/2 client stream on the direct path, forwarded to an HTTP/1.1 target: the request head
  * (made from the stream's HEADERS frame, headers rewritten by {@link ForwardHeaders}) and its DATA
  * frames go to a pooled {@link TargetConnection}; the target's response head, body and trailers
- * are written to the stream through the connection's HTTP/2 encoder as they arrive, without a copy
- * and without Vert.x's stream, request and response objects.
+ * are written to the stream as they arrive ({@link HeadersFrames}, {@link DataFrames}), without
+ * Vert.x's stream, request and response objects; a body of up to {@value DataFrames#COPY_LIMIT}
+ * bytes goes in one buffer and one write with its head.
  *
  * <p>Flow control both ways: request bytes are returned to the client's window only once the
  * target connection took them (and while it is writable), so a slow target slows the client; the
@@ -50,6 +52,11 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private int held;
   private boolean requestReceived;
   private boolean headWritten;
+  /**
+   * The HEADERS frame, with room for a small body's DATA frame behind it, until that body is in:
+   * written with it, or at the end of the target's read when the body is not all there yet.
+   */
+  private ByteBuf heldHead;
 
   StreamExchange(LaneExchange.Client client, Http2Stream stream, HttpRequest head, ForwardHeaders.Values forwarded,
       boolean hasBody, Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener,
@@ -203,21 +210,28 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void writeHead(TargetResponse response, MultiMap headers) {
-    // Not headers.size(): Vert.x's map counts its names in a TreeSet.
-    Http2Headers h = new DefaultHttp2Headers(false, 8);
-    h.status(response.codeAsText());
-    if (headers == null) {
-      response.addTo(h);
-    } else {
-      H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
-    }
     headWritten = true;
-    client.encoder().writeHeaders(client.ctx(), stream.id(), h, 0, false, client.ctx().voidPromise());
+    long length = response.contentLength();
+    int bodyRoom = !response.bodyless() && length > 0 && length <= DataFrames.COPY_LIMIT
+        ? Http2CodecUtil.FRAME_HEADER_LENGTH + (int) length : 0;
+    heldHead = client.headersFrames().writeHead(stream, response, headers, bodyRoom);
+  }
+
+  /** Writes the held HEADERS frame and the DATA behind it (not flushed). */
+  private void writeHeld() {
+    ByteBuf frames = heldHead;
+    if (frames != null) {
+      heldHead = null;
+      client.writeFrames(frames, stream, false);
+    }
   }
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
-    client.writeData(stream, part.content(), false);
+    if (heldHead == null || !client.appendData(heldHead, stream, part.content(), false)) {
+      writeHeld();
+      client.writeData(stream, part.content(), false);
+    }
     if (!client.encoder().flowController().isWritable(stream)) {
       c.channel.config().setAutoRead(false); // the client reads slower than the target sends
       client.blocked(this);
@@ -229,9 +243,15 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     Http2ConnectionEncoder encoder = client.encoder();
     ChannelHandlerContext ctx = client.ctx();
     HttpHeaders trailers = last.trailingHeaders();
-    if (trailers.isEmpty()) {
+    if (trailers.isEmpty() && heldHead != null && client.appendData(heldHead, stream, last.content(), true)) {
+      ByteBuf whole = heldHead;
+      heldHead = null;
+      client.writeFrames(whole, stream, true);
+    } else if (trailers.isEmpty()) {
+      writeHeld();
       client.writeData(stream, last.content(), true);
     } else {
+      writeHeld();
       if (last.content().isReadable()) {
         client.writeData(stream, last.content(), false);
       } else {
@@ -265,6 +285,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void cutClient() {
+    writeHeld(); // the head goes as before, then the reset
     client.reset(stream.id(), Http2Error.INTERNAL_ERROR);
     client.flush();
   }
@@ -276,11 +297,16 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   public void readComplete() {
+    writeHeld();
     client.flush();
   }
 
   @Override
   void done() {
+    if (heldHead != null) { // the client's stream went away
+      heldHead.release();
+      heldHead = null;
+    }
     client.exchangeDone(this);
   }
 }

@@ -311,6 +311,38 @@ final class TargetResponse {
     }
   }
 
+  /** An upper bound of what {@link #writeBlock} writes. */
+  int blockSize() {
+    return HpackLiterals.STATUS_SIZE + bytes.length + HpackLiterals.FIELD_OVERHEAD * count;
+  }
+
+  /**
+   * Writes the head as an HTTP/2 header block ({@link HpackLiterals}) into {@code out} from
+   * {@code from}: {@code :status}, then the headers but the hop-by-hop ones, names in lower case.
+   * {@code out} must hold {@link #blockSize} bytes from there; returns where the block ends.
+   */
+  int writeBlock(byte[] out, int from) {
+    int at = HpackLiterals.status(out, from, status);
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 4] == PASSED) {
+        at = HpackLiterals.field(out, at, bytes, fields[f], fields[f + 1] - fields[f], fields[f + 2],
+            fields[f + 3] - fields[f + 2]);
+      }
+    }
+    return at;
+  }
+
+  /** The size of the header list as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2), {@code :status} included. */
+  long headerListSize() {
+    long size = ":status".length() + 3 + 32;
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 4] == PASSED) {
+        size += fields[f + 1] - fields[f] + fields[f + 3] - fields[f + 2] + 32;
+      }
+    }
+    return size;
+  }
+
   /** The headers but the hop-by-hop ones, in a new map, in the order they came. */
   MultiMap headers() {
     HeadersMultiMap headers = HeadersMultiMap.httpHeaders();

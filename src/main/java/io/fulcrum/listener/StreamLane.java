@@ -1,6 +1,7 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.forward.DataFrames;
+import io.fulcrum.forward.HeadersFrames;
 import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.listener.ListenerVerticle.Binding;
@@ -46,6 +47,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   private final Http2ConnectionHandler h2;
   private final ChannelHandlerContext ctx;
   private final Http2Connection.PropertyKey key;
+  private final HeadersFrames headersFrames;
   /** Vert.x's connection, and the stand-in its bookkeeping sees for the lane's streams ({@link FulcrumStreams}). */
   private final Http2ServerConnection vertx;
   private final Object standIn;
@@ -69,6 +71,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
     this.ctx = ctx;
     this.h2 = (Http2ConnectionHandler) ctx.handler();
     this.key = h2.connection().newKey();
+    this.headersFrames = new HeadersFrames(h2, ctx);
     this.lastStream = h2.connection().remote().lastStreamCreated();
   }
 
@@ -163,6 +166,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   @Override
   public void onSettingsRead(ChannelHandlerContext c, Http2Settings settings) throws Http2Exception {
     listener.onSettingsRead(c, settings);
+    headersFrames.settingsRead(settings);
     unblock(); // the initial window may have grown
   }
 
@@ -193,6 +197,11 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
     return h2.encoder();
   }
 
+  @Override
+  public HeadersFrames headersFrames() {
+    return headersFrames;
+  }
+
   /**
    * Flushes once the event loop has handled the I/O of this round: the responses that several
    * target connections brought in the same round leave in one write.
@@ -213,6 +222,16 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   @Override
   public void writeData(Http2Stream stream, ByteBuf data, boolean endOfStream) {
     DataFrames.write(h2, ctx, stream, data, endOfStream);
+  }
+
+  @Override
+  public boolean appendData(ByteBuf frames, Http2Stream stream, ByteBuf data, boolean endOfStream) {
+    return DataFrames.append(h2, ctx, frames, stream, data, endOfStream);
+  }
+
+  @Override
+  public void writeFrames(ByteBuf frames, Http2Stream stream, boolean endOfStream) {
+    DataFrames.writeFrames(h2, ctx, stream, frames, endOfStream);
   }
 
   @Override

@@ -8,11 +8,16 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +84,72 @@ class ResponseReaderTest {
     assertThat(h2.names().iterator().next()).as("a common name is the shared constant")
         .isSameAs(HttpHeaderNames.CONTENT_TYPE);
     assertThat(h2.get("x-mixed-case")).hasToString("Value");
+  }
+
+  @Test
+  void headAsAnHpackBlock_usesTheStaticTable_literalsWithoutIndexing_andNoHuffman() {
+    send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: X-Hop\r\nX-Hop: 1\r\nX-Ab: Cd\r\n"
+        + "Content-Length: 0\r\n\r\n");
+    TargetResponse head = next().head();
+    byte[] block = new byte[head.blockSize()];
+
+    int length = head.writeBlock(block, 0);
+
+    assertThat(Arrays.copyOf(block, length)).isEqualTo(new byte[] {
+        (byte) 0x88, // :status 200, indexed (static 8)
+        0x0f, 0x10, 10, 't', 'e', 'x', 't', '/', 'p', 'l', 'a', 'i', 'n', // name: static 31 (15 + 16)
+        0x00, 4, 'x', '-', 'a', 'b', 2, 'C', 'd', // a new name, in lower case; the value as it came
+        0x0f, 0x0d, 1, '0'}); // content-length: static 28
+  }
+
+  @Test
+  void hpackIntegers_asRfc7541Shows() {
+    byte[] out = new byte[8];
+    assertThat(Arrays.copyOf(out, HpackLiterals.integer(out, 0, 5, 0, 10))).containsExactly(10); // C.1.1
+    assertThat(Arrays.copyOf(out, HpackLiterals.integer(out, 0, 5, 0, 1337)))
+        .containsExactly(0x1f, 0x9a, 0x0a); // C.1.2
+    assertThat(Arrays.copyOf(out, HpackLiterals.integer(out, 0, 7, 0, 127))).containsExactly(0x7f, 0x00);
+    assertThat(Arrays.copyOf(out, HpackLiterals.integer(out, 0, 4, 0x00, 14))).containsExactly(0x0e);
+    assertThat(Arrays.copyOf(out, HpackLiterals.integer(out, 0, 4, 0x00, 15))).containsExactly(0x0f, 0x00);
+  }
+
+  /**
+   * Literal blocks between a stateful encoder's blocks on one connection: the decoder's dynamic
+   * table stays the encoder's, and every block decodes to the head less its hop-by-hop headers.
+   */
+  @Test
+  void hpackBlocks_decodeWhole_betweenTheBlocksOfAStatefulEncoder() throws Exception {
+    String name = "X-" + "n".repeat(140);
+    String value = "v".repeat(20_000);
+    send("HTTP/1.1 418 I'm a teapot\r\nServer: t\r\nSet-Cookie: a=1\r\nset-cookie: b=2\r\nWWW-Authenticate: B\r\n"
+        + "Keep-Alive: timeout=5\r\nX-Empty:\r\n" + name + ": " + value + "\r\nX-Obs: \u00e9\r\n"
+        + "Content-Length: 0\r\n\r\n");
+    TargetResponse head = next().head();
+    DefaultHttp2HeadersEncoder stateful = new DefaultHttp2HeadersEncoder();
+    DefaultHttp2HeadersDecoder decoder = new DefaultHttp2HeadersDecoder(true, 1 << 20); // a 4,096-byte table
+    Http2Headers indexed = new DefaultHttp2Headers().status("200").add("server", "t").add("x-indexed", "1");
+
+    for (int round = 0; round < 3; round++) {
+      ByteBuf fromEncoder = Unpooled.buffer();
+      stateful.encodeHeaders(1, indexed, fromEncoder);
+      assertThat(decoder.decodeHeaders(1, fromEncoder)).isEqualTo(indexed);
+      fromEncoder.release();
+
+      byte[] block = new byte[head.blockSize()];
+      Http2Headers literal = decoder.decodeHeaders(3, Unpooled.wrappedBuffer(block, 0, head.writeBlock(block, 0)));
+      assertThat(literal.status()).hasToString("418");
+      assertThat(literal.names()).extracting(CharSequence::toString).containsExactly(":status", "server",
+          "set-cookie", "www-authenticate", "x-empty", name.toLowerCase(Locale.ROOT), "x-obs", "content-length");
+      assertThat(literal.getAll("set-cookie")).extracting(CharSequence::toString).containsExactly("a=1", "b=2");
+      assertThat(literal.get(name.toLowerCase(Locale.ROOT))).hasToString(value);
+      assertThat(literal.get("x-empty")).hasToString("");
+      assertThat(literal.get("x-obs")).hasToString("\u00e9");
+      long listSize = 0;
+      for (Map.Entry<CharSequence, CharSequence> e : literal) {
+        listSize += e.getKey().length() + e.getValue().length() + 32;
+      }
+      assertThat(head.headerListSize()).isEqualTo(listSize);
+    }
   }
 
   @Test

@@ -20,6 +20,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -222,6 +223,33 @@ class StreamLaneTest {
     }
   }
 
+  /** A small body that the connection window cannot take leaves its head and waits, as a large one does. */
+  @Test
+  void aSmallBodyBehindAClosedConnectionWindow_letsItsHeadGo_andFollowsOnceTheWindowGrows() {
+    int big = 70_000;
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.response()
+        .end(req.path().equals("/big") ? Buffer.buffer(new byte[big]) : Buffer.buffer("hello")));
+    start(backend.port());
+
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of(SETTINGS_INITIAL_WINDOW_SIZE, 1L << 20), 0)) {
+      wire.serverSettings(WAIT);
+      wire.holdWindow(true);
+      wire.headers(1, request("GET", "/first"), true); // the connection's first head goes through Netty's encoder
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("hello");
+      wire.headers(3, request("GET", "/big"), true);
+      await().atMost(WAIT).until(() -> dataReceived(wire, 1) + dataReceived(wire, 3) == 65_535);
+
+      wire.headers(5, request("GET", "/small"), true);
+      Frame head = wire.await(f -> f.streamId() == 5 && f.type() == H2Wire.HEADERS, WAIT);
+      assertThat(head.status()).isEqualTo("200");
+      await().during(Duration.ofMillis(200)).atMost(WAIT).until(() -> dataReceived(wire, 5) == 0);
+
+      wire.windowUpdate(0, 2L * big);
+      assertThat(wire.answer(5, WAIT).text()).isEqualTo("hello");
+      assertThat(wire.answer(3, WAIT).body()).hasSize(big);
+    }
+  }
+
   @Test
   void aRequestBodyFasterThanTheTargetReads_holdsTheClientBack_thenReachesTheTargetWhole() throws Exception {
     Promise<Void> letRead = Promise.promise();
@@ -289,6 +317,88 @@ class StreamLaneTest {
       assertThat(a.head().contains("trailer")).isFalse();
       assertThat(a.trailers()).isNotNull();
       assertThat(a.trailers().get("x-checksum")).hasToString("abc");
+    }
+  }
+
+  /**
+   * Heads from an HTTP/1.1 target leave as literal header blocks that leave HPACK's dynamic table
+   * alone, between the blocks of Netty's encoder, which owns that table: the client decodes every
+   * head whole, and each shrinking of its table (the first SETTINGS and a later one) reaches it as
+   * a size update at the start of the next block, as its decoder insists.
+   */
+  @Test
+  void targetHeads_decodeWhole_withTheClientsTableShrunkAtTheStartAndLater() {
+    String longName = "X-Long-" + "n".repeat(130);
+    String longValue = "v".repeat(300);
+    RawTarget target = RawTarget.start(backends, (socket, head) -> {
+      String status = head.startsWith("GET /moved ") ? "302 Found" : "200 OK";
+      RawTarget.answer("HTTP/1.1 " + status + "\r\nContent-Type: text/plain\r\nSet-Cookie: a=1\r\n"
+          + "SET-COOKIE: b=2\r\nWWW-Authenticate: Basic realm=\"x\"\r\nX-Mixed-Case: \u00e9t\u00e9\r\n"
+          + "X-Empty:\r\n" + longName + ": " + longValue + "\r\nKeep-Alive: timeout=5\r\n"
+          + "Content-Length: 2\r\n\r\nok").onRequest(socket, head);
+    });
+    start(target.port());
+    long before = DirectForwarder.forwarded();
+
+    try (H2Wire wire = connect(Map.of(H2Wire.SETTINGS_HEADER_TABLE_SIZE, 256L))) {
+      int stream = 1;
+      for (long tableSize : new long[] {256, 64, 0}) {
+        if (tableSize != 256) {
+          wire.settings(Map.of(H2Wire.SETTINGS_HEADER_TABLE_SIZE, tableSize));
+        }
+        for (String path : List.of("/a", "/moved", "/b")) {
+          wire.headers(stream, request("GET", path), true);
+          Answer a = wire.answer(stream, WAIT);
+          assertThat(a.status()).as("%s with a table of %d", path, tableSize)
+              .isEqualTo(path.equals("/moved") ? "302" : "200");
+          assertThat(a.text()).isEqualTo("ok");
+          Http2Headers h = a.head();
+          assertThat(h.getAll("set-cookie")).map(CharSequence::toString).containsExactly("a=1", "b=2");
+          assertThat(h.get("content-type")).hasToString("text/plain");
+          assertThat(h.get("content-length")).hasToString("2");
+          assertThat(h.get("www-authenticate")).hasToString("Basic realm=\"x\"");
+          assertThat(h.get("x-mixed-case")).hasToString("\u00e9t\u00e9"); // obs-text, byte for byte
+          assertThat(h.get("x-empty")).hasToString("");
+          assertThat(h.get(longName.toLowerCase(Locale.ROOT))).hasToString(longValue);
+          assertThat(h.contains("keep-alive")).isFalse();
+          assertThat(h.names()).allMatch(n -> n.toString().equals(n.toString().toLowerCase(Locale.ROOT)));
+          stream += 2;
+        }
+      }
+      assertThat(wire.closedByServer()).isFalse();
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(9);
+  }
+
+  /**
+   * A small body goes in one buffer with its HEADERS frame; a head whose body is not in the same
+   * read from the target still leaves at the end of that read, not with its body.
+   */
+  @Test
+  void aHeadWhoseSmallBodyComesLater_reachesTheClientFirst() {
+    Promise<Void> sendBody = Promise.promise();
+    RawTarget target = RawTarget.start(backends, (socket, head) -> {
+      if (head.startsWith("GET /first ")) {
+        socket.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst");
+        return;
+      }
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Part: head\r\n\r\n");
+      sendBody.future().onComplete(v -> socket.write("hello"));
+    });
+    start(target.port());
+
+    try (H2Wire wire = connect(Map.of())) {
+      // The connection's first head goes through Netty's encoder (HeadersFrames); the second is held.
+      wire.headers(1, request("GET", "/first"), true);
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("first");
+      wire.headers(3, request("GET", "/late"), true);
+      Frame head = wire.await(f -> f.streamId() == 3 && f.type() == H2Wire.HEADERS, WAIT);
+      assertThat(head.headers().get("x-part")).hasToString("head");
+      assertThat(dataReceived(wire, 3)).isZero();
+      backends.runOnContext(v -> sendBody.complete());
+      Answer a = wire.answer(3, WAIT);
+      assertThat(a.status()).isEqualTo("200");
+      assertThat(a.text()).isEqualTo("hello");
     }
   }
 

@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersDecoder;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersEncoder;
 import java.io.ByteArrayOutputStream;
@@ -49,6 +50,7 @@ public final class H2Wire implements AutoCloseable {
   public static final int ACK = 0x1;
   public static final int END_HEADERS = 0x4;
 
+  public static final int SETTINGS_HEADER_TABLE_SIZE = 0x1;
   public static final int SETTINGS_ENABLE_PUSH = 0x2;
   public static final int SETTINGS_MAX_CONCURRENT_STREAMS = 0x3;
   public static final int SETTINGS_MAX_HEADER_LIST_SIZE = 0x6;
@@ -90,6 +92,8 @@ public final class H2Wire implements AutoCloseable {
   private volatile boolean ended;
   private volatile boolean closing;
   private volatile boolean serverSettingsReceived;
+  /** A header block this side's HPACK decoder refused (the reading ended there). */
+  private volatile Http2Exception decodeFailure;
   /** DATA read is not given back to the stream's window (the test does it with {@link #windowUpdate}). */
   private volatile boolean holdWindow;
 
@@ -136,15 +140,8 @@ public final class H2Wire implements AutoCloseable {
       H2Wire w = new H2Wire(s);
       ByteArrayOutputStream b = new ByteArrayOutputStream();
       b.write(PREFACE);
-      byte[] payload = new byte[settings.size() * 6];
-      int i = 0;
-      for (Map.Entry<Integer, Long> e : settings.entrySet()) {
-        payload[i] = (byte) (e.getKey() >> 8);
-        payload[i + 1] = (byte) (int) e.getKey().intValue();
-        putInt(payload, i + 2, e.getValue());
-        i += 6;
-      }
-      b.write(frame(SETTINGS, 0, 0, payload));
+      w.applyHeaderTableSize(settings);
+      b.write(settingsFrame(settings));
       if (connectionWindowIncrement > 0) {
         b.write(windowUpdateFrame(0, connectionWindowIncrement));
       }
@@ -154,6 +151,41 @@ public final class H2Wire implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Sends a SETTINGS frame ({@code settings}: id to value). A header table size applies to this
+   * side's HPACK decoder at once: the server's next header block must then start with a dynamic
+   * table size update (RFC 7541 §4.2), or the decoder fails and the connection's reading ends.
+   */
+  public void settings(Map<Integer, Long> settings) {
+    applyHeaderTableSize(settings);
+    write(settingsFrame(settings));
+  }
+
+  private void applyHeaderTableSize(Map<Integer, Long> settings) {
+    Long size = settings.get(SETTINGS_HEADER_TABLE_SIZE);
+    if (size != null) {
+      synchronized (decoder) {
+        try {
+          decoder.maxHeaderTableSize(size);
+        } catch (Http2Exception e) {
+          throw new IllegalArgumentException(e);
+        }
+      }
+    }
+  }
+
+  private static byte[] settingsFrame(Map<Integer, Long> settings) {
+    byte[] payload = new byte[settings.size() * 6];
+    int i = 0;
+    for (Map.Entry<Integer, Long> e : settings.entrySet()) {
+      payload[i] = (byte) (e.getKey() >> 8);
+      payload[i + 1] = (byte) (int) e.getKey().intValue();
+      putInt(payload, i + 2, e.getValue());
+      i += 6;
+    }
+    return frame(SETTINGS, 0, 0, payload);
   }
 
   /** Request headers for {@code method path}; more may be added to the result. */
@@ -295,7 +327,12 @@ public final class H2Wire implements AutoCloseable {
         if (block != null) {
           ByteBuf buf = Unpooled.wrappedBuffer(block.toByteArray());
           try {
-            headers = decoder.decodeHeaders(stream, buf);
+            synchronized (decoder) {
+              headers = decoder.decodeHeaders(stream, buf);
+            }
+          } catch (Http2Exception e) {
+            decodeFailure = e;
+            throw e;
           } finally {
             buf.release();
           }
@@ -330,7 +367,6 @@ public final class H2Wire implements AutoCloseable {
     return b;
   }
 
-  /** Every frame received so far. */
   /** One stream's answer as the client saw it once the stream ended: each part may be absent. */
   public record Answer(Http2Headers head, byte[] body, Http2Headers trailers, Frame reset) {
     public String status() {
@@ -371,6 +407,7 @@ public final class H2Wire implements AutoCloseable {
     return new Answer(head, body.toByteArray(), trailers, reset);
   }
 
+  /** Every frame received so far. */
   public List<Frame> frames() {
     return frames;
   }
@@ -378,7 +415,12 @@ public final class H2Wire implements AutoCloseable {
   /** Waits for the first frame matching {@code match}. */
   public Frame await(Predicate<Frame> match, Duration atMost) {
     Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(5))
-        .until(() -> frames.stream().anyMatch(match));
+        .until(() -> {
+          if (decodeFailure != null) {
+            throw new AssertionError("a header block from the server could not be decoded", decodeFailure);
+          }
+          return frames.stream().anyMatch(match);
+        });
     return frames.stream().filter(match).findFirst().orElseThrow();
   }
 
