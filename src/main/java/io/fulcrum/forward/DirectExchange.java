@@ -20,7 +20,8 @@ import io.vertx.core.MultiMap;
  * pooled {@link TargetConnection}, and the target's response back to the client's channel as it
  * arrives: the head from the target's own bytes less the hop-by-hop headers
  * ({@link TargetResponse#writeTo}; through a header map when stickiness adds cookies), the body
- * without a copy, in the chunked coding when the target's response has no Content-Length. Both
+ * without a copy, in the chunked coding when the target's response has no Content-Length; a body
+ * of up to {@value #BODY_BEHIND_HEAD} bytes is copied behind its head, and both leave in one write. Both
  * are written below the connections' HTTP encoders. Endings as {@link TargetExchange} has them; an
  * ELB status closes the client connection when the request body had not all come. Touched only on
  * the event loop that owns both channels.
@@ -29,6 +30,8 @@ public final class DirectExchange extends TargetExchange {
 
   /** How much of a request body is held while its target connection opens. */
   private static final int MAX_WAITING_BYTES = 64 * 1024;
+  /** A response body up to this size (by its Content-Length) is copied behind its head: one write for both. */
+  static final int BODY_BEHIND_HEAD = 1024;
 
   /** The client connection's side of an exchange. */
   public interface Client {
@@ -62,6 +65,11 @@ public final class DirectExchange extends TargetExchange {
   private boolean headWritten;
   /** The response goes to the client in the chunked coding (the target's had no Content-Length). */
   private boolean chunked;
+  /**
+   * The response head, with room for a small body behind it, until that body is in: written with
+   * the body's end, or at the end of the target's read when the body is not all there yet.
+   */
+  private ByteBuf held;
   /** The request's body goes to the target in the chunked coding. */
   private final boolean chunkedRequest;
   /** The headers the load balancer sets, written after the request's own. */
@@ -131,6 +139,7 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   public void readComplete() {
+    writeHeld();
     client.flush();
   }
 
@@ -146,28 +155,45 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void writeHead(TargetResponse response, MultiMap headers) {
+    chunked = !response.bodyless()
+        && (headers == null ? response.contentLength() < 0 : !headers.contains(HttpHeaderNames.CONTENT_LENGTH));
+    int room = bodyRoom(response);
     ByteBuf head;
     if (headers == null) {
-      chunked = !response.bodyless() && response.contentLength() < 0;
-      head = wire.alloc().buffer(response.size());
+      head = wire.alloc().buffer(response.size() + room);
       response.writeTo(head, chunked);
     } else {
-      chunked = !response.bodyless() && !headers.contains(HttpHeaderNames.CONTENT_LENGTH);
       if (chunked) {
         headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       }
-      head = wire.alloc().buffer(response.size() + 512);
+      head = wire.alloc().buffer(response.size() + 512 + room);
       response.writeStatusLine(head);
       Http1Wire.writeFields(head, (HttpHeaders) headers);
       head.writeShort(Http1Wire.CRLF);
     }
     headWritten = true;
-    wire.write(head, wire.voidPromise());
+    if (room > 0) {
+      held = head;
+    } else {
+      wire.write(head, wire.voidPromise());
+    }
     owner.wrote();
+  }
+
+  /** The room a head keeps for the body behind it: the body's length when it is small and not chunked. */
+  private int bodyRoom(TargetResponse response) {
+    long length = response.contentLength();
+    return !chunked && !response.bodyless() && length > 0 && length <= BODY_BEHIND_HEAD ? (int) length : 0;
   }
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
+    if (held != null && part.content().readableBytes() <= held.writableBytes()) {
+      held.writeBytes(part.content());
+      part.release();
+      return;
+    }
+    writeHeld();
     Http1Wire.writeBody(wire, part.content(), chunked);
     owner.wrote();
     if (!client.channel().isWritable()) {
@@ -177,9 +203,27 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void writeLast(LastHttpContent last) {
-    Http1Wire.writeEnd(wire, last, chunked, true);
+    if (held != null && last.content().readableBytes() <= held.writableBytes()) {
+      held.writeBytes(last.content());
+      last.release();
+      ByteBuf whole = held;
+      held = null;
+      wire.writeAndFlush(whole, wire.voidPromise());
+    } else {
+      writeHeld();
+      Http1Wire.writeEnd(wire, last, chunked, true);
+    }
     owner.wrote();
     finish(true);
+  }
+
+  /** Writes the held head and what of the body is behind it (not flushed). */
+  private void writeHeld() {
+    ByteBuf h = held;
+    if (h != null) {
+      held = null;
+      wire.write(h, wire.voidPromise());
+    }
   }
 
   @Override
@@ -194,6 +238,7 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void cutClient() {
+    writeHeld(); // what had come goes as far as it did before the close
     client.close();
   }
 
@@ -218,6 +263,10 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void done() {
+    if (held != null) { // the client went away
+      held.release();
+      held = null;
+    }
     owner.exchangeDone(this);
   }
 }

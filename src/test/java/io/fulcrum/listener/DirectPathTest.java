@@ -234,6 +234,37 @@ class DirectPathTest {
     assertThat(chosen.lastRequest().getJsonObject("headers").fieldNames()).doesNotContain("cookie");
   }
 
+  /**
+   * A small body is copied behind its head so that both leave in one write; a head whose body is
+   * not in the same read from the target still leaves at the end of that read, not with its body.
+   */
+  @Test
+  void aHeadWhoseSmallBodyComesLater_reachesTheClientFirst() throws Exception {
+    Promise<Void> sendBody = Promise.promise();
+    RawTarget target = RawTarget.start(backends, (socket, head) -> {
+      socket.write("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Part: head\r\n\r\n");
+      sendBody.future().onComplete(v -> socket.write("hello"));
+    });
+    start(target.port());
+    long before = DirectForwarder.forwarded();
+
+    try (java.net.Socket client = new java.net.Socket("127.0.0.1", port)) {
+      client.setSoTimeout(10_000);
+      client.getOutputStream().write("GET /late HTTP/1.1\r\nHost: example.com\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      java.io.InputStream in = client.getInputStream();
+      StringBuilder head = new StringBuilder();
+      while (!head.toString().endsWith("\r\n\r\n")) {
+        int b = in.read();
+        assertThat(b).as("the head before its body, got: %s", head).isNotNegative();
+        head.append((char) b);
+      }
+      assertThat(head.toString()).startsWith("HTTP/1.1 200 OK\r\n").contains("X-Part: head\r\n");
+      backends.runOnContext(v -> sendBody.complete());
+      assertThat(new String(in.readNBytes(5), StandardCharsets.US_ASCII)).isEqualTo("hello");
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+  }
+
   @Test
   void targetRefusesWhileTheBodyIsStillComing_502_andTheConnectionCloses() {
     int closedPort = Ports.free(); // nothing listens there: the connection is refused
