@@ -19,10 +19,10 @@ RUN_SECONDS=${RUN_SECONDS:-20}
 INSTANCES=${INSTANCES:-1}
 
 [ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES)" >&2; exit 2; }
-JARS=("$1" "$2")
-for j in "${JARS[@]}"; do
+for j in "$1" "$2"; do
   [ -f "$j" ] || { echo "ab: $j not found" >&2; exit 2; }
 done
+JARS=("$(realpath "$1")" "$(realpath "$2")") # Fulcrum runs in its work directory
 
 # shellcheck source=loadtest/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -31,21 +31,7 @@ case $TEST in
   h2) check_tools h2load java curl nginx || exit 2 ;;
   *) die "TEST must be h1 or h2 (not '$TEST')" ;;
 esac
-ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL")
-for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
-check_ports_free "${ports[@]}"
-
-WORKDIR=$(mktemp -d /tmp/fulcrum-ab.XXXXXX)
-chmod 755 "$WORKDIR"
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_all
-  rm -rf "$WORKDIR"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+own_workdir ab
 
 URL="http://127.0.0.1:$PORT_FULCRUM_H1/"
 CONNS=50

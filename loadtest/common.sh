@@ -103,6 +103,27 @@ check_ports_free() {
   fi
 }
 
+# own_workdir NAME: for a script that runs one Fulcrum on compare.sh's backends: checks that their
+# ports are free, makes WORKDIR (/tmp/fulcrum-NAME.XXXXXX), and on exit stops every process
+# started and removes WORKDIR.
+own_workdir() {
+  local ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL") i
+  for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
+  check_ports_free "${ports[@]}"
+  WORKDIR=$(mktemp -d "/tmp/fulcrum-$1.XXXXXX")
+  chmod 755 "$WORKDIR"
+  trap remove_workdir EXIT
+  trap 'exit 130' INT TERM
+}
+
+remove_workdir() {
+  local rc=$?
+  trap - EXIT INT TERM
+  stop_all
+  rm -rf "$WORKDIR"
+  exit "$rc"
+}
+
 # render TEMPLATE OUT: replaces @NAME@ with the value of the shell variable T_NAME (multi-line
 # values allowed).
 render() {

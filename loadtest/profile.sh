@@ -26,21 +26,7 @@ esac
 tools=(wrk java jfr curl ss)
 [ "$TEST" = h2 ] || [ "$TEST" = grpc ] && tools+=(h2load)
 check_tools "${tools[@]}" nginx || exit 2
-ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL")
-for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
-check_ports_free "${ports[@]}"
-
-WORKDIR=$(mktemp -d /tmp/fulcrum-profile.XXXXXX)
-chmod 755 "$WORKDIR"
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  stop_all
-  rm -rf "$WORKDIR"
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+own_workdir profile
 
 mkdir -p "$OUT_DIR"
 JFR_FILE="$OUT_DIR/fulcrum-$TEST.jfr"
