@@ -82,7 +82,10 @@ public final class HeadersFrames {
     } else {
       H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
     }
-    h2.encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.voidPromise());
+    // Not the void promise: a head the encoder refuses (over the client's header list limit) fails
+    // it, and a failed void promise is an exception on the pipeline, which closes the connection;
+    // the encoder resets the stream itself.
+    h2.encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.newPromise());
     updateOwed = false;
     return null;
   }

@@ -215,6 +215,11 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     int bodyRoom = !response.bodyless() && length > 0 && length <= DataFrames.COPY_LIMIT
         ? Http2CodecUtil.FRAME_HEADER_LENGTH + (int) length : 0;
     heldHead = client.headersFrames().writeHead(stream, response, headers, bodyRoom);
+    if (!stream.isHeadersSent()) {
+      // Netty's encoder refused the head (over the client's header list limit) and reset the
+      // stream: nothing more may be written on it.
+      responseFailed();
+    }
   }
 
   /** Writes the held HEADERS frame and the DATA behind it (not flushed). */
@@ -259,7 +264,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
       }
       Http2Headers h = new DefaultHttp2Headers(false, trailers.size());
       H2Names.copy(trailers, h);
-      encoder.writeHeaders(ctx, stream.id(), h, 0, true, ctx.voidPromise());
+      encoder.writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise()); // not void: see HeadersFrames
     }
     finish(true);
     endStream();

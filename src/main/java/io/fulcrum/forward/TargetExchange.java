@@ -222,7 +222,9 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
       }
       writeHead(response, headers);
     }
-    listener.responseHead(response.status());
+    if (!over) { // a head the client's side refused ended the exchange
+      listener.responseHead(response.status());
+    }
   }
 
   private void end(LastHttpContent last) {

@@ -371,6 +371,42 @@ class StreamLaneTest {
   }
 
   /**
+   * A head whose block could be larger than the client's frame size goes through Netty's encoder,
+   * which splits it into CONTINUATION frames; one over the client's header list limit is refused
+   * there, with the stream reset and the connection carrying on.
+   */
+  @Test
+  void headsTooLargeForALiteralBlock_goThroughNettysEncoder() {
+    String big = "b".repeat(20_000);
+    RawTarget target = RawTarget.start(backends, (socket, head) -> RawTarget.answer("HTTP/1.1 200 OK\r\n"
+        + (head.startsWith("GET /big ") ? "X-Big: " + big + "\r\n" : "") + "Content-Length: 2\r\n\r\nok")
+        .onRequest(socket, head));
+    start(target.port());
+
+    try (H2Wire wire = connect(Map.of(H2Wire.SETTINGS_MAX_HEADER_LIST_SIZE, 30_000L))) {
+      wire.headers(1, request("GET", "/small"), true); // the connection's first head, through Netty's encoder anyway
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("ok");
+      wire.headers(3, request("GET", "/big"), true);
+      Answer a = wire.answer(3, WAIT);
+      assertThat(a.status()).isEqualTo("200");
+      assertThat(a.head().get("x-big")).hasToString(big);
+      assertThat(a.text()).isEqualTo("ok");
+    }
+    try (H2Wire wire = connect(Map.of(H2Wire.SETTINGS_MAX_HEADER_LIST_SIZE, 10_000L))) {
+      wire.headers(1, request("GET", "/small"), true);
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("ok");
+      wire.headers(3, request("GET", "/big"), true);
+      Answer refused = wire.answer(3, WAIT);
+      assertThat(refused.head()).isNull();
+      assertThat(refused.reset()).isNotNull();
+      wire.headers(5, request("GET", "/small"), true);
+      assertThat(wire.answer(5, WAIT).text()).isEqualTo("ok");
+      assertThat(dataReceived(wire, 3)).as("nothing more on the reset stream").isZero();
+      assertThat(wire.closedByServer()).isFalse();
+    }
+  }
+
+  /**
    * A small body goes in one buffer with its HEADERS frame; a head whose body is not in the same
    * read from the target still leaves at the end of that read, not with its body.
    */

@@ -140,7 +140,7 @@ public final class H2Wire implements AutoCloseable {
       H2Wire w = new H2Wire(s);
       ByteArrayOutputStream b = new ByteArrayOutputStream();
       b.write(PREFACE);
-      w.applyHeaderTableSize(settings);
+      w.applyDecoderSettings(settings);
       b.write(settingsFrame(settings));
       if (connectionWindowIncrement > 0) {
         b.write(windowUpdateFrame(0, connectionWindowIncrement));
@@ -159,19 +159,24 @@ public final class H2Wire implements AutoCloseable {
    * table size update (RFC 7541 §4.2), or the decoder fails and the connection's reading ends.
    */
   public void settings(Map<Integer, Long> settings) {
-    applyHeaderTableSize(settings);
+    applyDecoderSettings(settings);
     write(settingsFrame(settings));
   }
 
-  private void applyHeaderTableSize(Map<Integer, Long> settings) {
+  /** This side's HPACK decoder takes the table size and header list limit this side announces. */
+  private void applyDecoderSettings(Map<Integer, Long> settings) {
     Long size = settings.get(SETTINGS_HEADER_TABLE_SIZE);
-    if (size != null) {
-      synchronized (decoder) {
-        try {
+    Long listSize = settings.get(SETTINGS_MAX_HEADER_LIST_SIZE);
+    synchronized (decoder) {
+      try {
+        if (size != null) {
           decoder.maxHeaderTableSize(size);
-        } catch (Http2Exception e) {
-          throw new IllegalArgumentException(e);
         }
+        if (listSize != null) {
+          decoder.maxHeaderListSize(listSize, listSize);
+        }
+      } catch (Http2Exception e) {
+        throw new IllegalArgumentException(e);
       }
     }
   }
