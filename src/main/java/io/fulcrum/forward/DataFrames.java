@@ -22,7 +22,8 @@ import io.netty.handler.codec.http2.Http2Stream;
  * would have charged them, and a payload up to {@value #COPY_LIMIT} bytes leaves in one buffer with
  * its header. Anything else (a window too small, frames already waiting for this stream, a socket
  * that takes no more for now) goes to the encoder, so the stream's frames keep their order and
- * flow control holds as before.
+ * flow control holds as before. Under the same conditions a frame can also be {@link #append}ed
+ * to frames of its stream not written yet (a small body behind its HEADERS frame).
  */
 public final class DataFrames {
 
