@@ -373,15 +373,18 @@ class StreamLaneTest {
   /**
    * A head whose block could be larger than the client's frame size goes through Netty's encoder,
    * which splits it into CONTINUATION frames; one over the client's header list limit is refused
-   * there, with the stream reset and the connection carrying on.
+   * there, with the stream reset and the connection carrying on: on the direct path as on Vert.x's.
    */
-  @Test
-  void headsTooLargeForALiteralBlock_goThroughNettysEncoder() {
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void headsTooLargeForALiteralBlock_goThroughNettysEncoder(boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
     String big = "b".repeat(20_000);
     RawTarget target = RawTarget.start(backends, (socket, head) -> RawTarget.answer("HTTP/1.1 200 OK\r\n"
         + (head.startsWith("GET /big ") ? "X-Big: " + big + "\r\n" : "") + "Content-Length: 2\r\n\r\nok")
         .onRequest(socket, head));
     start(target.port());
+    long before = DirectForwarder.forwarded();
 
     try (H2Wire wire = connect(Map.of(H2Wire.SETTINGS_MAX_HEADER_LIST_SIZE, 30_000L))) {
       wire.headers(1, request("GET", "/small"), true); // the connection's first head, through Netty's encoder anyway
@@ -404,6 +407,7 @@ class StreamLaneTest {
       assertThat(dataReceived(wire, 3)).as("nothing more on the reset stream").isZero();
       assertThat(wire.closedByServer()).isFalse();
     }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(directPath ? 5 : 0);
   }
 
   /**
