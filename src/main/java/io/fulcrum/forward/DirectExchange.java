@@ -157,7 +157,7 @@ public final class DirectExchange extends TargetExchange {
   void writeHead(TargetResponse response, MultiMap headers) {
     chunked = !response.bodyless()
         && (headers == null ? response.contentLength() < 0 : !headers.contains(HttpHeaderNames.CONTENT_LENGTH));
-    int room = bodyRoom(response);
+    int room = chunked ? 0 : response.smallBody(BODY_BEHIND_HEAD); // the body copied behind the head
     ByteBuf head;
     if (headers == null) {
       head = wire.alloc().buffer(response.size() + room);
@@ -180,11 +180,6 @@ public final class DirectExchange extends TargetExchange {
     owner.wrote();
   }
 
-  /** The room a head keeps for the body behind it: the body's length when it is small and not chunked. */
-  private int bodyRoom(TargetResponse response) {
-    long length = response.contentLength();
-    return !chunked && !response.bodyless() && length > 0 && length <= BODY_BEHIND_HEAD ? (int) length : 0;
-  }
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {

@@ -100,7 +100,7 @@ public final class HeadersFrames {
     Http2FrameWriter.Configuration limits = h2.encoder().configuration();
     int bound = response.blockSize();
     if (bound > limits.frameSizePolicy().maxFrameSize()
-        || response.headerListSize() > limits.headersConfiguration().maxHeaderListSize()) {
+        || response.headerListOver(limits.headersConfiguration().maxHeaderListSize())) {
       return null; // Netty's encoder splits the block into CONTINUATION frames, or refuses it
     }
     int size = Http2CodecUtil.FRAME_HEADER_LENGTH + bound;

@@ -211,9 +211,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   @Override
   void writeHead(TargetResponse response, MultiMap headers) {
     headWritten = true;
-    long length = response.contentLength();
-    int bodyRoom = !response.bodyless() && length > 0 && length <= DataFrames.COPY_LIMIT
-        ? Http2CodecUtil.FRAME_HEADER_LENGTH + (int) length : 0;
+    int body = response.smallBody(DataFrames.COPY_LIMIT);
+    int bodyRoom = body > 0 ? Http2CodecUtil.FRAME_HEADER_LENGTH + body : 0;
     heldHead = client.headersFrames().writeHead(stream, response, headers, bodyRoom);
     if (!stream.isHeadersSent()) {
       // Netty's encoder refused the head (over the client's header list limit) and reset the

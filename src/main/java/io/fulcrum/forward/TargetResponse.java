@@ -238,6 +238,11 @@ final class TargetResponse {
     return status < 200 || status == 204 || status == 304;
   }
 
+  /** The body's length when its Content-Length gives one from 1 to {@code limit} and it has a body; else 0. */
+  int smallBody(int limit) {
+    return !bodyless() && contentLength > 0 && contentLength <= limit ? (int) contentLength : 0;
+  }
+
   /** The body's length from Content-Length, or -1 when the head has none that counts. */
   long contentLength() {
     return contentLength;
@@ -330,6 +335,14 @@ final class TargetResponse {
       }
     }
     return at;
+  }
+
+  /**
+   * Whether the header list is over {@code limit}; counted only when it could be (it is at most the
+   * head's bytes and 32 per field, {@code :status} included), so an unbounded limit costs nothing.
+   */
+  boolean headerListOver(long limit) {
+    return limit < bytes.length + 32L * (count + 1) && headerListSize() > limit;
   }
 
   /** The size of the header list as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2), {@code :status} included. */
