@@ -25,8 +25,8 @@ import java.util.function.LongSupplier;
  * HTTP client, {@link ChannelPool} over plain Netty channels (the direct path).
  *
  * <p>A connection goes back to the stack only when its exchange completed cleanly (the whole
- * request sent, the whole response read, and no {@code Connection: close}); any other ending
- * resets or closes it. An idle connection closes after the client's idle timeout, or when the
+ * request sent, the whole response read with nothing after it, and no {@code Connection: close});
+ * any other ending resets or closes it. An idle connection closes after the client's idle timeout, or when the
  * target closes it, and leaves the stack then; one whose target announced a keep-alive
  * {@code timeout} is not reused near its end, when the target may be closing it as a request
  * goes out. Touched only on the owning event loop.

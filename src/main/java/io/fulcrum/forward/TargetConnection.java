@@ -26,6 +26,10 @@ import java.util.function.Consumer;
  * <p>Its timer is the target idle timeout: it is restarted when a request (or a part of its body)
  * goes out and by every read; when it runs out, an exchange waiting for its response head ends in
  * 504, one mid-response cuts its client, and an idle pooled connection closes.
+ *
+ * <p>A target answers only what it was asked: a connection on which bytes come that no request
+ * asked for (after a whole response, in the same read or while idle in the pool) is closed, never
+ * reused, so that they cannot be read as the next request's answer (as HAProxy and NGINX do).
  */
 final class TargetConnection extends ChannelInboundHandlerAdapter {
 
@@ -56,6 +60,8 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   private Exchange exchange;
   /** Bytes read that do not make a whole part of a response yet, or null. */
   private ByteBuf pending;
+  /** What the reader is reading from, during {@link #channelRead}; null between reads. */
+  private ByteBuf reading;
   /** When something last went out or came in ({@link System#nanoTime}). */
   private long lastActivity;
   private ScheduledFuture<?> idleCheck;
@@ -98,14 +104,31 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     ctx.fireChannelActive();
   }
 
+  /**
+   * Whether nothing has been read beyond the part just handed to the exchange: at the end of a
+   * response, whether the target sent only what it was asked for (bytes after a whole response
+   * answer no request, and must not be taken for the next one's answer).
+   */
+  boolean nothingMoreRead() {
+    return reading == null || !reading.isReadable();
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     ByteBuf in = (ByteBuf) msg;
+    if (exchange == null) {
+      // Nothing was asked: a target that speaks out of turn cannot be trusted with the next request.
+      in.release();
+      channel.close();
+      return;
+    }
     ByteBuf buf = pending == null ? in : append(ctx, pending, in);
     pending = null;
+    reading = buf;
     try {
       reader.read(buf, toExchange);
     } finally {
+      reading = null;
       if (buf.isReadable() && channel.isActive()) {
         pending = buf; // the start of a part still to come
       } else {
@@ -136,7 +159,7 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
   private void deliver(Object msg) {
     Exchange ex = exchange;
     if (ex == null) {
-      // Nothing was asked: a target that speaks out of turn cannot be trusted with the next request.
+      // Bytes after the response that ended this read's exchange (which then closed the connection).
       ReferenceCountUtil.release(msg);
       channel.close();
       return;

@@ -232,7 +232,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     TargetConnection c = connection;
     connection = null;
     c.detach();
-    if (requestSent && keepAlive) {
+    if (requestSent && keepAlive && c.nothingMoreRead()) {
       pool.release(target, c, keepAliveHeader);
     } else {
       c.channel.close();

@@ -13,8 +13,11 @@ import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.UnreachableTarget;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetSocket;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Real targets that misbehave, and the answers ALB gives for them (SPEC §11.3, §11.4): 502 when
  * the target refuses, resets, closes or answers garbage before its response head; 504 when the
  * connect times out or the target says nothing within the idle timeout (the client is answered,
- * not cut off); and, once the head has been passed on, a cut client connection instead of a
- * response that looks whole.
+ * not cut off); once the head has been passed on, a cut client connection instead of a response
+ * that looks whole; and bytes that answer no request never taken for the next request's answer.
  */
 class TargetFailuresTest {
 
@@ -194,5 +197,69 @@ class TargetFailuresTest {
       assertThat(r.complete()).as("the client must see the body cut short").isFalse();
       assertThat(r.bodyText()).isEqualTo("0123456789");
     }
+  }
+
+  /** Answers the connection's first request with {@code first}, every later one with {@code rest}. */
+  private static RawTarget.Behaviour firstThen(String first, String rest) {
+    AtomicInteger requests = new AtomicInteger();
+    return (socket, head) -> socket.write(Buffer.buffer(requests.incrementAndGet() == 1 ? first : rest));
+  }
+
+  @Test
+  void bytesAfterAWholeResponse_closeTheTargetConnection_andAreNeverTakenForTheNextAnswer() {
+    // The start of a second response follows the first in the same write: no request asked for it.
+    gatewayTo(RawTarget.start(targets, firstThen(
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nX-Smuggled: 1\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo")));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send(REQUEST).read().bodyText()).isEqualTo("ok");
+      Response second = c.send(REQUEST).read();
+
+      assertThat(second.status()).isEqualTo(200);
+      assertThat(second.bodyText()).isEqualTo("two");
+      assertThat(second.header("X-Smuggled")).isNull();
+    }
+    assertThat(target.connections()).as("the second request goes out on a new connection").isEqualTo(2);
+  }
+
+  @Test
+  void aBodyAfterTheAnswerToHead_closesTheTargetConnection_andIsNeverTakenForTheNextAnswer() {
+    // A HEAD response has no body, whatever its Content-Length says: these two bytes answer nothing.
+    gatewayTo(RawTarget.start(targets, firstThen(
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        "HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\ntwo")));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response head = c.send("HEAD /path HTTP/1.1\r\nHost: example.com\r\n\r\n").read(true);
+      assertThat(head.status()).isEqualTo(200);
+      assertThat(head.header("Content-Length")).isEqualTo("2");
+      Response second = c.send(REQUEST).read();
+
+      assertThat(second.status()).isEqualTo(200);
+      assertThat(second.bodyText()).isEqualTo("two");
+    }
+    assertThat(target.connections()).isEqualTo(2);
+  }
+
+  @Test
+  void bytesOnAnIdleTargetConnection_closeIt_andTheNextRequestOpensAnother() {
+    AtomicReference<NetSocket> first = new AtomicReference<>();
+    gatewayTo(RawTarget.start(targets, (socket, head) -> {
+      first.compareAndSet(null, socket);
+      socket.write(Buffer.buffer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
+    }));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send(REQUEST).read().bodyText()).isEqualTo("ok");
+      // The connection now waits in the pool; the start of an answer nobody asked for arrives.
+      first.get().write(Buffer.buffer("HTTP/1.1 200 OK\r\nX-Late: 1\r\n"));
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> target.closedConnections() == 1);
+      Response second = c.send(REQUEST).read();
+
+      assertThat(second.bodyText()).isEqualTo("ok");
+      assertThat(second.header("X-Late")).isNull();
+    }
+    assertThat(target.connections()).isEqualTo(2);
   }
 }
