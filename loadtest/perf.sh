@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Where each proxy's CPU goes, the kernel included: HTTP/1.1 load (wrk) through Fulcrum, HAProxy
-# and NGINX in turn, on compare.sh's backends and configs, each proxy sampled by `perf record`
+# Where each proxy's CPU goes, the kernel included: HTTP/1.1 load (wrk) or HTTP/2 load (h2load,
+# h2c) through Fulcrum, HAProxy and NGINX in turn, on compare.sh's backends and configs, each proxy sampled by `perf record`
 # (cpu-clock, every thread of its processes) while the load runs. Prints, per proxy and round:
-# req/s, CPU per request (from /proc) split into kernel and user space (from perf), context
+# req/s, CPU per request (from /proc) split into kernel and user space (from perf), system calls
+# per request (reads, writes, polls, all; from the kernel's syscall tracepoints), context
 # switches per 1,000 requests; then the top user-space symbols of each proxy (Fulcrum's compiled
 # Java named through the JVM's perf map). JFR sees only Java frames and puts some of their time on
 # the wrong line; this sees every cycle the process spends. Latency is not reported: sampling a
 # JVM's many threads lengthens its tail more than the others' (p99.9 about 10 ms under perf, 3.5-6
 # without), so compare latency with compare.sh.
 #
-#   loadtest/perf.sh                          # wrk -c50, one worker each
+#   loadtest/perf.sh                          # HTTP/1.1, wrk -c50, one worker each
 #   CONNS=200 WORKERS=2 ROUNDS=2 loadtest/perf.sh
+#   TEST=h2 loadtest/perf.sh                  # HTTP/2, h2load -c10 -m10
 #
 # Needs perf (Debian: linux-perf) and root, or kernel.perf_event_paranoid <= 1. Installs nothing.
 # Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
 set -euo pipefail
 
-CONNS=${CONNS:-50}
+TEST=${TEST:-h1}
+CONNS=${CONNS:-50}       # wrk's connections (HTTP/1.1)
 WORKERS=${WORKERS:-1}
 ROUNDS=${ROUNDS:-1}
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}
@@ -30,7 +33,11 @@ OUT_DIR=${OUT_DIR:-$REPO_DIR/target/perf}
 for p in $PROXIES; do
   case $p in fulcrum|haproxy|nginx) ;; *) die "PROXIES: '$p' is not fulcrum, haproxy or nginx" ;; esac
 done
-check_tools wrk perf java curl nginx haproxy || exit 2
+case $TEST in
+  h1) check_tools wrk perf java curl nginx haproxy || exit 2 ;;
+  h2) check_tools h2load perf java curl nginx haproxy || exit 2 ;;
+  *) die "TEST must be h1 or h2 (not '$TEST')" ;;
+esac
 WITH_GRPC_BACKEND=0
 own_workdir perf
 mkdir -p "$OUT_DIR"
@@ -50,9 +57,33 @@ switches() {
   done | awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 } END { print v + 0, n + 0 }'
 }
 
-field() { # field NAME LINE: the value after NAME in wrk's summary line
+load() { # load SECONDS URL [SUMMARY]: the load; with SUMMARY, prints "requests N seconds S"
+  local seconds=$1 url=$2 out
+  if [ "$TEST" = h1 ]; then
+    out=$(pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) \
+      wrk -t1 "-c$CONNS" "-d${seconds}s" -s "$WORKDIR/summary.lua" "$url" 2>&1) || true
+    tail -1 <<<"$out"
+  else
+    out=$(pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) \
+      h2load -c10 -m10 -t1 -D "$seconds" "$url" 2>&1) || true
+    awk '/^finished in/ { s = $3 + 0 } /^requests:/ { n = $8 } END { printf "requests %d seconds %.3f\n", n, s }' <<<"$out"
+  fi
+}
+
+field() { # field NAME LINE: the value after NAME in the load's summary line
   awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$2"
 }
+
+# System calls counted by kind (perf stat on the syscall tracepoints this kernel has).
+TRACING=/sys/kernel/tracing/events/syscalls
+[ -d "$TRACING" ] || TRACING=/sys/kernel/debug/tracing/events/syscalls
+declare -A KIND=([read]=reads [recvfrom]=reads [readv]=reads [recvmsg]=reads
+  [write]=writes [writev]=writes [sendto]=writes [sendmsg]=writes
+  [epoll_wait]=polls [epoll_pwait]=polls [epoll_pwait2]=polls)
+SYSCALL_EVENTS=raw_syscalls:sys_enter
+for call in "${!KIND[@]}"; do
+  [ -d "$TRACING/sys_enter_$call" ] && SYSCALL_EVENTS+=",syscalls:sys_enter_$call"
+done
 
 TABLE="$WORKDIR/table.tsv"
 SYMBOLS="$OUT_DIR/symbols.txt"
@@ -65,12 +96,15 @@ for round in $(seq 1 "$ROUNDS"); do
       fulcrum)
         start_fulcrum "$WORKERS" -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit
         pid=$FULCRUM_PID port=$PORT_FULCRUM_H1 ;;
-      haproxy) start_haproxy "$WORKERS"; pid=$HAPROXY_PID port=$PORT_HAPROXY_H1 ;;
-      nginx) start_nginx "$WORKERS" "$CONNS"; pid=$NGINX_PID port=$PORT_NGINX_H1 ;;
+      haproxy)
+        start_haproxy "$WORKERS"; pid=$HAPROXY_PID port=$PORT_HAPROXY_H1
+        [ "$TEST" = h2 ] && port=$PORT_HAPROXY_H2 ;;
+      nginx)
+        start_nginx "$WORKERS" "$CONNS"; pid=$NGINX_PID port=$PORT_NGINX_H1
+        [ "$TEST" = h2 ] && port=$PORT_NGINX_H2 ;;
     esac
     url="http://127.0.0.1:$port/"
-    pinned "$LOAD_CPUS" timeout --kill-after=5 $((WARMUP_SECONDS + 30)) \
-      wrk -t1 "-c$CONNS" "-d${WARMUP_SECONDS}s" "$url" >/dev/null 2>&1 || true
+    load "$WARMUP_SECONDS" "$url" >/dev/null
     mapfile -t pids < <(process_tree "$pid")
     data="$OUT_DIR/perf-$proxy-$round.data"
     read -r v0 n0 <<<"$(switches "${pids[@]}")"
@@ -78,9 +112,19 @@ for round in $(seq 1 "$ROUNDS"); do
     perf record -q -e cpu-clock -F 999 -p "$(IFS=,; echo "${pids[*]}")" -o "$data" -- sleep "$RUN_SECONDS" \
       >/dev/null 2>&1 &
     perf_pid=$!
-    summary=$(pinned "$LOAD_CPUS" timeout --kill-after=5 $((RUN_SECONDS + 30)) \
-      wrk -t1 "-c$CONNS" "-d${RUN_SECONDS}s" -s "$WORKDIR/summary.lua" "$url" 2>&1 | tail -1) || true
+    perf stat -x, -e "$SYSCALL_EVENTS" -p "$(IFS=,; echo "${pids[*]}")" -o "$WORKDIR/syscalls.csv" \
+      -- sleep "$RUN_SECONDS" >/dev/null 2>&1 &
+    stat_pid=$!
+    summary=$(load "$RUN_SECONDS" "$url")
     wait "$perf_pid" || true
+    wait "$stat_pid" || true
+    # reads writes polls all, summed from perf stat's CSV (value,unit,event,...)
+    calls=$(awk -F, -v kinds="$(for c in "${!KIND[@]}"; do printf '%s=%s ' "$c" "${KIND[$c]}"; done)" '
+      BEGIN { n = split(kinds, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); kind[p[1]] = p[2] } }
+      $3 == "raw_syscalls:sys_enter" { sum["all"] += $1 }
+      $3 ~ /^syscalls:sys_enter_/ { c = $3; sub("syscalls:sys_enter_", "", c); sum[kind[c]] += $1 }
+      END { printf "%d %d %d %d", sum["reads"], sum["writes"], sum["polls"], sum["all"] }' "$WORKDIR/syscalls.csv")
+    read -r sr sw sp sa <<<"$calls"
     c1=$(cpu_ticks "$pid")
     read -r v1 n1 <<<"$(switches "${pids[@]}")"
     stop_pid "$pid" "$proxy" # the JVM writes /tmp/perf-PID.map as it exits
@@ -99,20 +143,23 @@ for round in $(seq 1 "$ROUNDS"); do
     set -o pipefail
     rm -f "/tmp/perf-$pid.map"
     awk -v p="$proxy" -v r="$round" -v n="$requests" -v s="$(field seconds "$summary")" \
-      -v c=$((c1 - c0)) -v hz="$CLK_TCK" -v k="${kernel:-0}" -v dv=$((v1 - v0)) -v dn=$((n1 - n0)) 'BEGIN {
+      -v c=$((c1 - c0)) -v hz="$CLK_TCK" -v k="${kernel:-0}" -v dv=$((v1 - v0)) -v dn=$((n1 - n0)) \
+      -v sr="$sr" -v sw="$sw" -v sp="$sp" -v sa="$sa" 'BEGIN {
         us = c / hz * 1e6 / n
-        printf "%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f\n", p, r, n / s,
-          us, us * k / 100, us * (100 - k) / 100, dv * 1000 / n, dn * 1000 / n }' >> "$TABLE"
+        printf "%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\n", p, r, n / s,
+          us, us * k / 100, us * (100 - k) / 100, sr / n, sw / n, sp / n, sa / n, dv * 1000 / n, dn * 1000 / n }' >> "$TABLE"
     log "$proxy, round $round: $(tail -1 "$TABLE" | cut -f3) req/s, $(tail -1 "$TABLE" | cut -f4) us CPU per request"
   done
 done
 
 {
-  echo "# perf.sh: HTTP/1.1, wrk -t1 -c$CONNS, $WORKERS worker(s) each, $ROUNDS round(s) of ${RUN_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  what="HTTP/1.1, wrk -t1 -c$CONNS"
+  [ "$TEST" = h2 ] && what="HTTP/2 (h2c), h2load -c10 -m10 -t1"
+  echo "# perf.sh: $what, $WORKERS worker(s) each, $ROUNDS round(s) of ${RUN_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# CPU: user+system of the proxy's processes (/proc) per request; kernel/user: split by perf's cpu-clock samples"
   echo
   {
-    printf 'proxy\tround\treq/s\tCPU us/req\tkernel us\tuser us\tvoluntary sw/1k req\tinvoluntary sw/1k req\n'
+    printf 'proxy\tround\treq/s\tCPU us/req\tkernel us\tuser us\treads/req\twrites/req\tpolls/req\tsyscalls/req\tvoluntary sw/1k req\tinvoluntary sw/1k req\n'
     cat "$TABLE"
   } | column -t -s $'\t'
 } | tee "$OUT_DIR/summary.txt"
