@@ -170,7 +170,8 @@ final class ResponseReader {
       int length = lf - lineStart;
       boolean empty = length == 0 || (length == 1 && in.getByte(lineStart) == '\r');
       if (lines == 0 && empty) {
-        // Line breaks before a status line (after a body, from some servers) are skipped.
+        // Line breaks before a status line are skipped, as RFC 9112 §2.2 has a server skip them before a
+        // request line. (On a target connection, bytes after a whole response close it: TargetConnection.)
         in.readerIndex(lf + 1);
         start = lf + 1;
         from = start;
