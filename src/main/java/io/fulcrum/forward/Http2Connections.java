@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * fewer than the limit and every open one is at least half full (a stream beyond a connection's
  * {@code SETTINGS_MAX_CONCURRENT_STREAMS} waits in Vert.x for one to end).
  *
- * <p>As {@link Http1Connections}, this replaces Vert.x's pool on the request path, which builds a
- * context per request. Touched only on the owning event loop.
+ * <p>As {@link KeepAlivePool} for HTTP/1.1, this replaces Vert.x's pool on the request path, which
+ * builds a context per request. Touched only on the owning event loop.
  */
 final class Http2Connections {
 

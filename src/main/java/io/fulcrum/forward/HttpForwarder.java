@@ -9,7 +9,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -20,6 +19,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.MultiMap;
+import io.vertx.core.http.impl.headers.HeadersMultiMap;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.HostAndPort;
 import java.io.IOException;
@@ -38,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * Proxies requests that Vert.x's server parsed (HTTP/2, and the HTTP/1.x requests the direct path
  * leaves to Vert.x) to targets, streaming both bodies with back-pressure. One per event loop;
  * every method is called on that loop. HTTP/1.1 targets (in clear or over TLS) are reached over
- * the direct path's connections ({@link BridgedExchange}); HTTP/2 targets, and every target when
- * the direct path is off, through this loop's own Vert.x HTTP clients and keep-alive pools.
+ * the direct path's connections ({@link BridgedExchange}), whether or not the direct path's lanes
+ * are on; HTTP/2 targets through this loop's own Vert.x HTTP/2 clients.
  *
  * <p>Failures end the exchange the way ALB does (SPEC §11.3): before the target's response head,
  * with an ELB status (502 refused/reset/malformed/TLS, 504 connect or idle timeout); after it, by
@@ -51,7 +51,7 @@ public final class HttpForwarder {
 
   /** ALB's limit on the whole response header block. */
   public static final int MAX_RESPONSE_HEADER_BYTES = 32 * 1024;
-  /** Connections kept per target per event loop. */
+  /** HTTP/1.1 connections kept per target per event loop. */
   static final int POOL_SIZE_PER_TARGET = 1024;
   /** HTTP/2 connections per target per event loop; each carries many streams. */
   static final int HTTP2_CONNECTIONS_PER_TARGET = 4;
@@ -61,7 +61,7 @@ public final class HttpForwarder {
   private final Vertx vertx;
   /**
    * Client-wide options: the idle and connect timeouts and the TLS versions toward targets. Load
-   * balancers usually share one key, so usually there is one client per HTTP version.
+   * balancers usually share one key, so usually there is one client.
    */
   private record ClientKey(long idleMillis, int connectMillis, boolean tls13) {
     static ClientKey of(ProxySettings settings) {
@@ -69,25 +69,22 @@ public final class HttpForwarder {
     }
   }
 
-  /** Connections to HTTP/1.1 and to HTTP/2 targets, per client key; each pool has its own client. */
-  private final Map<ClientKey, Http1Connections> http1 = new HashMap<>();
+  /** Connections to HTTP/2 targets, per client key; each pool has its own client. */
   private final Map<ClientKey, Http2Connections> http2 = new HashMap<>();
   private final List<HttpClientAgent> clients = new ArrayList<>();
 
-  /** The pools of the settings seen last: a request finds them without a lookup. */
+  /** The pool of the settings seen last: a request finds it without a lookup. */
   private ProxySettings lastSettings;
-  private Http1Connections lastHttp1;
   private Http2Connections lastHttp2;
 
-  /** Where requests to HTTP/1.1 targets go (the direct path's connections), or null: Vert.x's client. */
+  /** Where requests to HTTP/1.1 targets go: the direct path's connections. */
   private final DirectForwarder targets;
   private final EventLoop loop;
 
   /**
    * Must be created on the event loop that will use it.
    *
-   * @param targets the direct path's forwarder, whose connections take requests to HTTP/1.1
-   *                targets; null to send them with Vert.x's HTTP client
+   * @param targets the direct path's forwarder, whose connections take requests to HTTP/1.1 targets
    */
   public HttpForwarder(Vertx vertx, DirectForwarder targets) {
     this.vertx = vertx;
@@ -130,9 +127,10 @@ public final class HttpForwarder {
       // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).
       headers = ForwardHeaders.http1Casing(headers);
     }
-    if (targets != null && !protocol.http2()
-        && headers instanceof io.netty.handler.codec.http.HttpHeaders nettyHeaders) {
+    if (!protocol.http2()) {
       // HTTP/1.1 targets: the direct path's connections, without Vert.x's HTTP client.
+      var nettyHeaders = headers instanceof io.netty.handler.codec.http.HttpHeaders h ? h
+          : (io.netty.handler.codec.http.HttpHeaders) HeadersMultiMap.httpHeaders().addAll(headers);
       if (hasBody && !contentLength) {
         nettyHeaders.set(HttpHeaders.TRANSFER_ENCODING, HttpHeaders.CHUNKED);
       }
@@ -147,39 +145,17 @@ public final class HttpForwarder {
     if (hasBody) {
       request.pause(); // until the target's request exists and the body can be piped into it
     }
-    String authority = null;
-    if (protocol.http2()) {
-      // HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
-      authority = headers.get(HttpHeaders.HOST);
-      headers.remove(HttpHeaders.HOST);
-      if (Grpc.isGrpc(request)) {
-        headers.set("te", "trailers");
-      }
+    // HTTP/2 targets: HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
+    String authority = headers.get(HttpHeaders.HOST);
+    headers.remove(HttpHeaders.HOST);
+    if (Grpc.isGrpc(request)) {
+      headers.set("te", "trailers");
     }
     HostAndPort http2Authority = authority == null ? null : HostAndPort.parseAuthority(authority, -1);
     request.response().closeHandler(v -> ex.clientClosed());
-    Future<HttpClientRequest> requested;
-    if (protocol.http2()) {
-      // HTTP/2 targets: streams multiplexed over a few connections per target.
-      requested = http2(settings).request(target, protocol.tls(),
-          new RequestOptions().setMethod(request.method()).setURI(uri).setHeaders(headers));
-    } else {
-      // HTTP/1.1 targets: one exchange at a time per connection, from this loop's keep-alive pool.
-      Http1Connections pool = http1(settings);
-      ex.pool = pool;
-      ex.target = target;
-      RequestOptions options = new RequestOptions().setMethod(request.method()).setURI(uri).setHeaders(headers);
-      HttpClientConnection idle = pool.idle(target);
-      if (idle != null) {
-        ex.connection = idle;
-        requested = idle.request(options);
-      } else {
-        requested = pool.connect(target, protocol.tls()).compose(c -> {
-          ex.connection = c;
-          return c.request(options);
-        });
-      }
-    }
+    // Streams multiplexed over a few connections per target.
+    Future<HttpClientRequest> requested = http2(settings).request(target, protocol.tls(),
+        new RequestOptions().setMethod(request.method()).setURI(uri).setHeaders(headers));
     requested.onComplete(ar -> {
       if (ar.failed()) {
         ex.fail(classify(ar.cause(), true), ar.cause());
@@ -215,13 +191,11 @@ public final class HttpForwarder {
             // The client went away mid-body (400/460 in ALB's log) or the target stopped reading.
             out.reset();
           } else {
-            ex.requestSent = true;
             out.idleTimeout(settings.idleTimeoutMillis());
           }
         });
       } else {
         out.end();
-        ex.requestSent = true;
         out.idleTimeout(settings.idleTimeoutMillis());
       }
     });
@@ -280,7 +254,6 @@ public final class HttpForwarder {
       }
     });
     in.endHandler(v -> {
-      ex.targetDone(in);
       MultiMap trailers = in.trailers();
       if (!trailers.isEmpty()) {
         response.trailers().addAll(trailers);
@@ -304,29 +277,19 @@ public final class HttpForwarder {
     settingsSeen(settings);
     if (lastHttp2 == null) {
       lastHttp2 = http2.computeIfAbsent(ClientKey.of(settings),
-          k -> new Http2Connections(client(k, true), HTTP2_CONNECTIONS_PER_TARGET));
+          k -> new Http2Connections(client(k), HTTP2_CONNECTIONS_PER_TARGET));
     }
     return lastHttp2;
-  }
-
-  private Http1Connections http1(ProxySettings settings) {
-    settingsSeen(settings);
-    if (lastHttp1 == null) {
-      lastHttp1 = http1.computeIfAbsent(ClientKey.of(settings),
-          k -> new Http1Connections(client(k, false), POOL_SIZE_PER_TARGET, System::nanoTime));
-    }
-    return lastHttp1;
   }
 
   private void settingsSeen(ProxySettings settings) {
     if (settings != lastSettings) {
       lastSettings = settings;
-      lastHttp1 = null;
       lastHttp2 = null;
     }
   }
 
-  private HttpClientAgent client(ClientKey k, boolean http2) {
+  private HttpClientAgent client(ClientKey k) {
     long idle = k.idleMillis();
     HttpClientAgent client = vertx.httpClientBuilder()
         .with(new HttpClientOptions()
@@ -346,8 +309,8 @@ public final class HttpForwarder {
             .setTcpNoDelay(true)
             .setShared(false)
             // HTTP2 and GRPC target groups: ALPN h2 over TLS, prior knowledge in clear; streams multiplexed.
-            .setProtocolVersion(http2 ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
-            .setUseAlpn(http2)
+            .setProtocolVersion(HttpVersion.HTTP_2)
+            .setUseAlpn(true)
             .setHttp2ClearTextUpgrade(false))
         .build();
     clients.add(client);
@@ -357,7 +320,6 @@ public final class HttpForwarder {
   /** Closes every client; open connections to targets close. */
   public Future<Void> close() {
     List<Future<Void>> pools = new ArrayList<>();
-    http1.values().forEach(p -> pools.add(p.close()));
     http2.values().forEach(p -> pools.add(p.close()));
     return Future.join(pools)
         .transform(ar -> Future.all(clients.stream().map(HttpClientAgent::close).toList()))
@@ -429,28 +391,11 @@ public final class HttpForwarder {
     boolean closeAfter;
     /** The load balancer answers this exchange itself (an ELB status, or gRPC trailers with one). */
     boolean answered;
-    /** HTTP/1.1 targets: the pool, target and connection the exchange runs on, and whether the whole request went. */
-    Http1Connections pool;
-    Upstream target;
-    HttpClientConnection connection;
-    boolean requestSent;
 
     Exchange(HttpServerRequest request, ExchangeListener listener, ResponseHook hook) {
       this.request = request;
       this.listener = listener;
       this.hook = hook;
-    }
-
-    /**
-     * The target's response ended: its HTTP/1.1 connection serves the next request when the whole
-     * request went out and neither side asked to close (else it is closing, or unclean, and stays out).
-     */
-    void targetDone(HttpClientResponse in) {
-      if (connection != null && requestSent && !done && in.version() == HttpVersion.HTTP_1_1
-          && !"close".equalsIgnoreCase(in.getHeader(HttpHeaders.CONNECTION))) {
-        pool.release(target, connection, in.getHeader(HttpHeaders.KEEP_ALIVE));
-      }
-      connection = null;
     }
 
     /** The target closed or reset mid-body, or the client went away: cut the client connection. */

@@ -21,8 +21,8 @@ import java.util.function.LongSupplier;
  * <p>Vert.x's own client pool does the same job, but builds a context per request it serves
  * (about 2.4 KB of garbage and a pool lookup per request in Vert.x 5.0); the forwarder holds the
  * target's {@link Upstream} already, so finding its connections is one identity lookup here.
- * Subclasses say how a connection is opened and closed: {@link Http1Connections} over Vert.x's
- * HTTP client, {@link ChannelPool} over plain Netty channels (the direct path).
+ * The subclass says how a connection is opened and closed: {@link ChannelPool}, over plain Netty
+ * channels.
  *
  * <p>A connection goes back to the stack only when its exchange completed cleanly (the whole
  * request sent, the whole response read with nothing after it, and no {@code Connection: close});

@@ -95,8 +95,13 @@ public final class ListenerVerticle extends VerticleBase {
   /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
   private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
-  /** The direct path's forwarder, or null when the direct path is off. */
+  /**
+   * The direct path's forwarder: its connections carry every request to an HTTP/1.1 target, and
+   * its lanes take the common requests off client connections when {@link #lanes} is on.
+   */
   private DirectForwarder direct;
+  /** Whether client connections get the direct path's lanes ({@link #directPath}). */
+  private boolean lanes;
   private Stickiness stickiness;
   private RequestHandler handler;
   private boolean draining;
@@ -128,7 +133,8 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     outcomes = ExchangeOutcomes.of(vertx);
-    direct = directPath() ? new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false)) : null;
+    direct = new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false));
+    lanes = directPath();
     forwarder = new HttpForwarder(vertx, direct);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
@@ -156,13 +162,15 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     return drain(drainMillis.getAsLong())
-        .compose(v -> Future.join(forwarder.close(), direct == null ? Future.succeededFuture() : direct.close()));
+        .compose(v -> Future.join(forwarder.close(), direct.close()));
   }
 
   /**
-   * Whether HTTP/1.x connections get the direct path ({@link FastLane}); on unless the system
-   * property {@code fulcrum.directPath} or the environment variable {@code FULCRUM_DIRECT_PATH}
-   * says {@code false} (to compare, or to rule it out).
+   * Whether client connections get the direct path ({@link FastLane}, {@link StreamLane}); on
+   * unless the system property {@code fulcrum.directPath} or the environment variable
+   * {@code FULCRUM_DIRECT_PATH} says {@code false} (to compare, or to rule it out). Off, every
+   * request goes through Vert.x's server; those to HTTP/1.1 targets still go over the direct
+   * path's target connections.
    */
   static boolean directPath() {
     String v = System.getProperty("fulcrum.directPath", System.getenv("FULCRUM_DIRECT_PATH"));
@@ -301,13 +309,13 @@ public final class ListenerVerticle extends VerticleBase {
           c.closed();
         }
       });
-      if (direct != null && conn instanceof Http1xServerConnection http1) {
+      if (lanes && conn instanceof Http1xServerConnection http1) {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
         ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
         if (pipeline.get(VERTX_HANDLER) != null) {
           pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(handler, b, client, conn.remoteAddress()));
         }
-      } else if (direct != null && conn instanceof Http2ServerConnection http2) {
+      } else if (lanes && conn instanceof Http2ServerConnection http2) {
         // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
         StreamLane.install(handler, b, client, conn.remoteAddress(), http2);
       }

@@ -52,6 +52,12 @@ class TargetFailuresTest {
       target.close();
     }
     targets.close();
+    System.clearProperty("fulcrum.directPath");
+  }
+
+  /** The request takes the direct path, or Vert.x's server (both reach targets over the same connections). */
+  private static void directPath(boolean on) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(on));
   }
 
   private void gatewayTo(int targetPort, Map<String, String> attributes) {
@@ -134,8 +140,10 @@ class TargetFailuresTest {
     assertThat(target.heads()).hasSize(1);
   }
 
-  @Test
-  void idleKeepAliveConnectionToTheTarget_closesAfterTheIdleTimeout_andTheNextRequestOpensAnother() {
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void idleKeepAliveConnectionToTheTarget_closesAfterTheIdleTimeout_andTheNextRequestOpensAnother(boolean direct) {
+    directPath(direct);
     target = RawTarget.start(targets, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"));
     gatewayTo(target.port(), Map.of("idle_timeout.timeout_seconds", "1"));
 
@@ -205,8 +213,10 @@ class TargetFailuresTest {
     return (socket, head) -> socket.write(Buffer.buffer(requests.incrementAndGet() == 1 ? first : rest));
   }
 
-  @Test
-  void bytesAfterAWholeResponse_closeTheTargetConnection_andAreNeverTakenForTheNextAnswer() {
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void bytesAfterAWholeResponse_closeTheTargetConnection_andAreNeverTakenForTheNextAnswer(boolean direct) {
+    directPath(direct);
     // The start of a second response follows the first in the same write: no request asked for it.
     gatewayTo(RawTarget.start(targets, firstThen(
         "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nX-Smuggled: 1\r\n",
@@ -223,8 +233,10 @@ class TargetFailuresTest {
     assertThat(target.connections()).as("the second request goes out on a new connection").isEqualTo(2);
   }
 
-  @Test
-  void aBodyAfterTheAnswerToHead_closesTheTargetConnection_andIsNeverTakenForTheNextAnswer() {
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void aBodyAfterTheAnswerToHead_closesTheTargetConnection_andIsNeverTakenForTheNextAnswer(boolean direct) {
+    directPath(direct);
     // A HEAD response has no body, whatever its Content-Length says: these two bytes answer nothing.
     gatewayTo(RawTarget.start(targets, firstThen(
         "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
@@ -242,8 +254,10 @@ class TargetFailuresTest {
     assertThat(target.connections()).isEqualTo(2);
   }
 
-  @Test
-  void bytesOnAnIdleTargetConnection_closeIt_andTheNextRequestOpensAnother() {
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void bytesOnAnIdleTargetConnection_closeIt_andTheNextRequestOpensAnother(boolean direct) {
+    directPath(direct);
     AtomicReference<NetSocket> first = new AtomicReference<>();
     gatewayTo(RawTarget.start(targets, (socket, head) -> {
       first.compareAndSet(null, socket);

@@ -9,9 +9,8 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientConnection;
-import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import java.time.Duration;
@@ -24,10 +23,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The forwarder's keep-alive pool toward HTTP/1.1 targets, against a real TCP server that counts
- * the connections it accepts and sees close: reuse, the cap per target, and connections that close.
+ * The keep-alive pool toward HTTP/1.1 targets (Netty channels on one event loop), against a real
+ * TCP server that counts the connections it accepts and sees close: reuse, the cap per target,
+ * keep-alive timeouts the target announced, and connections that close.
  */
-class Http1ConnectionsTest {
+class ChannelPoolTest {
 
   private final Vertx vertx = Vertx.vertx();
   private final AtomicInteger accepted = new AtomicInteger();
@@ -36,8 +36,7 @@ class Http1ConnectionsTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private NetServer server;
   private Context loop;
-  private HttpClientAgent client;
-  private Http1Connections pool;
+  private ChannelPool pool;
   private Upstream target;
 
   @BeforeEach
@@ -51,8 +50,8 @@ class Http1ConnectionsTest {
     Await.result(server.listen());
     target = new Upstream("127.0.0.1:" + server.actualPort(), "127.0.0.1", "127.0.0.1", server.actualPort(), "zone-a");
     loop = vertx.getOrCreateContext();
-    client = onLoop(() -> Future.succeededFuture(vertx.createHttpClient(new HttpClientOptions())));
-    pool = new Http1Connections(client, 2, nanos::get);
+    pool = new ChannelPool(((ContextInternal) loop).nettyEventLoop(),
+        ((VertxInternal) vertx).transport().channelFactory(false), 60_000, 10_000, null, 2, nanos::get);
   }
 
   @AfterEach
@@ -69,14 +68,14 @@ class Http1ConnectionsTest {
 
   @Test
   void aReleasedConnection_servesTheNextRequest_withoutANewConnect() {
-    HttpClientConnection first = onLoop(() -> pool.connect(target, false));
+    TargetConnection first = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
       pool.release(target, first, null);
       return Future.succeededFuture();
     });
 
-    HttpClientConnection again = onLoop(() -> Future.succeededFuture(pool.idle(target)));
-    HttpClientConnection none = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    TargetConnection again = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    TargetConnection none = onLoop(() -> Future.succeededFuture(pool.idle(target)));
 
     assertThat(again).isSameAs(first);
     assertThat(none).as("taken connections are not handed out twice").isNull();
@@ -85,13 +84,13 @@ class Http1ConnectionsTest {
 
   @Test
   void aConnectionWhoseTargetAnnouncedAKeepAliveTimeout_isNotReusedNearItsEnd_butClosed() {
-    HttpClientConnection c = onLoop(() -> pool.connect(target, false));
+    TargetConnection c = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
       pool.release(target, c, "timeout=5, max=1000");
       return Future.succeededFuture();
     });
     nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(4_400));
-    HttpClientConnection stillFresh = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    TargetConnection stillFresh = onLoop(() -> Future.succeededFuture(pool.idle(target)));
     assertThat(stillFresh).isSameAs(c);
     onLoop(() -> {
       pool.release(target, c, "timeout=5, max=1000");
@@ -99,7 +98,7 @@ class Http1ConnectionsTest {
     });
 
     nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(4_600)); // within half a second of the target's 5 s
-    HttpClientConnection expired = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    TargetConnection expired = onLoop(() -> Future.succeededFuture(pool.idle(target)));
 
     assertThat(expired).isNull();
     await().atMost(Duration.ofSeconds(10)).until(() -> closedAtServer.get() == 1);
@@ -107,17 +106,17 @@ class Http1ConnectionsTest {
 
   @Test
   void keepAliveTimeout_isReadFromTheHeadersParameters() {
-    assertThat(Http1Connections.keepAliveTimeoutSeconds("timeout=5, max=1000")).isEqualTo(5);
-    assertThat(Http1Connections.keepAliveTimeoutSeconds("max=100,Timeout = 30")).isEqualTo(30);
-    assertThat(Http1Connections.keepAliveTimeoutSeconds("max=100")).isEqualTo(-1);
-    assertThat(Http1Connections.keepAliveTimeoutSeconds("timeout=soon")).isEqualTo(-1);
+    assertThat(KeepAlivePool.keepAliveTimeoutSeconds("timeout=5, max=1000")).isEqualTo(5);
+    assertThat(KeepAlivePool.keepAliveTimeoutSeconds("max=100,Timeout = 30")).isEqualTo(30);
+    assertThat(KeepAlivePool.keepAliveTimeoutSeconds("max=100")).isEqualTo(-1);
+    assertThat(KeepAlivePool.keepAliveTimeoutSeconds("timeout=soon")).isEqualTo(-1);
   }
 
   @Test
   void atTheCap_aRequestWaitsForTheNextReleasedConnection_insteadOfConnectingAgain() {
-    HttpClientConnection a = onLoop(() -> pool.connect(target, false));
+    TargetConnection a = onLoop(() -> pool.connect(target, false));
     onLoop(() -> pool.connect(target, false));
-    Promise<HttpClientConnection> third = Promise.promise();
+    Promise<TargetConnection> third = Promise.promise();
     loop.runOnContext(v -> pool.connect(target, false).onComplete(third));
     onLoop(() -> Future.succeededFuture()); // the third request has been queued on the loop
 
@@ -133,13 +132,13 @@ class Http1ConnectionsTest {
 
   @Test
   void aConnectionThatCloses_freesItsPlaceUnderTheCap_forAWaiter() {
-    HttpClientConnection a = onLoop(() -> pool.connect(target, false));
-    HttpClientConnection b = onLoop(() -> pool.connect(target, false));
+    TargetConnection a = onLoop(() -> pool.connect(target, false));
+    TargetConnection b = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
       pool.release(target, a, null);
       return Future.succeededFuture();
     });
-    Promise<HttpClientConnection> waiting = Promise.promise();
+    Promise<TargetConnection> waiting = Promise.promise();
     loop.runOnContext(v -> {
       pool.idle(target); // a leaves the stack: the pool is at its cap, both connections taken
       pool.connect(target, false).onComplete(waiting);
@@ -147,9 +146,9 @@ class Http1ConnectionsTest {
     onLoop(() -> Future.succeededFuture());
     assertThat(waiting.future().isComplete()).isFalse();
 
-    onLoop(() -> b.close()); // closing b frees a place under the cap
+    onLoop(() -> pool.close(b)); // closing b frees a place under the cap
 
-    HttpClientConnection fresh = Await.result(waiting.future());
+    TargetConnection fresh = Await.result(waiting.future());
     assertThat(fresh).isNotSameAs(a).isNotSameAs(b);
     await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() == 3); // accepted on the server's loop
   }
@@ -157,7 +156,7 @@ class Http1ConnectionsTest {
   @Test
   void close_closesEveryConnection() {
     onLoop(() -> pool.connect(target, false));
-    HttpClientConnection b = onLoop(() -> pool.connect(target, false));
+    TargetConnection b = onLoop(() -> pool.connect(target, false));
     onLoop(() -> {
       pool.release(target, b, null);
       return Future.succeededFuture();
@@ -165,7 +164,7 @@ class Http1ConnectionsTest {
 
     onLoop(() -> pool.close());
 
-    HttpClientConnection afterClose = onLoop(() -> Future.succeededFuture(pool.idle(target)));
+    TargetConnection afterClose = onLoop(() -> Future.succeededFuture(pool.idle(target)));
     assertThat(afterClose).isNull();
     await().atMost(Duration.ofSeconds(10)).until(() -> closedAtServer.get() == 2);
   }
