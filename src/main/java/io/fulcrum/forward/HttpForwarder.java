@@ -18,8 +18,8 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.MultiMap;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
+import io.vertx.core.MultiMap;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.net.HostAndPort;
 import java.io.IOException;
@@ -145,7 +145,8 @@ public final class HttpForwarder {
     if (hasBody) {
       request.pause(); // until the target's request exists and the body can be piped into it
     }
-    // HTTP/2 targets: HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value HTTP/2 allows.
+    // HTTP/2 targets. HTTP/2 carries the host in :authority; gRPC needs "te: trailers", the one TE value
+    // HTTP/2 allows.
     String authority = headers.get(HttpHeaders.HOST);
     headers.remove(HttpHeaders.HOST);
     if (Grpc.isGrpc(request)) {
