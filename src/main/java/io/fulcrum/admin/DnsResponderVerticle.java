@@ -11,26 +11,37 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.datagram.DatagramPacket;
 import io.vertx.core.datagram.DatagramSocket;
 import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.core.parsetools.RecordParser;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An authoritative DNS responder over UDP for the load balancers' DNS names (SPEC §10, DNS
- * failover): {@code A} and {@code AAAA} queries for {@code <name>.<region>.<domain>} are answered
+ * An authoritative DNS responder over UDP and TCP (the same port) for the load balancers' DNS
+ * names (SPEC §10, DNS failover): {@code A} and {@code AAAA} queries for {@code <name>.<region>.<domain>} are answered
  * with the addresses of the nodes whose zones pass DNS failover (every zone's when all fail), TTL
  * 60 s. Other names under the domain get NXDOMAIN (a name above a load balancer's, NOERROR with no
  * data), both with the domain's SOA for negative caching; names outside it are REFUSED (this is no
  * recursive resolver). Malformed queries get FORMERR (see {@link DnsWire}).
  *
- * <p>The zone status comes from the registry over the event bus; every datagram is answered on
- * this verticle's event loop from an index rebuilt only when the status changes: no lock, no
- * blocking call, nothing logged per query above DEBUG.
+ * <p>An answer too large for the requester's UDP payload is cut and flagged TC; the requester
+ * then asks over TCP (RFC 7766), where each message has a two-byte length before it, a connection
+ * may carry any number of queries (answered in order), and closes after
+ * {@value #TCP_IDLE_SECONDS} s without one.
+ *
+ * <p>The zone status comes from the registry over the event bus; every query is answered on this
+ * verticle's event loop from an index rebuilt only when the status changes: no lock, no blocking
+ * call, nothing logged per query above DEBUG.
  */
 public final class DnsResponderVerticle extends VerticleBase {
 
@@ -38,12 +49,17 @@ public final class DnsResponderVerticle extends VerticleBase {
 
   /** The TTL of every record (ALB's DNS records: 60 s), also the negative-caching TTL. */
   public static final int TTL_SECONDS = FulcrumConfig.Dns.TTL_SECONDS;
+  /** How long a TCP connection may stay without a query (RFC 7766 §6.2.3: some seconds). */
+  static final int TCP_IDLE_SECONDS = 10;
+  /** Port 0: how many free UDP ports are tried for one whose number is free for TCP too. */
+  private static final int BIND_ATTEMPTS = 5;
 
   private final String address;
   private final int port;
   private final Supplier<String> domain;
   private final ZoneStatusFeed feed = new ZoneStatusFeed();
   private DatagramSocket socket;
+  private NetServer tcp;
   /** The status the index was built from, and the index: lower-case DNS name to addresses. */
   private ZoneStatus indexed;
   private Map<String, Addresses> index = Map.of();
@@ -53,8 +69,8 @@ public final class DnsResponderVerticle extends VerticleBase {
   }
 
   /**
-   * @param address the UDP bind address (an IP literal)
-   * @param port    the UDP port; 0 picks a free one (see {@link #actualPort()})
+   * @param address the bind address (an IP literal)
+   * @param port    the UDP and TCP port; 0 picks one free for both (see {@link #actualPort()})
    * @param domain  the domain of load balancer names, as configured now (it may change on reload)
    */
   public DnsResponderVerticle(String address, int port, Supplier<String> domain) {
@@ -65,43 +81,101 @@ public final class DnsResponderVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    tcp = vertx.createNetServer(new NetServerOptions()
+        .setIdleTimeout(TCP_IDLE_SECONDS).setIdleTimeoutUnit(TimeUnit.SECONDS));
+    tcp.connectHandler(this::onConnection);
+    return feed.start(vertx).compose(v -> bind(port, BIND_ATTEMPTS));
+  }
+
+  /** Listens on UDP, then on TCP with the same port number; with port 0, tries other free ports. */
+  private Future<Void> bind(int wanted, int attempts) {
     socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(IpAddresses.isIpv6(address)));
     socket.handler(this::onPacket);
-    return feed.start(vertx).compose(v -> socket.listen(port, address));
+    return socket.listen(wanted, address)
+        .compose(s -> tcp.listen(s.localAddress().port(), address))
+        .<Void>mapEmpty()
+        .recover(e -> {
+          Future<Void> closed = socket.close();
+          if (wanted != 0 || attempts <= 1) {
+            return closed.transform(ar -> Future.failedFuture(e));
+          }
+          // The port picked for UDP is taken for TCP: another one.
+          return closed.transform(ar -> bind(0, attempts - 1));
+        });
   }
 
   @Override
   public Future<?> stop() {
-    return socket == null ? Future.succeededFuture() : socket.close();
+    return Future.join(socket == null ? Future.succeededFuture() : socket.close(),
+        tcp == null ? Future.succeededFuture() : tcp.close());
   }
 
-  /** The UDP port actually bound. */
+  /** The port actually bound, for UDP and TCP. */
   public int actualPort() {
     return socket.localAddress().port();
   }
 
   private void onPacket(DatagramPacket packet) {
-    Buffer reply;
-    DnsWire.Request request = DnsWire.read(packet.data());
-    if (request instanceof Query q) {
-      reply = answer(q);
-    } else if (request instanceof DnsWire.Rejected r) {
-      LOG.debug("DNS query from {} rejected (rcode {}): {}", packet.sender(), r.rcode(), r.why());
-      reply = DnsWire.reject(r);
-    } else {
-      LOG.debug("DNS datagram from {} dropped: {}", packet.sender(), ((DnsWire.Dropped) request).why());
-      return;
+    Buffer reply = reply(packet.data(), packet.sender(), false);
+    if (reply != null) {
+      socket.send(reply, packet.sender().port(), packet.sender().host())
+          .onFailure(e -> LOG.debug("DNS answer to {} not sent: {}", packet.sender(), e.toString()));
     }
-    socket.send(reply, packet.sender().port(), packet.sender().host())
-        .onFailure(e -> LOG.debug("DNS answer to {} not sent: {}", packet.sender(), e.toString()));
   }
 
-  private Buffer answer(Query q) {
+  /**
+   * A TCP connection: messages of a two-byte length and that many bytes, answered in order the
+   * same way. A zero length closes it; a client that does not read its answers stops being read.
+   */
+  private void onConnection(NetSocket so) {
+    RecordParser parser = RecordParser.newFixed(2);
+    boolean[] lengthNext = {true};
+    parser.handler(part -> {
+      if (lengthNext[0]) {
+        int length = part.getUnsignedShort(0);
+        if (length == 0) {
+          so.close();
+          return;
+        }
+        lengthNext[0] = false;
+        parser.fixedSizeMode(length);
+        return;
+      }
+      lengthNext[0] = true;
+      parser.fixedSizeMode(2);
+      Buffer reply = reply(part, so.remoteAddress(), true);
+      if (reply != null) {
+        so.write(Buffer.buffer(2 + reply.length()).appendUnsignedShort(reply.length()).appendBuffer(reply));
+        if (so.writeQueueFull()) {
+          so.pause();
+          so.drainHandler(v -> so.resume());
+        }
+      }
+    });
+    so.handler(parser);
+    so.exceptionHandler(e -> LOG.debug("DNS over TCP from {}: {}", so.remoteAddress(), e.toString()));
+  }
+
+  /** The answer to one query message, or null when it gets none (a response, a runt). */
+  private Buffer reply(Buffer message, SocketAddress from, boolean overTcp) {
+    DnsWire.Request request = DnsWire.read(message);
+    if (request instanceof Query q) {
+      return answer(q, overTcp);
+    }
+    if (request instanceof DnsWire.Rejected r) {
+      LOG.debug("DNS query from {} rejected (rcode {}): {}", from, r.rcode(), r.why());
+      return DnsWire.reject(r);
+    }
+    LOG.debug("DNS message from {} dropped: {}", from, ((DnsWire.Dropped) request).why());
+    return null;
+  }
+
+  private Buffer answer(Query q, boolean tcp) {
     if (q.edns() != null && q.edns().version() != 0) {
-      return DnsWire.answer(q, DnsWire.BADVERS, false, List.of(), List.of());
+      return DnsWire.answer(q, DnsWire.BADVERS, false, List.of(), List.of(), tcp);
     }
     if (q.qclass() != DnsWire.CLASS_IN && q.qclass() != DnsWire.CLASS_ANY) {
-      return DnsWire.answer(q, DnsWire.REFUSED, false, List.of(), List.of());
+      return DnsWire.answer(q, DnsWire.REFUSED, false, List.of(), List.of(), tcp);
     }
     String apex = domain.get().toLowerCase(Locale.ROOT);
     Addresses found = index().get(q.name());
@@ -113,16 +187,16 @@ public final class DnsResponderVerticle extends VerticleBase {
       if (q.type() == DnsWire.TYPE_AAAA || q.type() == DnsWire.TYPE_ANY) {
         records.addAll(found.v6());
       }
-      return DnsWire.answer(q, DnsWire.NOERROR, true, records, records.isEmpty() ? soa(apex) : List.of());
+      return DnsWire.answer(q, DnsWire.NOERROR, true, records, records.isEmpty() ? soa(apex) : List.of(), tcp);
     }
     if (!q.name().equals(apex) && !q.name().endsWith("." + apex)) {
-      return DnsWire.answer(q, DnsWire.REFUSED, false, List.of(), List.of());
+      return DnsWire.answer(q, DnsWire.REFUSED, false, List.of(), List.of(), tcp);
     }
     if (q.name().equals(apex) && q.type() == DnsWire.TYPE_SOA) {
-      return DnsWire.answer(q, DnsWire.NOERROR, true, soa(apex), List.of());
+      return DnsWire.answer(q, DnsWire.NOERROR, true, soa(apex), List.of(), tcp);
     }
     boolean exists = q.name().equals(apex) || index.keySet().stream().anyMatch(n -> n.endsWith("." + q.name()));
-    return DnsWire.answer(q, exists ? DnsWire.NOERROR : DnsWire.NXDOMAIN, true, List.of(), soa(apex));
+    return DnsWire.answer(q, exists ? DnsWire.NOERROR : DnsWire.NXDOMAIN, true, List.of(), soa(apex), tcp);
   }
 
   /** The domain's SOA (RFC 2308: its minimum is the negative-caching TTL). */

@@ -5,8 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The DNS wire format (RFC 1035, EDNS(0) of RFC 6891) as far as an authoritative UDP responder
- * for a few names needs it: reading one query, writing its answer. Stateless; every method may be
+ * The DNS wire format (RFC 1035, EDNS(0) of RFC 6891) as far as an authoritative responder for a
+ * few names needs it, over UDP and TCP: reading one query, writing its answer. Stateless; every method may be
  * called on any thread.
  *
  * <p>Queries are checked the way Unbound checks them: a response (QR set) or a packet shorter
@@ -38,6 +38,8 @@ final class DnsWire {
   static final int CLASSIC_UDP_PAYLOAD = 512;
   /** The EDNS payload size this responder offers and never exceeds (DNS Flag Day 2020). */
   static final int MAX_UDP_PAYLOAD = 1232;
+  /** The largest message over TCP (RFC 1035 §4.2.2: a two-byte length before each). */
+  static final int MAX_TCP_MESSAGE = 65535;
   private static final int MAX_NAME_LENGTH = 255;
   private static final int QR = 0x8000;
   private static final int AA = 0x0400;
@@ -203,14 +205,16 @@ final class DnsWire {
 
   /**
    * The answer to {@code q}: its ID, RD and question echoed, the records that fit in the
-   * requester's UDP payload (TC set when some did not).
+   * requester's UDP payload, or in a TCP message (TC set when some did not).
    *
    * @param authoritative whether to set AA
    * @param answers       answer records
    * @param authority     authority records (the SOA of a negative answer)
+   * @param tcp           whether the answer goes over TCP (no UDP payload limit)
    */
-  static Buffer answer(Query q, int rcode, boolean authoritative, List<Rr> answers, List<Rr> authority) {
-    int limit = q.edns() == null ? CLASSIC_UDP_PAYLOAD
+  static Buffer answer(Query q, int rcode, boolean authoritative, List<Rr> answers, List<Rr> authority,
+      boolean tcp) {
+    int limit = tcp ? MAX_TCP_MESSAGE : q.edns() == null ? CLASSIC_UDP_PAYLOAD
         : Math.min(MAX_UDP_PAYLOAD, Math.max(CLASSIC_UDP_PAYLOAD, q.edns().udpPayload()));
     Buffer opt = q.edns() == null ? null : opt(rcode, q.edns().dnssecOk());
     int size = HEADER_LENGTH + q.question().length() + (opt == null ? 0 : opt.length());

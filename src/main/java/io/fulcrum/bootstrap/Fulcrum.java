@@ -142,8 +142,9 @@ public final class Fulcrum {
             return Future.succeededFuture();
           }
           f.dns = new DnsResponderVerticle(d.address(), d.port(), () -> f.config.dns().domain());
+          String at = Banner.host(d.address()) + ":" + d.port();
           return vertx.deployVerticle(f.dns).recover(e -> Future.failedFuture("the DNS responder cannot listen on udp://"
-              + Banner.host(d.address()) + ":" + d.port() + ": " + e.getMessage()));
+              + at + " and tcp://" + at + ": " + e.getMessage()));
         })
         .compose(v -> {
           AtomicInteger index = new AtomicInteger();

@@ -127,4 +127,14 @@ class DnsInteropIT {
     assertThat(unknown).anyMatch(l -> l.contains("status: NXDOMAIN"));
     assertThat(unknown).anyMatch(l -> l.matches("elb\\.localhost\\.\\s+60\\s+IN\\s+SOA\\s+.*"));
   }
+
+  @Test
+  void digOverTcp_getsTheSameAuthoritativeAnswer() throws Exception {
+    List<String> full = dig("+tcp", "static.us-east-1.elb.localhost", "A", "+noall", "+comments", "+answer", "+stats");
+    assertThat(full).anyMatch(l -> l.contains("status: NOERROR"));
+    assertThat(full).anyMatch(l -> l.matches(".*flags: qr aa.*"));
+    assertThat(full).anyMatch(l -> l.contains("(TCP)"));
+    assertThat(full).filteredOn(l -> l.matches("static\\.us-east-1\\.elb\\.localhost\\.\\s+60\\s+IN\\s+A\\s+.*"))
+        .hasSize(2);
+  }
 }

@@ -28,7 +28,11 @@ import io.vertx.core.dns.DnsClientOptions;
 import io.vertx.core.dns.DnsException;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -364,6 +368,59 @@ class DnsResponderTest {
     assertThat(edns.truncated()).isFalse();
     assertThat(edns.addresses()).containsExactlyInAnyOrderElementsOf(
         IntStream.rangeClosed(1, 40).mapToObj(i -> "127.0.1." + i).toList());
+  }
+
+  @Test
+  void aTruncatedAnswer_isAskedAgainOverTcp_byNettysResolver_andComesWhole() {
+    try (DnsProbe classic = new DnsProbe("127.0.0.1", port(), true)) {
+      DnsProbe.Answer r = classic.query(BIG, DnsRecordType.A);
+
+      assertThat(r.code()).isEqualTo(DnsResponseCode.NOERROR);
+      assertThat(r.authoritative()).isTrue();
+      assertThat(r.truncated()).isFalse();
+      assertThat(r.addresses()).containsExactlyInAnyOrderElementsOf(
+          IntStream.rangeClosed(1, 40).mapToObj(i -> "127.0.1." + i).toList());
+    }
+  }
+
+  @Test
+  void overTcp_queriesOnOneConnection_areAnsweredInOrder_whateverTheReadsSplit_andARuntGetsNoAnswer() throws Exception {
+    byte[] big = framed(query(21, BIG, A));
+    byte[] runt = framed(new byte[] {0, 22, 1, 0, 0});
+    byte[] web = framed(query(23, WEB, A));
+    try (Socket socket = new Socket("127.0.0.1", port())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      // The first message and half of the second's length in one write, the rest in a second.
+      byte[] all = ByteBuffer.allocate(big.length + runt.length + web.length).put(big).put(runt).put(web).array();
+      out.write(all, 0, big.length + 1);
+      out.flush();
+      out.write(all, big.length + 1, all.length - big.length - 1);
+      out.flush();
+      DataInputStream in = new DataInputStream(socket.getInputStream());
+
+      byte[] first = readFramed(in);
+      byte[] second = readFramed(in);
+
+      assertThat(DnsProbe.id(first)).isEqualTo(21);
+      assertThat(answerBitTc(first)).as("TC").isFalse();
+      assertThat(first.length).isGreaterThan(512);
+      assertThat(count(first, 1)).isEqualTo(40);
+      assertThat(DnsProbe.id(second)).as("the runt between them got no answer").isEqualTo(23);
+      assertThat(rcode(second)).isZero();
+      assertThat(count(second, 1)).isEqualTo(2);
+    }
+  }
+
+  /** A DNS message as TCP carries it: its length in two bytes, then the message. */
+  private static byte[] framed(byte[] message) {
+    return ByteBuffer.allocate(2 + message.length).putShort((short) message.length).put(message).array();
+  }
+
+  private static byte[] readFramed(DataInputStream in) throws IOException {
+    byte[] message = new byte[in.readUnsignedShort()];
+    in.readFully(message);
+    return message;
   }
 
   private static boolean answerBitTc(byte[] answer) {

@@ -76,6 +76,19 @@ class StartupFailureIT {
     }
   }
 
+  @Test
+  void dnsTcpPortTaken_exits1NamingBothAddresses() throws IOException {
+    try (ServerSocket tcp = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+      int dnsPort = tcp.getLocalPort();
+
+      String stderr = runExpectingExit1(FulcrumProcess.builder(work).env("FULCRUM_DNS__PORT", null),
+          "dns: {port: " + dnsPort + "}\n");
+
+      assertThat(stderr).contains("fulcrum: start-up failed: ").contains("DNS responder")
+          .contains("udp://127.0.0.1:" + dnsPort + " and tcp://127.0.0.1:" + dnsPort);
+    }
+  }
+
   private String runExpectingExit1() {
     return runExpectingExit1(FulcrumProcess.builder(work), "");
   }

@@ -7,6 +7,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.dns.DefaultDnsQuestion;
 import io.netty.handler.codec.dns.DnsRawRecord;
 import io.netty.handler.codec.dns.DnsRecord;
@@ -50,13 +51,24 @@ public final class DnsProbe implements AutoCloseable {
   private final DnsNameResolver resolver;
 
   public DnsProbe(String host, int port) {
+    this(host, port, false);
+  }
+
+  /**
+   * @param classicThenTcp queries without EDNS (so that answers over UDP are cut at 512 bytes), and
+   *                       a truncated answer asked again over TCP, as stub resolvers do
+   */
+  public DnsProbe(String host, int port, boolean classicThenTcp) {
     this.server = new InetSocketAddress(literal(host), port);
-    this.resolver = new DnsNameResolverBuilder(group.next())
+    DnsNameResolverBuilder builder = new DnsNameResolverBuilder(group.next())
         .datagramChannelType(NioDatagramChannel.class)
         .nameServerProvider(new SingletonDnsServerAddressStreamProvider(server))
         .queryTimeoutMillis(5000)
-        .maxQueriesPerResolve(1)
-        .build();
+        .maxQueriesPerResolve(1);
+    if (classicThenTcp) {
+      builder.optResourceEnabled(false).socketChannelType(NioSocketChannel.class);
+    }
+    this.resolver = builder.build();
   }
 
   /** A record of an answer, as the client decoded it. */
