@@ -81,9 +81,6 @@ public final class DnsResponderVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    tcp = vertx.createNetServer(new NetServerOptions()
-        .setIdleTimeout(TCP_IDLE_SECONDS).setIdleTimeoutUnit(TimeUnit.SECONDS));
-    tcp.connectHandler(this::onConnection);
     return feed.start(vertx).compose(v -> bind(port, BIND_ATTEMPTS));
   }
 
@@ -91,11 +88,14 @@ public final class DnsResponderVerticle extends VerticleBase {
   private Future<Void> bind(int wanted, int attempts) {
     socket = vertx.createDatagramSocket(new DatagramSocketOptions().setIpV6(IpAddresses.isIpv6(address)));
     socket.handler(this::onPacket);
+    tcp = vertx.createNetServer(new NetServerOptions()
+        .setIdleTimeout(TCP_IDLE_SECONDS).setIdleTimeoutUnit(TimeUnit.SECONDS));
+    tcp.connectHandler(this::onConnection);
     return socket.listen(wanted, address)
         .compose(s -> tcp.listen(s.localAddress().port(), address))
         .<Void>mapEmpty()
         .recover(e -> {
-          Future<Void> closed = socket.close();
+          Future<Void> closed = Future.join(socket.close(), tcp.close()).mapEmpty();
           if (wanted != 0 || attempts <= 1) {
             return closed.transform(ar -> Future.failedFuture(e));
           }
