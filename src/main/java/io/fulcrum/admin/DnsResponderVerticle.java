@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An authoritative DNS responder over UDP and TCP (the same port) for the load balancers' DNS
- * names (SPEC §10, DNS failover): {@code A} and {@code AAAA} queries for {@code <name>.<region>.<domain>} are answered
- * with the addresses of the nodes whose zones pass DNS failover (every zone's when all fail), TTL
- * 60 s. Other names under the domain get NXDOMAIN (a name above a load balancer's, NOERROR with no
+ * names (SPEC §10, DNS failover): {@code A} and {@code AAAA} queries for
+ * {@code <name>.<region>.<domain>} are answered with the addresses of the nodes whose zones pass
+ * DNS failover (every zone's when all fail), TTL 60 s. Other names under the domain get NXDOMAIN (a name above a load balancer's, NOERROR with no
  * data), both with the domain's SOA for negative caching; names outside it are REFUSED (this is no
  * recursive resolver). Malformed queries get FORMERR (see {@link DnsWire}).
  *

@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * The DNS wire format (RFC 1035, EDNS(0) of RFC 6891) as far as an authoritative responder for a
- * few names needs it, over UDP and TCP: reading one query, writing its answer. Stateless; every method may be
- * called on any thread.
+ * few names needs it, over UDP and TCP: reading one query, writing its answer. Stateless; every
+ * method may be called on any thread.
  *
  * <p>Queries are checked the way Unbound checks them: a response (QR set) or a packet shorter
  * than a header is dropped; an opcode other than QUERY is answered NOTIMP; anything but exactly
