@@ -2,13 +2,16 @@
 # Where each proxy's CPU goes, the kernel included: HTTP/1.1 load (wrk) or HTTP/2 load (h2load,
 # h2c) through Fulcrum, HAProxy and NGINX in turn, on compare.sh's backends and configs, each proxy sampled by `perf record`
 # (cpu-clock, every thread of its processes) while the load runs. Prints, per proxy and round:
-# req/s, CPU per request (from /proc) split into kernel and user space (from perf), system calls
-# per request (reads, writes, polls, all; from the kernel's syscall tracepoints), context
+# req/s, CPU per request (from /proc), its split into kernel and user space (from perf), system
+# calls per request (reads, writes, polls, all; from the kernel's syscall tracepoints), context
 # switches per 1,000 requests; then the top user-space symbols of each proxy (Fulcrum's compiled
 # Java named through the JVM's perf map). JFR sees only Java frames and puts some of their time on
-# the wrong line; this sees every cycle the process spends. Latency is not reported: sampling a
-# JVM's many threads lengthens its tail more than the others' (p99.9 about 10 ms under perf, 3.5-6
-# without), so compare latency with compare.sh.
+# the wrong line; this sees every cycle the process spends. perf costs the process it watches CPU
+# (per sample, per system call counted, per context switch of a watched thread: 0.7-5.8 µs per
+# HTTP/1.1 request here, most for the proxy with the most calls), so each proxy first runs a window
+# without perf, which gives the CPU per request and context switches to compare, then one under
+# perf for the split, the system calls and the symbols. Latency is not reported (perf lengthens the JVM's tail
+# more than the others'): compare latency with compare.sh.
 #
 #   loadtest/perf.sh                          # HTTP/1.1, wrk -c50, one worker each
 #   CONNS=200 WORKERS=2 ROUNDS=2 loadtest/perf.sh
@@ -107,8 +110,14 @@ for round in $(seq 1 "$ROUNDS"); do
     load "$WARMUP_SECONDS" "$url" >/dev/null
     mapfile -t pids < <(process_tree "$pid")
     data="$OUT_DIR/perf-$proxy-$round.data"
+    # First a window without perf: the CPU and context switches per request perf does not inflate.
     read -r v0 n0 <<<"$(switches "${pids[@]}")"
     c0=$(cpu_ticks "$pid")
+    plain=$(load "$RUN_SECONDS" "$url")
+    c1=$(cpu_ticks "$pid")
+    read -r v1 n1 <<<"$(switches "${pids[@]}")"
+    # Then the same window sampled and counted.
+    m0=$(cpu_ticks "$pid")
     perf record -q -e cpu-clock -F 999 -p "$(IFS=,; echo "${pids[*]}")" -o "$data" -- sleep "$RUN_SECONDS" \
       >/dev/null 2>&1 &
     perf_pid=$!
@@ -125,12 +134,13 @@ for round in $(seq 1 "$ROUNDS"); do
       $3 ~ /^syscalls:sys_enter_/ { c = $3; sub("syscalls:sys_enter_", "", c); sum[kind[c]] += $1 }
       END { printf "%d %d %d %d", sum["reads"], sum["writes"], sum["polls"], sum["all"] }' "$WORKDIR/syscalls.csv")
     read -r sr sw sp sa <<<"$calls"
-    c1=$(cpu_ticks "$pid")
-    read -r v1 n1 <<<"$(switches "${pids[@]}")"
+    m1=$(cpu_ticks "$pid")
     stop_pid "$pid" "$proxy" # the JVM writes /tmp/perf-PID.map as it exits
     forget_pid "$pid"
-    requests=$(field requests "$summary")
-    [ -n "$requests" ] && [ "$requests" -gt 0 ] || die "$proxy: no requests completed ($summary)"
+    requests=$(field requests "$plain")
+    monitored=$(field requests "$summary")
+    [ -n "$requests" ] && [ "$requests" -gt 0 ] && [ -n "$monitored" ] && [ "$monitored" -gt 0 ] \
+      || die "$proxy: no requests completed ($plain; $summary)"
     set +o pipefail
     kernel=$(perf report -i "$data" --no-children --sort dso --stdio 2>/dev/null \
       | awk '/\[kernel\.kallsyms\]/ { sub("%", "", $1); print $1; exit }')
@@ -142,12 +152,14 @@ for round in $(seq 1 "$ROUNDS"); do
     } >> "$SYMBOLS"
     set -o pipefail
     rm -f "/tmp/perf-$pid.map"
-    awk -v p="$proxy" -v r="$round" -v n="$requests" -v s="$(field seconds "$summary")" \
-      -v c=$((c1 - c0)) -v hz="$CLK_TCK" -v k="${kernel:-0}" -v dv=$((v1 - v0)) -v dn=$((n1 - n0)) \
-      -v sr="$sr" -v sw="$sw" -v sp="$sp" -v sa="$sa" 'BEGIN {
+    awk -v p="$proxy" -v r="$round" -v n="$requests" -v s="$(field seconds "$plain")" -v m="$monitored" \
+      -v c=$((c1 - c0)) -v mc=$((m1 - m0)) -v hz="$CLK_TCK" -v k="${kernel:-0}" -v dv=$((v1 - v0)) \
+      -v dn=$((n1 - n0)) -v sr="$sr" -v sw="$sw" -v sp="$sp" -v sa="$sa" 'BEGIN {
         us = c / hz * 1e6 / n
-        printf "%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\n", p, r, n / s,
-          us, us * k / 100, us * (100 - k) / 100, sr / n, sw / n, sp / n, sa / n, dv * 1000 / n, dn * 1000 / n }' >> "$TABLE"
+        mus = mc / hz * 1e6 / m
+        printf "%s\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\n", p, r, n / s,
+          us, mus, mus * k / 100, mus * (100 - k) / 100, sr / m, sw / m, sp / m, sa / m, dv * 1000 / n, dn * 1000 / n }' \
+      >> "$TABLE"
     log "$proxy, round $round: $(tail -1 "$TABLE" | cut -f3) req/s, $(tail -1 "$TABLE" | cut -f4) us CPU per request"
   done
 done
@@ -156,10 +168,12 @@ done
   what="HTTP/1.1, wrk -t1 -c$CONNS"
   [ "$TEST" = h2 ] && what="HTTP/2 (h2c), h2load -c10 -m10 -t1"
   echo "# perf.sh: $what, $WORKERS worker(s) each, $ROUNDS round(s) of ${RUN_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "# CPU: user+system of the proxy's processes (/proc) per request; kernel/user: split by perf's cpu-clock samples"
+  echo "# req/s, CPU us/req (user+system of the proxy's processes from /proc) and context switches: a window without perf;"
+  echo "# then a window under perf: its CPU us/req (perf's own cost included), split into kernel and user space by"
+  echo "# perf's cpu-clock samples, and system calls per request from the syscall tracepoints"
   echo
   {
-    printf 'proxy\tround\treq/s\tCPU us/req\tkernel us\tuser us\treads/req\twrites/req\tpolls/req\tsyscalls/req\tvoluntary sw/1k req\tinvoluntary sw/1k req\n'
+    printf 'proxy\tround\treq/s\tCPU us/req\tunder perf\tkernel us\tuser us\treads/req\twrites/req\tpolls/req\tsyscalls/req\tvoluntary sw/1k req\tinvoluntary sw/1k req\n'
     cat "$TABLE"
   } | column -t -s $'\t'
 } | tee "$OUT_DIR/summary.txt"
