@@ -275,19 +275,12 @@ public final class HttpForwarder {
 
 
   private Http2Connections http2(ProxySettings settings) {
-    settingsSeen(settings);
-    if (lastHttp2 == null) {
+    if (settings != lastSettings) {
+      lastSettings = settings;
       lastHttp2 = http2.computeIfAbsent(ClientKey.of(settings),
           k -> new Http2Connections(client(k), HTTP2_CONNECTIONS_PER_TARGET));
     }
     return lastHttp2;
-  }
-
-  private void settingsSeen(ProxySettings settings) {
-    if (settings != lastSettings) {
-      lastSettings = settings;
-      lastHttp2 = null;
-    }
   }
 
   private HttpClientAgent client(ClientKey k) {
