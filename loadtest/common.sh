@@ -301,7 +301,8 @@ start_fulcrum() {
     sleep 0.2
   done
   [ "$n" -ge "$want" ] || log "warning: only $n of $want targets healthy in Fulcrum after 30 s (it fails open meanwhile)"
-  log "Fulcrum: pid $FULCRUM_PID, --instances $instances, listeners :$PORT_FULCRUM_H1 (HTTP/1.1 + h2c) :$PORT_FULCRUM_GRPC (gRPC), $n/$want targets healthy"
+  FULCRUM_TRANSPORT_USED=$(sed -n 's/.*network transport: \([a-z_]*\).*/\1/p' "$logf" | head -1)
+  log "Fulcrum: pid $FULCRUM_PID, --instances $instances, transport ${FULCRUM_TRANSPORT_USED:-?}, listeners :$PORT_FULCRUM_H1 (HTTP/1.1 + h2c) :$PORT_FULCRUM_GRPC (gRPC), $n/$want targets healthy"
 }
 
 start_haproxy() {

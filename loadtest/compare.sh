@@ -275,6 +275,7 @@ for w in $WORKERS; do
     done
   done
   FULCRUM_LAST_CMD=$FULCRUM_CMD
+  FULCRUM_LAST_TRANSPORT=$FULCRUM_TRANSPORT_USED
   for p in "$FULCRUM_PID" "$HAPROXY_PID" "$NGINX_PID"; do
     stop_pid "$p"
     forget_pid "$p"
@@ -462,7 +463,7 @@ report() {
   echo
   echo "- Backends: $BACKENDS NGINX servers (\`worker_processes $BACKEND_WORKERS\`, [backends.nginx.conf](backends.nginx.conf)) answering 200 with a 100-byte body; the gRPC backend [GrpcBackend.java](GrpcBackend.java) ($GRPC_BACKEND_LOOPS event loop(s)) echoing one framed message with \`grpc-status: 0\`."
   echo "- HAProxy: [haproxy.cfg](haproxy.cfg), \`haproxy -db -f haproxy.cfg\`. NGINX: [nginx.conf](nginx.conf), \`nginx -c nginx.conf -g 'daemon off;'\`, upstream \`keepalive\` = the largest client count. Fulcrum: [fulcrum.yaml.template](fulcrum.yaml.template), \`${FULCRUM_LAST_CMD:-java ... -jar target/fulcrum.jar --config fulcrum.yaml --instances N}\`."
-  echo "- Fulcrum JVM: \`$FULCRUM_JVM_OPTS\` (serial GC, 64 MB fixed heap). \`$FULCRUM_BENCH_PROPS\`: ALB's GOAWAY after 10,000 requests per HTTP/2 connection is lifted, because h2load does not reconnect after a GOAWAY (NGINX's \`keepalive_requests\`, which also counts HTTP/2 requests, is raised to 10,000,000; HAProxy has no such limit).${FULCRUM_DIRECT_PATH:+ Environment: \`FULCRUM_DIRECT_PATH=$FULCRUM_DIRECT_PATH\`.}"
+  echo "- Fulcrum JVM: \`$FULCRUM_JVM_OPTS\` (serial GC, 64 MB fixed heap). \`$FULCRUM_BENCH_PROPS\`: ALB's GOAWAY after 10,000 requests per HTTP/2 connection is lifted, because h2load does not reconnect after a GOAWAY (NGINX's \`keepalive_requests\`, which also counts HTTP/2 requests, is raised to 10,000,000; HAProxy has no such limit). Network transport: ${FULCRUM_LAST_TRANSPORT:-?} (\`FULCRUM_TRANSPORT\`; HAProxy and NGINX use epoll).${FULCRUM_DIRECT_PATH:+ Environment: \`FULCRUM_DIRECT_PATH=$FULCRUM_DIRECT_PATH\`.}"
   echo "- HTTP/1.1: \`$(wrk_cmd N "$ROUND_SECONDS" URL)\` with N = 50 and 200; the direct row is one backend without a proxy."
   echo "- HTTP/2: \`$(h2_cmd "$ROUND_SECONDS" URL LOG)\`; p50/p99 from h2load's per-request log. HTTP/1.1 to the backends."
   echo "- gRPC: \`$(grpc_cmd "$ROUND_SECONDS" URL LOG)\` (one 17-byte framed message), through Fulcrum (target group protocol version GRPC, HTTP/2 to the backend) and straight to the backend."

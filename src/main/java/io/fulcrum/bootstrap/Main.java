@@ -7,7 +7,7 @@ import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.registry.StateStore;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
+import io.vertx.core.transport.Transport;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.time.Clock;
@@ -57,7 +57,16 @@ public final class Main {
       return;
     }
 
-    Vertx vertx = createVertx(System.getenv());
+    Transport transport;
+    try {
+      transport = NetworkTransport.choose(System.getenv());
+    } catch (IllegalArgumentException e) {
+      err.println("fulcrum: " + e.getMessage() + "; nothing was started");
+      System.exit(EXIT_CONFIG);
+      return;
+    }
+    LOG.info("network transport: {}", transport.name());
+    Vertx vertx = NetworkTransport.vertx(transport);
     ConfigLoader loader = new ConfigLoader(vertx, args.config(), System.getenv());
     FulcrumConfig config;
     try {
@@ -143,18 +152,6 @@ public final class Main {
       // A signal-initiated exit would report 143; a graceful stop is a success.
       Runtime.getRuntime().halt(0);
     }, "fulcrum-shutdown"));
-  }
-
-  /**
-   * Vert.x with Netty's native epoll transport where the platform has it (Linux x86_64 and
-   * aarch64: fewer system calls per request than NIO), NIO elsewhere or with
-   * {@code FULCRUM_NATIVE_TRANSPORT=false}.
-   */
-  static Vertx createVertx(java.util.Map<String, String> env) {
-    boolean nativeTransport = !"false".equalsIgnoreCase(env.getOrDefault("FULCRUM_NATIVE_TRANSPORT", "true"));
-    Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(nativeTransport)).build();
-    LOG.debug("transport: {}", vertx.isNativeTransportEnabled() ? "native epoll" : "NIO");
-    return vertx;
   }
 
   static void report(PrintStream err, String file, List<Problem> problems) {

@@ -22,7 +22,8 @@ import io.vertx.core.MultiMap;
  * aggregator. Here the head's bytes become a block of literals ({@link HpackLiterals}, no dynamic
  * table) in one buffer with its frame header, and the stream is marked as Netty's encoder marks it.
  * Netty's encoder still writes a head when the stream is not one a response head may go on (as its
- * checks would find), a block would not fit one frame or the client's header list limit, a
+ * checks would find), a block would not fit one frame or the encoder's header list limit (on a
+ * server connection its own: Netty does not take the client's advisory one), a
  * response is informational, headers were changed on the way (stickiness cookies), or that encoder
  * owes the client a dynamic table size update: on the connection's first response and after a
  * SETTINGS frame that set the table's size ({@link #settingsRead}), so the update goes first, in
@@ -82,7 +83,7 @@ public final class HeadersFrames {
     } else {
       H2Names.copy((HttpHeaders) headers, h); // TargetResponse makes Vert.x's header map, a Netty HttpHeaders
     }
-    // Not the void promise: a head the encoder refuses (over the client's header list limit) fails
+    // Not the void promise: a head the encoder refuses (over its header list limit) fails
     // it, and a failed void promise is an exception on the pipeline, which closes the connection;
     // the encoder resets the stream itself.
     h2.encoder().writeHeaders(ctx, stream.id(), h, 0, false, ctx.newPromise());

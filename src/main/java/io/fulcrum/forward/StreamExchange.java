@@ -215,7 +215,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
     int bodyRoom = body > 0 ? Http2CodecUtil.FRAME_HEADER_LENGTH + body : 0;
     heldHead = client.headersFrames().writeHead(stream, response, headers, bodyRoom);
     if (!stream.isHeadersSent()) {
-      // Netty's encoder refused the head (over the client's header list limit) and reset the
+      // Netty's encoder refused the head (over its header list limit) and reset the
       // stream: nothing more may be written on it.
       responseFailed();
     }

@@ -31,6 +31,7 @@ final class ClientConnection implements Handler<Void> {
   private long idleSince;
   private long timer = -1;
   private boolean closed;
+  private boolean closing;
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
@@ -61,6 +62,19 @@ final class ClientConnection implements Handler<Void> {
       // GOAWAY now: the client opens a new connection for what comes next; streams under way finish.
       connection.shutdown(idleMillis.getAsLong(), TimeUnit.MILLISECONDS);
     }
+  }
+
+  /**
+   * The response under way says {@code Connection: close} (what follows its request on the
+   * connection cannot be trusted as a request): no later request on the connection is served.
+   */
+  void closeAfterResponse() {
+    closing = true;
+  }
+
+  /** Whether {@link #closeAfterResponse} was called. */
+  boolean closing() {
+    return closing;
   }
 
   void requestEnded() {

@@ -118,6 +118,13 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   }
 
   private void read(Object msg) {
+    if (client != null && client.closing()) {
+      // Vert.x answered a request before this with Connection: close (an unsupported Transfer-Encoding, a
+      // head too large); the close waits for that answer's write, which io_uring completes later. What was
+      // read after that request is never taken for a request.
+      ReferenceCountUtil.release(msg);
+      return;
+    }
     if (dropBody && msg instanceof HttpContent part && !(msg instanceof HttpRequest)) {
       dropBody = !(part instanceof LastHttpContent);
       part.release();

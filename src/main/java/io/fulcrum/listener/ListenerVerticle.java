@@ -10,7 +10,6 @@ import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
-import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.ProtocolVersion;
@@ -321,7 +320,7 @@ public final class ListenerVerticle extends VerticleBase {
       }
     });
     server.requestHandler(req -> handler.handle(b, req));
-    server.invalidRequestHandler(req -> ElbResponses.send(req, handler.invalid(req), true));
+    server.invalidRequestHandler(handler::invalid);
     b.server = server;
     return server.listen()
         .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))

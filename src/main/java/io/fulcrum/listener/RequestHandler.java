@@ -43,6 +43,7 @@ import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
 import java.time.Clock;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.random.RandomGenerator;
@@ -86,6 +87,13 @@ final class RequestHandler {
   }
 
   private void handle(Binding binding, HttpServerRequest req, ClientConnection client) {
+    if (client != null && client.closing()) {
+      // Pipelined behind a request answered with Connection: close (an unsupported Transfer-Encoding, a
+      // head too large): its bytes may be the earlier request's body, so it is never served. The close
+      // waits for the earlier answer's write, which an asynchronous transport (io_uring) completes later.
+      req.connection().close();
+      return;
+    }
     if (client != null) {
       client.requestStarted(req.version() == HttpVersion.HTTP_2);
       req.response().endHandler(client);
@@ -103,9 +111,10 @@ final class RequestHandler {
       String t = te.trim().toLowerCase(Locale.ROOT);
       if (t.equals("chunked")) {
         chunked = true;
-      } else if (!t.equals("identity")) {
-        // Only chunked and identity are accepted; anything else would leave the body's end unknown.
-        ElbResponses.send(req, ElbError.UNSUPPORTED_TRANSFER_ENCODING, true);
+      } else {
+        // Only chunked is accepted; anything else would leave the body's end unknown. (Netty's decoder
+        // already refuses codings that do not end in chunked, identity included: see invalidStatus.)
+        answerAndClose(req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
         return;
       }
     }
@@ -122,7 +131,7 @@ final class RequestHandler {
       return;
     }
     if (headerBytes < 0) {
-      ElbResponses.send(req, ElbError.HEADER_TOO_LARGE, true);
+      answerAndClose(req, client, ElbError.HEADER_TOO_LARGE);
       return;
     }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
@@ -519,13 +528,40 @@ final class RequestHandler {
   }
 
   /** The status for a request the HTTP decoder rejected: 400, or 505 for an unexpected version. */
-  ElbError invalid(HttpServerRequest req) {
+  /** A request Vert.x's decoder could not read: the ELB status, and the connection closes. */
+  void invalid(HttpServerRequest req) {
+    answerAndClose(req, verticle.client(req.connection()), invalidStatus(req));
+  }
+
+  /**
+   * Answers with the ELB page and, over HTTP/1.x, closes the connection: nothing after this request
+   * on it is served (HTTP/2 answers the stream only).
+   */
+  private static void answerAndClose(HttpServerRequest req, ClientConnection client, ElbError error) {
+    if (client != null && req.version() != HttpVersion.HTTP_2) {
+      client.closeAfterResponse();
+    }
+    ElbResponses.send(req, error, true);
+  }
+
+  /** Whether the request has a Transfer-Encoding other than a lone {@code chunked}. */
+  private static boolean unsupportedCoding(HttpServerRequest req) {
+    List<String> codings = req.headers().getAll(HttpHeaders.TRANSFER_ENCODING);
+    return !codings.isEmpty() && !(codings.size() == 1 && codings.get(0).trim().equalsIgnoreCase("chunked"));
+  }
+
+  ElbError invalidStatus(HttpServerRequest req) {
     Throwable cause = req.decoderResult() == null ? null : req.decoderResult().cause();
     if (cause instanceof TooLongFrameException) {
       return ElbError.HEADER_TOO_LARGE;
     }
     if (cause != null && cause.getMessage() != null && cause.getMessage().toLowerCase(Locale.ROOT).contains("version")) {
       return ElbError.VERSION_NOT_SUPPORTED;
+    }
+    if (cause instanceof IllegalArgumentException && req.version() == HttpVersion.HTTP_1_1 && unsupportedCoding(req)) {
+      // Netty's decoder refuses an HTTP/1.1 request whose last transfer coding is not chunked (RFC 9112
+      // §6.3, a 400 there); ALB answers 501 for a Transfer-Encoding it does not support.
+      return ElbError.UNSUPPORTED_TRANSFER_ENCODING;
     }
     return ElbError.BAD_REQUEST;
   }

@@ -16,6 +16,7 @@ import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.netty.handler.codec.dns.DnsResponseCode;
@@ -64,7 +65,7 @@ class DnsResponderTest {
   private static final int A = 1;
   private static final int AAAA = 28;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final AtomicInteger healthB = new AtomicInteger(200);
   private final AtomicInteger healthApiB = new AtomicInteger(200);
@@ -84,7 +85,7 @@ class DnsResponderTest {
     for (int i = 1; i <= 40; i++) {
       bigNodes.append("  - {zone: zone-z, address: 127.0.1.").append(i).append("}\n");
     }
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         nodes:
           - {zone: zone-a, address: 127.0.0.1}
           - {zone: zone-a, address: "::1"}
@@ -466,7 +467,7 @@ class DnsResponderTest {
 
   @Test
   void dnsDisabled_startsNoResponder() {
-    try (Gateway off = Gateway.start(Vertx.vertx(), """
+    try (Gateway off = Gateway.start(TestVertx.create(), """
         dns: {enabled: false}
         load-balancers:
           - name: lb

@@ -8,6 +8,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.Test;
  */
 class ReadinessTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final AtomicInteger eastB = new AtomicInteger(200);
   private final AtomicInteger westA = new AtomicInteger(200);
@@ -76,7 +77,7 @@ class ReadinessTest {
               - {id: 127.0.0.1, port: %d, zone: zone-a}
               - {id: 127.0.0.1, port: %d, zone: zone-b}
         """.formatted(Ports.free(), Ports.free(), ports[0], ports[1], ports[2], ports[3]);
-    gateway = Gateway.start(Vertx.vertx(), yaml, 1, time);
+    gateway = Gateway.start(TestVertx.create(), yaml, 1, time);
     http = new Http(backends);
     tick();
   }

@@ -9,6 +9,7 @@ import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.vertx.core.Vertx;
@@ -39,7 +40,7 @@ final class ZoneFleet implements AutoCloseable {
   record Target(String id, String zone, Backend backend, AtomicInteger health) {
   }
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final Map<String, List<Target>> zones = new LinkedHashMap<>();
   private final int port = Ports.free();
@@ -65,7 +66,7 @@ final class ZoneFleet implements AutoCloseable {
       }
       zones.put(zone, targets);
     }
-    gateway = Gateway.start(Vertx.vertx(), yaml(attributes), 1, time);
+    gateway = Gateway.start(TestVertx.create(), yaml(attributes), 1, time);
     http = new Http(backends);
     dns = new DnsProbe("127.0.0.1", gateway.dnsPort());
   }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import java.util.Map;
@@ -18,12 +19,12 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.ElasticLoadB
 /** The Query protocol and SigV4 as the real AWS SDK sees them. */
 class ApiCoreTest {
 
-  private final Vertx client = Vertx.vertx();
+  private final Vertx client = TestVertx.create();
   private Gateway gateway;
 
   @BeforeEach
   void start() {
-    gateway = Gateway.start(Vertx.vertx(), ElbClients.CREDENTIALS_YAML);
+    gateway = Gateway.start(TestVertx.create(), ElbClients.CREDENTIALS_YAML);
   }
 
   @AfterEach

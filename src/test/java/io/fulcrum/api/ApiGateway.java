@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
-import io.vertx.core.Vertx;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -50,7 +50,7 @@ final class ApiGateway implements AutoCloseable {
   private ApiGateway(Path dataDir, String source, String extraYaml, VirtualTime time) {
     this.time = time;
     String yaml = yaml(dataDir, listenerPort, source) + extraYaml;
-    this.gateway = time == null ? Gateway.start(Vertx.vertx(), yaml) : Gateway.start(Vertx.vertx(), yaml, 1, time);
+    this.gateway = time == null ? Gateway.start(TestVertx.create(), yaml) : Gateway.start(TestVertx.create(), yaml, 1, time);
     this.elb = client(gateway.controlPort(), healthCalls);
   }
 

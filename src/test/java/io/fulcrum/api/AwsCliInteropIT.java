@@ -9,6 +9,7 @@ import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -43,7 +44,7 @@ class AwsCliInteropIT {
   @TempDir
   Path work;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
   private final List<Backend> targets = new ArrayList<>();
   private final List<AtomicBoolean> healthy = new ArrayList<>();
   private FulcrumProcess fulcrum;

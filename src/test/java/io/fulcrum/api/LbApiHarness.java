@@ -9,6 +9,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -39,7 +40,7 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.RuleConditio
  */
 final class LbApiHarness implements AutoCloseable {
 
-  final Vertx backends = Vertx.vertx();
+  final Vertx backends = TestVertx.create();
   final Backend blue;
   final Backend green;
   final Gateway gateway;
@@ -50,7 +51,7 @@ final class LbApiHarness implements AutoCloseable {
     this.dataDir = dataDir;
     blue = Backend.start(backends, "blue");
     green = Backend.start(backends, "green");
-    gateway = Gateway.start(Vertx.vertx(), yaml(dataDir, blue.port(), green.port(), extraYaml), listenerInstances,
+    gateway = Gateway.start(TestVertx.create(), yaml(dataDir, blue.port(), green.port(), extraYaml), listenerInstances,
         Clock.systemUTC());
     elb = ElbClients.client(gateway.controlPort());
   }

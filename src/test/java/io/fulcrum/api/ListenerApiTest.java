@@ -13,6 +13,7 @@ import io.fulcrum.registry.StateStore;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
@@ -49,7 +50,7 @@ class ListenerApiTest {
   Path dir;
 
   private LbApiHarness h;
-  private final Vertx slowBackends = Vertx.vertx();
+  private final Vertx slowBackends = TestVertx.create();
 
   @AfterEach
   void stop() {

@@ -11,10 +11,10 @@ import io.fulcrum.testing.DnsProbe;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.netty.handler.codec.dns.DnsRecordType;
 import io.netty.handler.codec.dns.DnsResponseCode;
-import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -343,7 +343,7 @@ class LoadBalancerApiTest {
   @Test
   void everyChange_isOperationNotPermitted_whenTheConfigFileOwnsTheResources() {
     int port = Ports.free();
-    try (Gateway gateway = Gateway.start(Vertx.vertx(), ElbClients.CREDENTIALS_YAML + """
+    try (Gateway gateway = Gateway.start(TestVertx.create(), ElbClients.CREDENTIALS_YAML + """
         load-balancers:
           - name: demo
             listeners: [{protocol: HTTP, port: %d, default-actions: [{type: fixed-response, status-code: 200}]}]

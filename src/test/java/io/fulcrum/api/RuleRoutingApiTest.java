@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.Map;
@@ -115,7 +116,7 @@ class RuleRoutingApiTest {
   @Test
   void sourceIpRule_matchesTheClientAddress() {
     rule(10, "blue", RuleCondition.builder().field("source-ip").sourceIpConfig(c -> c.values("127.0.0.3/32")).build());
-    Vertx clients = Vertx.vertx();
+    Vertx clients = TestVertx.create();
     try (Http from3 = new Http(clients, "127.0.0.3"); Http from4 = new Http(clients, "127.0.0.4")) {
       assertThat(from3.get("127.0.0.1", port, "/", Map.of()).body()).isEqualTo("blue");
       assertThat(from4.get("127.0.0.1", port, "/", Map.of()).body()).isEqualTo("no rule");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +36,7 @@ class TargetHealthApiTest {
   @TempDir
   Path data;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private ApiGateway api;
   private Backend good;
   private Backend bad;

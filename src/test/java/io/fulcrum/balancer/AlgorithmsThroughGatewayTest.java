@@ -10,6 +10,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /** The algorithms on real targets through a running gateway. */
 class AlgorithmsThroughGatewayTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
 
   @AfterEach
@@ -73,7 +74,7 @@ class AlgorithmsThroughGatewayTest {
         target-groups:
         """.formatted(port);
     String slow = ", slow_start.duration_seconds: 40";
-    gateway = Gateway.start(Vertx.vertx(), lb + group("tg", "round_robin", slow, a.port(), b.port()), 1, time);
+    gateway = Gateway.start(TestVertx.create(), lb + group("tg", "round_robin", slow, a.port(), b.port()), 1, time);
     String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
     time.advance(Duration.ofSeconds(5), () -> gateway.fulcrum().healthChecksInFlight() == 0);
 
@@ -112,7 +113,7 @@ class AlgorithmsThroughGatewayTest {
     });
     int port = Ports.free();
     VirtualTime time = new VirtualTime();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
@@ -160,7 +161,7 @@ class AlgorithmsThroughGatewayTest {
     Backend slow = Backend.start(backends, "slow", "127.0.0.1",
         req -> backends.setTimer(40, t -> req.response().end("slow")));
     int port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -8,6 +8,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -28,7 +29,7 @@ class AnomalyMitigationTest {
 
   private static final int BATCH = 400;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final AtomicBoolean broken = new AtomicBoolean(true);
   private Gateway gateway;
@@ -63,7 +64,7 @@ class AnomalyMitigationTest {
     port = Ports.free();
     StringBuilder t = new StringBuilder();
     targets.forEach(b -> t.append("{id: 127.0.0.1, port: ").append(b.port()).append("}, "));
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         random-seed: 7
         load-balancers:
           - name: lb

@@ -102,6 +102,15 @@ class BadConfigIT {
   }
 
   @Test
+  void unknownNetworkTransport_exits2NamingTheVariableAndItsValues() {
+    Path config = write(config("", "/*"));
+    String stderr = runExpectingExit2(FulcrumProcess.builder(work).env("FULCRUM_TRANSPORT", "dpdk")
+        .args("--config", config.toString()));
+
+    assertThat(stderr).contains("fulcrum: FULCRUM_TRANSPORT=dpdk: not a transport; use one of auto, io_uring, epoll, nio");
+  }
+
+  @Test
   void missingConfigFile_exits2WithAClearMessage() {
     Path missing = work.resolve("nowhere").resolve("fulcrum.yaml");
     String stderr = runExpectingExit2(FulcrumProcess.builder(work).args("--config", missing.toString()));

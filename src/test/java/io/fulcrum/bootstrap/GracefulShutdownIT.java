@@ -7,6 +7,7 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -43,7 +44,7 @@ class GracefulShutdownIT {
   @TempDir
   Path work;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
   private final HttpClientAgent client = vertx.createHttpClient();
   private final int listenerPort = Ports.free();
   private final int controlPort = Ports.free();

@@ -9,6 +9,7 @@ import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -45,8 +46,8 @@ class HotReloadTest {
   @TempDir
   Path dir;
 
-  private final Vertx backends = Vertx.vertx();
-  private final Vertx gatewayVertx = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
+  private final Vertx gatewayVertx = TestVertx.create();
   private Fulcrum fulcrum;
   private ConfigLoader loader;
 

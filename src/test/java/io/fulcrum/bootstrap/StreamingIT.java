@@ -8,6 +8,7 @@ import io.fulcrum.testing.BodyDigest;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.GeneratedBody;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -46,7 +47,7 @@ class StreamingIT {
   @TempDir
   Path work;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
   private final HttpClientAgent client = vertx.createHttpClient();
   /** What the backend received on /upload, and what it sent on /download. */
   private final AtomicReference<BodyDigest> received = new AtomicReference<>();

@@ -9,6 +9,7 @@ import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -58,7 +59,7 @@ class ConfigLoaderTest {
 
   @BeforeEach
   void startVertx() {
-    vertx = Vertx.vertx();
+    vertx = TestVertx.create();
   }
 
   @AfterEach

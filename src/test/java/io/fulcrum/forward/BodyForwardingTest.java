@@ -10,6 +10,7 @@ import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Framing;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
@@ -33,7 +34,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class BodyForwardingTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private int port;
 
@@ -47,7 +48,7 @@ class BodyForwardingTest {
 
   private void gatewayTo(int targetPort) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, targetPort));
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, targetPort));
   }
 
   /** A backend answering each request with {@code <length>:<sha-256 of the body>}. */

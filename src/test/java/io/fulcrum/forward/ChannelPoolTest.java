@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class ChannelPoolTest {
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
   private final AtomicInteger accepted = new AtomicInteger();
   private final AtomicInteger closedAtServer = new AtomicInteger();
   /** The pool's clock, moved by the tests. */

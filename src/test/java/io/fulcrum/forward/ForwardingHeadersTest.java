@@ -9,6 +9,7 @@ import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
@@ -31,7 +32,7 @@ class ForwardingHeadersTest {
 
   private static final String ID = "[0-9a-f]{8}-[0-9a-f]{24}";
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private Backend backend;
   private int port;
@@ -47,7 +48,7 @@ class ForwardingHeadersTest {
   private void start(Map<String, String> attributes) {
     backend = Backend.start(backends, "b");
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, attributes, backend.port()));
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, attributes, backend.port()));
   }
 
   /** Sends {@code request} (which must leave the connection open) and returns what the target received. */

@@ -9,6 +9,7 @@ import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
@@ -26,7 +27,7 @@ class HeaderFilteringTest {
 
   private static final String[] HOP_BY_HOP = {"connection", "keep-alive", "te", "upgrade", "proxy-connection"};
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private int port;
 
@@ -40,7 +41,7 @@ class HeaderFilteringTest {
 
   private void gatewayTo(int targetPort, Map<String, String> attributes) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, attributes, targetPort));
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, attributes, targetPort));
   }
 
   @Test

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.ProtocolClient;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -33,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class HttpsTargetsTest {
 
-  private final Vertx targets = Vertx.vertx();
+  private final Vertx targets = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final List<String> seen = new CopyOnWriteArrayList<>();
   private TestCertificates.Pem expired;
@@ -64,7 +65,7 @@ class HttpsTargetsTest {
     Await.result(http1Only.listen());
     grpcTls = VertxTestService.start(targets, "grpc-tls", pem);
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -10,6 +10,7 @@ import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Framing;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.UnreachableTarget;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -38,7 +39,7 @@ class TargetFailuresTest {
 
   private static final String REQUEST = "GET /path HTTP/1.1\r\nHost: example.com\r\n\r\n";
 
-  private final Vertx targets = Vertx.vertx();
+  private final Vertx targets = TestVertx.create();
   private Gateway gateway;
   private RawTarget target;
   private int port;
@@ -62,7 +63,7 @@ class TargetFailuresTest {
 
   private void gatewayTo(int targetPort, Map<String, String> attributes) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, attributes, targetPort));
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, attributes, targetPort));
   }
 
   private void gatewayTo(RawTarget t) {

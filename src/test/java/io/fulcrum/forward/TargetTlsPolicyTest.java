@@ -7,6 +7,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class TargetTlsPolicyTest {
 
-  private final Vertx targets = Vertx.vertx();
+  private final Vertx targets = TestVertx.create();
   private Gateway gateway;
 
   @AfterEach
@@ -47,7 +48,7 @@ class TargetTlsPolicyTest {
     Await.result(target.listen());
     int legacy = Ports.free();
     int modern = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: legacy
             listeners:

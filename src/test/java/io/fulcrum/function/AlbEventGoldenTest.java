@@ -8,7 +8,7 @@ import io.fulcrum.model.TargetGroup;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
-import io.vertx.core.Vertx;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +32,7 @@ class AlbEventGoldenTest {
   @BeforeAll
   static void start() {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           echo: {handler: io.fulcrum.demo.EchoEventFunction}
         load-balancers:

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
-import io.vertx.core.Vertx;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -43,7 +43,7 @@ class DemoFunctionTest {
 
   private static JsonObject event(boolean multiValue) throws IOException {
     int port = Ports.free();
-    try (Gateway gateway = Gateway.start(Vertx.vertx(), demo(port, multiValue));
+    try (Gateway gateway = Gateway.start(TestVertx.create(), demo(port, multiValue));
         Http http = new Http(gateway.vertx())) {
       Http.Response r = http.get(port, "/lambda/hi?a=1&a=2");
       assertThat(r.status()).isEqualTo(200);

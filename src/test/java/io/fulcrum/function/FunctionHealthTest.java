@@ -12,6 +12,7 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class FunctionHealthTest {
 
-  private final Vertx clients = Vertx.vertx();
+  private final Vertx clients = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private Gateway gateway;
   private Http http;
@@ -52,7 +53,7 @@ class FunctionHealthTest {
 
   private void start(String healthCheck) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           probed: {handler: io.fulcrum.function.handlers.HealthProbedHandler}
         load-balancers:

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.bus.FunctionRequest;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -28,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class Http2EventTest {
 
   private static final String ARN = "arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/h2/0123456789abcdef";
-  private static final Vertx vertx = Vertx.vertx();
+  private static final Vertx vertx = TestVertx.create();
   private static HttpServer server;
 
   @BeforeAll

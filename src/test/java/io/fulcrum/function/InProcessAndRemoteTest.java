@@ -8,6 +8,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Outcomes;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +26,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class InProcessAndRemoteTest {
 
-  private static final Vertx functions = Vertx.vertx();
+  private static final Vertx functions = TestVertx.create();
   private static InvokeApiServer server;
   private static Gateway gateway;
   private static Outcomes outcomes;
@@ -51,7 +52,7 @@ class InProcessAndRemoteTest {
               targets: [{id: %s}]
           """.formatted(route, route.endsWith("multi"), route.startsWith("local") ? "greeter" : "greeter-remote"));
     }
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           greeter: {handler: io.fulcrum.function.handlers.GreetingHandler}
           greeter-remote: {endpoint: "%s", function-name: greeter}

@@ -9,6 +9,7 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -118,7 +119,7 @@ class JarHandlerTest {
     assertThatThrownBy(() -> Class.forName("com.example.orders.OrdersHandler"))
         .as("the handler is on no class path of the test").isInstanceOf(ClassNotFoundException.class);
     int port = Ports.free();
-    try (Gateway gateway = Gateway.start(Vertx.vertx(), config(port, "com.example.orders.OrdersHandler::handleRequest"));
+    try (Gateway gateway = Gateway.start(TestVertx.create(), config(port, "com.example.orders.OrdersHandler::handleRequest"));
         Http http = new Http(gateway.vertx())) {
       Http.Response first = http.get(port, "/orders?id=A-17");
       Http.Response second = http.get(port, "/orders?id=A-18");
@@ -136,7 +137,7 @@ class JarHandlerTest {
 
   @Test
   void handlerWhoseConstructorFails_stopsStartUp() {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       assertThatThrownBy(() -> Gateway.start(vertx, config(Ports.free(), "com.example.orders.BrokenHandler")))
           .isInstanceOfSatisfying(InvalidModelException.class, e -> assertThat(e.problems()).extracting(Problem::toString)
@@ -149,7 +150,7 @@ class JarHandlerTest {
 
   @Test
   void classMissingFromTheJar_isNamedWithTheJar() {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       assertThatThrownBy(() -> Gateway.start(vertx, config(Ports.free(), "com.example.orders.Missing")))
           .isInstanceOfSatisfying(InvalidModelException.class, e -> assertThat(e.problems()).extracting(Problem::toString)

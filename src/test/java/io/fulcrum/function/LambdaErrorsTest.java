@@ -13,6 +13,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Outcomes;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class LambdaErrorsTest {
 
-  private static final Vertx functions = Vertx.vertx();
+  private static final Vertx functions = TestVertx.create();
   private static InvokeApiServer server;
   private static Gateway gateway;
   private static Outcomes outcomes;
@@ -96,7 +97,7 @@ class LambdaErrorsTest {
     ROUTES.forEach((route, function) -> yaml.append(
         "  - {name: %s, target-type: lambda, attributes: {lambda.multi_value_headers.enabled: \"%s\"}, targets: [{id: %s}]}\n"
             .formatted(route, route.endsWith("-multi"), function)));
-    gateway = Gateway.start(Vertx.vertx(), yaml.toString());
+    gateway = Gateway.start(TestVertx.create(), yaml.toString());
     outcomes = Outcomes.record(gateway);
   }
 

@@ -15,6 +15,7 @@ import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Outcomes;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class LambdaLifecycleTest {
 
-  private final Vertx clients = Vertx.vertx();
+  private final Vertx clients = TestVertx.create();
   private Gateway gateway;
   private int port = Ports.free();
 
@@ -64,7 +65,7 @@ class LambdaLifecycleTest {
 
   @Test
   void handlerThatCannotBeLoaded_stopsStartUp_withTheProblemAtItsKey() {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       assertThatThrownBy(() -> Gateway.start(vertx, config("com.example.NoSuchHandler")))
           .isInstanceOfSatisfying(InvalidModelException.class, e -> assertThat(e.problems()).extracting(Problem::toString)
@@ -76,7 +77,7 @@ class LambdaLifecycleTest {
 
   @Test
   void classThatIsNotALambdaHandler_stopsStartUp() {
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       assertThatThrownBy(() -> Gateway.start(vertx, config("java.lang.StringBuilder")))
           .isInstanceOfSatisfying(InvalidModelException.class, e -> assertThat(e.problems()).extracting(Problem::toString)
@@ -89,7 +90,7 @@ class LambdaLifecycleTest {
 
   @Test
   void reload_switchesTheHandler_andRefusesOneThatCannotBeLoaded() {
-    gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.demo.EchoEventFunction"));
+    gateway = Gateway.start(TestVertx.create(), config("io.fulcrum.demo.EchoEventFunction"));
     try (Http http = new Http(clients)) {
       assertThat(http.get(port, "/hello").body()).contains("\"httpMethod\" : \"GET\"");
 
@@ -105,7 +106,7 @@ class LambdaLifecycleTest {
   @Test
   void deregisteringTheFunction_failsItsRequestsInFlightWith502_andLaterOnesWith503() throws Exception {
     BlockingHandler.reset();
-    gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.function.handlers.BlockingHandler"));
+    gateway = Gateway.start(TestVertx.create(), config("io.fulcrum.function.handlers.BlockingHandler"));
     try (Outcomes outcomes = Outcomes.record(gateway)) {
       CompletableFuture<RawConnection.Response> inFlight = CompletableFuture.supplyAsync(() -> {
         try (RawConnection c = RawConnection.open(port)) {
@@ -130,7 +131,7 @@ class LambdaLifecycleTest {
   void concurrentInvocations_runAtOnceOnWorkers_eachInAnEnvironmentOfItsOwn_andFreeOnesAreReused()
       throws Exception {
     BlockingHandler.reset();
-    gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.function.handlers.BlockingHandler"));
+    gateway = Gateway.start(TestVertx.create(), config("io.fulcrum.function.handlers.BlockingHandler"));
     CompletableFuture<Http.Response> first = CompletableFuture.supplyAsync(() -> get("/one"));
     CompletableFuture<Http.Response> second = CompletableFuture.supplyAsync(() -> get("/two"));
     assertThat(BlockingHandler.STARTED.tryAcquire(2, 10, TimeUnit.SECONDS)).as("both invocations run at once").isTrue();
@@ -150,7 +151,7 @@ class LambdaLifecycleTest {
   @Test
   void heldInvocation_doesNotHoldTheListenersEventLoop() throws Exception {
     BlockingHandler.reset();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           held: {handler: io.fulcrum.function.handlers.BlockingHandler}
           greeter: {handler: io.fulcrum.function.handlers.GreetingHandler}
@@ -186,7 +187,7 @@ class LambdaLifecycleTest {
 
   @Test
   void lbCookieStickiness_onALambdaGroup_setsAwsalb() {
-    gateway = Gateway.start(Vertx.vertx(), config("io.fulcrum.function.handlers.GreetingHandler", "{id: fn}",
+    gateway = Gateway.start(TestVertx.create(), config("io.fulcrum.function.handlers.GreetingHandler", "{id: fn}",
         "stickiness.enabled: \"true\""));
     try (RawConnection c = RawConnection.open(port)) {
       RawConnection.Response r = c.send("GET /hello HTTP/1.1\r\nHost: fn\r\n\r\n").read();

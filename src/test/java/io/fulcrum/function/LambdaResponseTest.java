@@ -6,7 +6,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Framing;
-import io.vertx.core.Vertx;
+import io.fulcrum.testing.TestVertx;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -26,7 +26,7 @@ class LambdaResponseTest {
   @BeforeAll
   static void start() {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           greeter: {handler: io.fulcrum.function.handlers.GreetingHandler}
           raw: {handler: io.fulcrum.function.handlers.RawResponseHandler}

@@ -6,7 +6,7 @@ import io.fulcrum.function.handlers.GreetingHandler;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
-import io.vertx.core.Vertx;
+import io.fulcrum.testing.TestVertx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +61,7 @@ class RuntimeInterfaceEmulatorIT {
         .waitingFor(Wait.forListeningPort());
     lambda.start();
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         functions:
           greeter: {handler: %s}
           emulated: {endpoint: "http://%s:%d", function-name: function, timeout-seconds: 30}

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -56,7 +57,7 @@ class GrpcCallsTest {
 
   enum ListenerKind { HTTPS, H2C }
 
-  private static final Vertx VERTX = Vertx.vertx();
+  private static final Vertx VERTX = TestVertx.create();
   private static final Metadata.Key<String> GROUP = Metadata.Key.of("x-group", Metadata.ASCII_STRING_MARSHALLER);
   private static GrpcJava.Target javaTarget;
   private static VertxTestService vertxTarget;
@@ -83,7 +84,7 @@ class GrpcCallsTest {
                       conditions: [{field: http-header, http-header-name: x-group, values: [vertx]}]
                       actions: [{type: forward, target-group: vertx}]
         """;
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

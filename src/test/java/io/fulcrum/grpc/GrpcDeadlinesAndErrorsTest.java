@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -46,7 +47,7 @@ class GrpcDeadlinesAndErrorsTest {
   private static final Metadata.Key<String> GROUP = Metadata.Key.of("x-group", Metadata.ASCII_STRING_MARSHALLER);
 
   private static final AtomicInteger CANCELLED = new AtomicInteger();
-  private static final Vertx CLIENTS = Vertx.vertx();
+  private static final Vertx CLIENTS = TestVertx.create();
   private static GrpcJava.Target slow;
   private static Gateway gateway;
   private static int port;
@@ -81,7 +82,7 @@ class GrpcDeadlinesAndErrorsTest {
     slow = GrpcJava.server("slow", null, new SlowService());
     port = Ports.free();
     shortIdlePort = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

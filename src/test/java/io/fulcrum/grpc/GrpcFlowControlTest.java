@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -18,7 +19,6 @@ import io.grpc.testing.integration.Messages.StreamingInputCallResponse;
 import io.grpc.testing.integration.Messages.StreamingOutputCallRequest;
 import io.grpc.testing.integration.Messages.StreamingOutputCallResponse;
 import io.grpc.testing.integration.TestServiceGrpc;
-import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -108,7 +108,7 @@ class GrpcFlowControlTest {
   void start() {
     target = GrpcJava.server("flow", null, new FlowControlledService());
     int port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners: [{protocol: HTTP, port: %d, h2c: true, default-actions: [{type: forward, target-group: grpc}]}]

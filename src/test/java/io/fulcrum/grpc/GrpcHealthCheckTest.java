@@ -7,6 +7,7 @@ import io.fulcrum.model.TargetState;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -19,7 +20,6 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.testing.integration.EmptyProtos;
 import io.grpc.testing.integration.TestServiceGrpc;
-import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -64,7 +64,7 @@ class GrpcHealthCheckTest {
         new io.grpc.testing.integration.TestServiceImpl(executor).bindService());
     port = Ports.free();
     downPort = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -6,6 +6,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
 import io.fulcrum.tls.SelfSignedCertificate;
 import io.vertx.core.Vertx;
@@ -77,7 +78,7 @@ class GrpcPythonInteropIT {
       print(json.dumps(out))
       """;
 
-  private static final Vertx TARGETS = Vertx.vertx();
+  private static final Vertx TARGETS = TestVertx.create();
   private static Path work;
   private static GrpcJava.Target target;
   private static Backend h1;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.health.v1.HealthCheckRequest;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 class GrpcRoutingTest {
 
-  private static final Vertx VERTX = Vertx.vertx();
+  private static final Vertx VERTX = TestVertx.create();
   private static GrpcJava.Target unary;
   private static VertxTestService service;
   private static GrpcJava.Target pkg;
@@ -64,7 +65,7 @@ class GrpcRoutingTest {
     });
     other = GrpcJava.server("everything-else", null, new HealthStatusManager().getHealthService());
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

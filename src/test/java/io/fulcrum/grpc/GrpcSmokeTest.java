@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.netty.NettyChannelBuilder;
@@ -12,7 +13,6 @@ import io.grpc.netty.NettyServerBuilder;
 import io.grpc.testing.integration.Messages;
 import io.grpc.testing.integration.TestServiceGrpc;
 import io.grpc.testing.integration.TestServiceImpl;
-import io.vertx.core.Vertx;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,7 +27,7 @@ class GrpcSmokeTest {
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
         .addService(new TestServiceImpl(exec)).build().start();
     int port = Ports.free();
-    Gateway gateway = Gateway.start(Vertx.vertx(), """
+    Gateway gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners: [{protocol: HTTP, port: %d, h2c: true, default-actions: [{type: forward, target-group: grpc}]}]

@@ -11,6 +11,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -28,7 +29,7 @@ import java.util.function.IntSupplier;
  */
 final class HealthHarness implements AutoCloseable {
 
-  final Vertx backends = Vertx.vertx();
+  final Vertx backends = TestVertx.create();
   final VirtualTime time = new VirtualTime();
   /** A free port for the load balancer's listener. */
   final int listenerPort = Ports.free();
@@ -38,7 +39,7 @@ final class HealthHarness implements AutoCloseable {
   private Http http;
 
   Gateway start(String yaml) {
-    gateway = Gateway.start(Vertx.vertx(), yaml, 2, time);
+    gateway = Gateway.start(TestVertx.create(), yaml, 2, time);
     return gateway;
   }
 

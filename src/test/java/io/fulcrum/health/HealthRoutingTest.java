@@ -10,6 +10,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /** Health decisions reach every event loop: routing follows health, and fails open when none is healthy. */
 class HealthRoutingTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   private final AtomicInteger statusA = new AtomicInteger(200);
   private final AtomicInteger statusB = new AtomicInteger(200);
@@ -39,7 +40,7 @@ class HealthRoutingTest {
     a = Backend.start(backends, "a", "127.0.0.1", req -> answer(req, "a", statusA));
     b = Backend.start(backends, "b", "127.0.0.1", req -> answer(req, "b", statusB));
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -48,7 +49,7 @@ import org.junit.jupiter.api.Test;
  */
 class Http2FrontEndTest {
 
-  private static final Vertx VERTX = Vertx.vertx();
+  private static final Vertx VERTX = TestVertx.create();
   private static final Queue<Held> HELD = new ConcurrentLinkedQueue<>();
   private static Backend held;
   private static HttpServer pusher;
@@ -82,7 +83,7 @@ class Http2FrontEndTest {
                   - {priority: 1, conditions: [{field: path-pattern, values: ["/held*"]}], actions: [{type: forward, target-group: held}]}
                   - {priority: 2, conditions: [{field: path-pattern, values: ["/push*"]}], actions: [{type: forward, target-group: pusher}]}
         """;
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

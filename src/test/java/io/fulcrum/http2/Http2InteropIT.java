@@ -7,6 +7,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -38,7 +39,7 @@ class Http2InteropIT {
   private static final Pattern STATUS = Pattern.compile("status codes: (\\d+) 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
   private static final Pattern FINISHED = Pattern.compile("finished in ([\\d.]+\\w+), ([\\d.]+) req/s");
 
-  private static final Vertx TARGETS = Vertx.vertx();
+  private static final Vertx TARGETS = TestVertx.create();
   private static final AtomicInteger SLOW_IN_FLIGHT = new AtomicInteger();
   private static final AtomicInteger SLOW_MAX_IN_FLIGHT = new AtomicInteger();
   private static Path work;

@@ -11,6 +11,7 @@ import io.fulcrum.testing.ProtocolClient;
 import io.fulcrum.testing.ProtocolClient.Kind;
 import io.fulcrum.testing.ProtocolClient.Response;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
@@ -35,7 +36,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class ProtocolSuiteTest {
 
-  private static final Vertx BACKENDS = Vertx.vertx();
+  private static final Vertx BACKENDS = TestVertx.create();
   private static Path dir;
   private static Backend web;
   private static Backend api;
@@ -93,7 +94,7 @@ class ProtocolSuiteTest {
                       conditions: [{field: path-pattern, values: ["/grpc-only"]}]
                       actions: [{type: forward, target-group: grpc-only}]
         """;
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         nodes:
           - {zone: zone-a, address: 127.0.0.1}
           - {zone: zone-b, address: 127.0.0.2}

@@ -12,6 +12,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.Status;
@@ -45,7 +46,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class ProtocolVersionMatrixTest {
 
-  private static final Vertx VERTX = Vertx.vertx();
+  private static final Vertx VERTX = TestVertx.create();
   private static final Metadata.Key<String> GROUP = Metadata.Key.of("x-group", Metadata.ASCII_STRING_MARSHALLER);
   private static Backend h1;
   private static Backend plainH2;
@@ -79,7 +80,7 @@ class ProtocolVersionMatrixTest {
                   - {priority: 4, conditions: [{field: http-header, http-header-name: x-group, values: [plain-h2]}],
                      actions: [{type: forward, target-group: plain-h2}]}
         """;
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

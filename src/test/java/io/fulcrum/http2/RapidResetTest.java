@@ -9,6 +9,7 @@ import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.ProtocolClient;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
@@ -36,7 +37,7 @@ class RapidResetTest {
   /** Vert.x's RST_STREAM budget per 30 s window (HttpServerOptions' default), which ends a flood. */
   private static final int MAX_RESETS = 200;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Backend fast;
   private Gateway gateway;
   private TestCertificates.Pem cert;
@@ -49,7 +50,7 @@ class RapidResetTest {
     fast = Backend.start(backends, "fast");
     h2cPort = Ports.free();
     httpsPort = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -9,6 +9,7 @@ import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.Map;
@@ -27,7 +28,7 @@ class ClientIdleTimeoutTest {
   /** Well under the 12 s after which a stalled request's connection would be cut anyway. */
   private static final long CLOSE_WITHIN_MS = 6000;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private int port;
 
@@ -41,14 +42,14 @@ class ClientIdleTimeoutTest {
 
   private void gatewayTo(int targetPort) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(targetPort));
+    gateway = Gateway.start(TestVertx.create(), config(targetPort));
   }
 
   /** The listener takes HTTP/2 in clear (prior knowledge) as well. */
   private void h2cGatewayTo(int targetPort) {
     port = Ports.free();
     String listenerPort = "        port: " + port + "\n";
-    gateway = Gateway.start(Vertx.vertx(),
+    gateway = Gateway.start(TestVertx.create(),
         config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n"));
   }
 

@@ -13,6 +13,7 @@ import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -42,7 +43,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class DirectPathTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private int port;
 
@@ -70,7 +71,7 @@ class DirectPathTest {
 
   private void start(int targetPort) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(targetPort));
+    gateway = Gateway.start(TestVertx.create(), config(targetPort));
   }
 
   @Test
@@ -151,7 +152,7 @@ class DirectPathTest {
       req.response().end(req.method() + " " + req.uri());
     });
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(backend.port()).replace("      - protocol: HTTP\n",
+    gateway = Gateway.start(TestVertx.create(), config(backend.port()).replace("      - protocol: HTTP\n",
         "      - protocol: HTTP\n        h2c: true\n"));
     try (RawConnection c = RawConnection.open(port)) {
       assertThat(c.send("GET /direct HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("GET /direct");
@@ -191,7 +192,7 @@ class DirectPathTest {
         .end((req.isSSL() ? "tls " : "clear ") + req.method() + " " + b)));
     Await.result(tlsTarget.listen());
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, tlsTarget.actualPort())
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, tlsTarget.actualPort())
         .replace("    protocol: HTTP\n", "    protocol: HTTPS\n"));
     long before = DirectForwarder.forwarded();
 
@@ -208,7 +209,7 @@ class DirectPathTest {
     Backend a = Backend.start(backends, "a");
     Backend b = Backend.start(backends, "b");
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), GatewayConfigs.forwarding(port, a.port(), b.port()).replace("    port: 80\n",
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, a.port(), b.port()).replace("    port: 80\n",
         "    port: 80\n    attributes: {stickiness.enabled: \"true\", stickiness.type: lb_cookie}\n"));
     long before = DirectForwarder.forwarded();
 

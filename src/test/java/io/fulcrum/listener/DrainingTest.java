@@ -12,6 +12,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -36,7 +37,7 @@ class DrainingTest {
 
   private static final int DELAY = 30;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
   /** Requests to /slow are held here until the test releases them. */
   private final Queue<HttpServerRequest> held = new ConcurrentLinkedQueue<>();
@@ -53,7 +54,7 @@ class DrainingTest {
     a = Backend.start(backends, "a", "127.0.0.1", req -> answer(req, "a"));
     b = Backend.start(backends, "b", "127.0.0.1", req -> answer(req, "b"));
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(true), 1, time);
+    gateway = Gateway.start(TestVertx.create(), config(true), 1, time);
     arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
     http = new Http(backends);
     slowClient = backends.createHttpClient();

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class NodeZonesTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
 
   @AfterEach
@@ -65,7 +66,7 @@ class NodeZonesTest {
   void listener_answersOnTheNodeOfEveryZone() {
     Backend backend = Backend.start(backends, "b");
     int port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(port, "zones: [zone-a, zone-b]", "zone-a", backend.port()));
+    gateway = Gateway.start(TestVertx.create(), config(port, "zones: [zone-a, zone-b]", "zone-a", backend.port()));
 
     Response viaA = get("127.0.0.1", port);
     Response viaB = get("127.0.0.2", port);
@@ -81,7 +82,7 @@ class NodeZonesTest {
   void listener_doesNotListenOnTheNodeOfAZoneItsLoadBalancerIsNotEnabledIn() {
     Backend backend = Backend.start(backends, "b");
     int port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(port, "zones: [zone-a]", "zone-a", backend.port()));
+    gateway = Gateway.start(TestVertx.create(), config(port, "zones: [zone-a]", "zone-a", backend.port()));
 
     assertThat(get("127.0.0.1", port).status()).isEqualTo(200);
     assertThatThrownBy(() -> get("127.0.0.2", port))
@@ -93,7 +94,7 @@ class NodeZonesTest {
   void listener_returns503_whenTheOnlyTargetIsInAZoneTheLoadBalancerIsNotEnabledIn() {
     Backend backend = Backend.start(backends, "b");
     int port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(port, "zones: [zone-a]", "zone-b", backend.port()));
+    gateway = Gateway.start(TestVertx.create(), config(port, "zones: [zone-a]", "zone-b", backend.port()));
 
     assertElbPage(get("127.0.0.1", port), ElbError.NO_TARGETS_IN_ZONE);
     assertThat(backend.trafficHits()).isZero();

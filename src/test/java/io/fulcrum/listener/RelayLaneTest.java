@@ -9,6 +9,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.H2Wire.Answer;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -41,7 +42,7 @@ class RelayLaneTest {
   private static final long INTERNAL_ERROR = 0x2;
   private static final Duration WAIT = Duration.ofSeconds(10);
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private int port;
 
@@ -69,7 +70,7 @@ class RelayLaneTest {
 
   private void start(int targetPort) {
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners: [{protocol: HTTP, port: %d, h2c: true, default-actions: [{type: forward, target-group: h2}]}]

@@ -8,6 +8,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Http.Response;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import java.util.HashMap;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** Every condition and action through a running gateway with real backends. */
 class RuleRoutingTest {
 
-  private static final Vertx BACKENDS = Vertx.vertx();
+  private static final Vertx BACKENDS = TestVertx.create();
   private static Backend web;
   private static Backend api;
   private static Backend blue;
@@ -35,7 +36,7 @@ class RuleRoutingTest {
     blue = Backend.start(BACKENDS, "blue");
     green = Backend.start(BACKENDS, "green");
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         random-seed: 1234
         nodes:
           - {zone: zone-a, address: 127.0.0.1}

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.tls.SelfSignedCertificate;
-import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -66,7 +66,7 @@ class TlsListenerTest {
     String pemA = "{certificate: '%s', private-key: '%s'}".formatted(certA.certificate(), certA.privateKey());
     String pemB = "{certificate: '%s', private-key: '%s'}".formatted(certB.certificate(), certB.privateKey());
     String fixed = "default-actions: [{type: fixed-response, status-code: 200, content-type: text/plain, message-body: ok}]";
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:
@@ -210,7 +210,7 @@ class TlsListenerTest {
     Path keyFile = data.resolve("tls").resolve(SelfSignedCertificate.KEY_FILE);
 
     X509Certificate first;
-    try (Gateway g = Gateway.start(Vertx.vertx(), yaml)) {
+    try (Gateway g = Gateway.start(TestVertx.create(), yaml)) {
       first = handshake(port, null, TLS12_AND_13, null).certificate();
     }
     assertThat(certFile).exists();
@@ -221,7 +221,7 @@ class TlsListenerTest {
     assertThat(Files.getPosixFilePermissions(keyFile)).isEqualTo(PosixFilePermissions.fromString("rw-------"));
     long written = Files.getLastModifiedTime(certFile).toMillis();
 
-    try (Gateway g = Gateway.start(Vertx.vertx(), yaml)) {
+    try (Gateway g = Gateway.start(TestVertx.create(), yaml)) {
       assertThat(handshake(port, null, TLS12_AND_13, null).certificate()).as("the same certificate after a restart")
           .isEqualTo(first);
     }

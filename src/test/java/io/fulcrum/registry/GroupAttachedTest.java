@@ -14,6 +14,7 @@ import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -36,7 +37,7 @@ class GroupAttachedTest {
   @TempDir
   Path dir;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
 
   @AfterEach
   void close() {

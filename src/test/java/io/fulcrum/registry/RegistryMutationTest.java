@@ -8,6 +8,7 @@ import io.fulcrum.model.Environment;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Resources;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
@@ -23,7 +24,7 @@ class RegistryMutationTest {
   @TempDir
   Path dir;
 
-  private final Vertx vertx = Vertx.vertx();
+  private final Vertx vertx = TestVertx.create();
 
   @AfterEach
   void close() {

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.StickyCookies;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
@@ -35,7 +36,7 @@ class AppCookieStickinessTest {
   private static final String CHROME_120 =
       "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36";
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime(System.currentTimeMillis());
   private final Map<String, Backend> byId = new LinkedHashMap<>();
   private final Map<String, AtomicInteger> health = new LinkedHashMap<>();
@@ -53,7 +54,7 @@ class AppCookieStickinessTest {
       byId.put(id, Backend.start(backends, id, "127.0.0.1", req -> answer(req, id, status)));
     }
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +32,7 @@ class KeyRotationTest {
   @TempDir
   Path dir;
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final List<Gateway> gateways = new ArrayList<>();
   private Http http;
   private int[] targets;
@@ -53,7 +54,7 @@ class KeyRotationTest {
   /** A gateway with its own data dir (and so its own key ring); returns its listener port. */
   private int gateway(Path dataDir, long scanMillis) {
     int port = Ports.free();
-    gateways.add(Gateway.start(Vertx.vertx(), """
+    gateways.add(Gateway.start(TestVertx.create(), """
         data-dir: %s
         reload: {scan-period-ms: %d}
         load-balancers:
@@ -171,7 +172,7 @@ class KeyRotationTest {
     Path data = dir.resolve("bad");
     Files.createDirectories(data);
     Files.writeString(KeyRingFile.in(data), "# keys\nzz 123\n");
-    Vertx vertx = Vertx.vertx();
+    Vertx vertx = TestVertx.create();
     try {
       org.assertj.core.api.Assertions.assertThatThrownBy(() -> Gateway.start(vertx, "data-dir: " + data + "\n"))
           .hasMessageContaining("cannot use the stickiness key file " + KeyRingFile.in(data))

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.StickyCookies;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /** Duration-based stickiness ({@code lb_cookie}, SPEC §5.1) end to end, with a real cookie jar. */
 class LbCookieStickinessTest {
 
-  private static final Vertx BACKENDS = Vertx.vertx();
+  private static final Vertx BACKENDS = TestVertx.create();
   private static final Map<String, Backend> BY_ID = new HashMap<>();
   private static Gateway gateway;
   private static Http http;
@@ -43,7 +44,7 @@ class LbCookieStickinessTest {
       BY_ID.put(id, Backend.start(BACKENDS, id));
     }
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

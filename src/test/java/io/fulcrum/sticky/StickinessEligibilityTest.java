@@ -12,6 +12,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.StickyCookies;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class StickinessEligibilityTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final Map<String, Backend> byId = new LinkedHashMap<>();
   private final Map<String, AtomicInteger> health = new HashMap<>();
   private VirtualTime time;
@@ -130,7 +131,7 @@ class StickinessEligibilityTest {
   void unhealthyStickyTarget_getsAFreshPick_andTheClientStaysOnTheNewTargetAfterItRecovers() {
     backends("a", "b", "c");
     time = new VirtualTime(System.currentTimeMillis());
-    gateway = Gateway.start(Vertx.vertx(), group("", targets("a", "zone-a", "b", "zone-a", "c", "zone-a")), 1, time);
+    gateway = Gateway.start(TestVertx.create(), group("", targets("a", "zone-a", "b", "zone-a", "c", "zone-a")), 1, time);
     tick();
     CookieClient browser = new CookieClient();
     String x = browser.get(port, "/").body();
@@ -158,7 +159,7 @@ class StickinessEligibilityTest {
     backends("a", "b");
     time = new VirtualTime(System.currentTimeMillis());
     String slowStart = ", slow_start.duration_seconds: \"300\"";
-    gateway = Gateway.start(Vertx.vertx(), group(slowStart, targets("a", "zone-a")), 1, time);
+    gateway = Gateway.start(TestVertx.create(), group(slowStart, targets("a", "zone-a")), 1, time);
     tick();
     // b registers while a is healthy and not in slow start: b enters slow start when it turns healthy.
     gateway.reload(group(slowStart, targets("a", "zone-a", "b", "zone-a")));
@@ -183,7 +184,7 @@ class StickinessEligibilityTest {
   @Test
   void drainingStickyTarget_getsAFreshPick_neverAnError() {
     backends("a", "b");
-    gateway = Gateway.start(Vertx.vertx(), group("", targets("a", "zone-a", "b", "zone-a")));
+    gateway = Gateway.start(TestVertx.create(), group("", targets("a", "zone-a", "b", "zone-a")));
     String cookie = "AWSALB=" + cookieFor("b", System.currentTimeMillis());
     assertThat(get("127.0.0.1", cookie).body()).isEqualTo("b");
 
@@ -201,7 +202,7 @@ class StickinessEligibilityTest {
   @Test
   void crossZoneOff_aCookieNamingAnotherZonesTarget_isStaleOnThisZonesNode() {
     backends("a", "b");
-    gateway = Gateway.start(Vertx.vertx(), group(", load_balancing.cross_zone.enabled: \"false\"",
+    gateway = Gateway.start(TestVertx.create(), group(", load_balancing.cross_zone.enabled: \"false\"",
         targets("a", "zone-a", "b", "zone-b")));
     String cookie = "AWSALB=" + cookieFor("a", System.currentTimeMillis());
     assertThat(get("127.0.0.1", cookie).body()).isEqualTo("a");

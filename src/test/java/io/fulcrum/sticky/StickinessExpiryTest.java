@@ -9,6 +9,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.StickyCookies;
+import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class StickinessExpiryTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   // Starts now, so that the 7-day Expires is in the future for real cookie jars too.
   private final VirtualTime clock = new VirtualTime(System.currentTimeMillis() / 1000 * 1000 + 250);
   // Passed as a Clock: the data path runs on it; the control plane's timers stay frozen (no health checks).
@@ -42,7 +43,7 @@ class StickinessExpiryTest {
     Backend b = Backend.start(backends, "b");
     Backend c = Backend.start(backends, "c");
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), """
+    gateway = Gateway.start(TestVertx.create(), """
         load-balancers:
           - name: lb
             listeners:

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.StickyCookies;
+import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.util.Base64;
 import java.util.HashSet;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class TargetGroupStickinessTest {
 
-  private final Vertx backends = Vertx.vertx();
+  private final Vertx backends = TestVertx.create();
   private final Map<String, Backend> byId = new LinkedHashMap<>();
   private Gateway gateway;
   private int port;
@@ -74,7 +75,7 @@ class TargetGroupStickinessTest {
       byId.put(id, Backend.start(backends, id));
     }
     port = Ports.free();
-    gateway = Gateway.start(Vertx.vertx(), config(50, 50, true));
+    gateway = Gateway.start(TestVertx.create(), config(50, 50, true));
   }
 
   @AfterEach
