@@ -527,7 +527,6 @@ final class RequestHandler {
     }
   }
 
-  /** The status for a request the HTTP decoder rejected: 400, or 505 for an unexpected version. */
   /** A request Vert.x's decoder could not read: the ELB status, and the connection closes. */
   void invalid(HttpServerRequest req) {
     answerAndClose(req, verticle.client(req.connection()), invalidStatus(req));
@@ -550,6 +549,10 @@ final class RequestHandler {
     return !codings.isEmpty() && !(codings.size() == 1 && codings.get(0).trim().equalsIgnoreCase("chunked"));
   }
 
+  /**
+   * The status for a request the HTTP decoder rejected: 400, 505 for an unexpected version, 501 for
+   * a transfer coding it refused.
+   */
   ElbError invalidStatus(HttpServerRequest req) {
     Throwable cause = req.decoderResult() == null ? null : req.decoderResult().cause();
     if (cause instanceof TooLongFrameException) {
