@@ -15,7 +15,6 @@ import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
-import io.vertx.core.transport.Transport;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -157,7 +156,7 @@ class ElbRequestChecksTest {
    */
   @Test
   void listener_neverServesARequestPipelinedBehindA501_onIoUring() {
-    assumeTrue(Transport.IO_URING != null && Transport.IO_URING.available(), "io_uring is not available here");
+    assumeTrue(NetworkTransport.ioUringAvailable(), "io_uring is not available here");
     startWithBackend(NetworkTransport.vertx(Map.of("FULCRUM_TRANSPORT", "io_uring")));
 
     try (RawConnection c = RawConnection.open(port)) {
