@@ -13,7 +13,7 @@ import java.util.Map;
  *   x86_64 and aarch64), else Java NIO;</li>
  *   <li>{@code io_uring}: Linux's io_uring (kernel 5.14 or later, not turned off by
  *   {@code kernel.io_uring_disabled} or a seccomp profile, as Docker's and containerd's default ones
-   *   do). It takes an event-loop round's reads and writes in one system call; with the one-shot polls
+ *   do). It takes an event-loop round's reads and writes in one system call; with the one-shot polls
  *   set below, that saved little CPU here, and latency-bound HTTP/2 load ran 8-10 % slower than on
  *   epoll (docs/performance.md), so it is not the default;</li>
  *   <li>{@code epoll}, {@code nio}: that one.</li>
@@ -24,14 +24,17 @@ import java.util.Map;
 public final class NetworkTransport {
 
   public static final String ENV = "FULCRUM_TRANSPORT";
+  static final String LEGACY_ENV = "FULCRUM_NATIVE_TRANSPORT";
+  static final List<String> VALUES = List.of("auto", "io_uring", "epoll", "nio");
+
   /**
    * Netty's io_uring transport waits for readability with a multishot POLL_ADD, which reports an
    * edge once. As far as Netty 4.2.18's code shows, a POLLIN completion that comes while a read is
    * already scheduled is dropped, and when that read returns the last bytes with the socket then
-   * empty, a reset that came with them is never reported: the connection hangs until an idle timeout. Measured here:
-   * 36 of 300 responses cut by a target's reset right behind their last bytes went unnoticed;
-   * with one-shot POLL_ADD, re-armed for each read (level-triggered), 0 of 300. Set before Netty's
-   * io_uring class reads it, unless the JVM was given a value.
+   * empty, a reset that came with them is never reported: the connection hangs until an idle
+   * timeout. Measured here: 36 of 300 responses cut by a target's reset right behind their last
+   * bytes went unnoticed; with one-shot POLL_ADD, re-armed for each read, 0 of 300. Set before
+   * Netty's io_uring class reads it, unless the JVM was given a value.
    */
   static final String POLL_ADD_MULTISHOT = "io.netty.iouring.pollAddMultishotEnabled";
 
@@ -40,8 +43,6 @@ public final class NetworkTransport {
       System.setProperty(POLL_ADD_MULTISHOT, "false");
     }
   }
-  static final String LEGACY_ENV = "FULCRUM_NATIVE_TRANSPORT";
-  static final List<String> VALUES = List.of("auto", "io_uring", "epoll", "nio");
 
   private NetworkTransport() {
   }
