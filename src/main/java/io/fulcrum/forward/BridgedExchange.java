@@ -26,10 +26,10 @@ import io.vertx.core.http.HttpVersion;
  * HTTP/2 client's stream is reset, an HTTP/1.x client's connection closed. Touched only on the
  * owning event loop.
  */
-final class BridgedExchange extends TargetExchange {
+class BridgedExchange extends TargetExchange {
 
-  private final HttpServerRequest request;
-  private final HttpServerResponse response;
+  final HttpServerRequest request;
+  final HttpServerResponse response;
   private final HttpRequest head;
   private final boolean hasBody;
   private boolean headSent;

@@ -129,15 +129,12 @@ public final class HttpForwarder {
     }
     if (!protocol.http2()) {
       // HTTP/1.1 targets: the direct path's connections, without Vert.x's HTTP client.
-      var nettyHeaders = headers instanceof io.netty.handler.codec.http.HttpHeaders h ? h
-          : (io.netty.handler.codec.http.HttpHeaders) HeadersMultiMap.httpHeaders().addAll(headers);
+      var nettyHeaders = http1Headers(headers);
       if (hasBody && !contentLength) {
         nettyHeaders.set(HttpHeaders.TRANSFER_ENCODING, HttpHeaders.CHUNKED);
       }
-      var head = new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
-          io.netty.handler.codec.http.HttpMethod.valueOf(request.method().name()), uri, nettyHeaders);
-      BridgedExchange bridged = new BridgedExchange(request, head, hasBody, target, protocol.tls(),
-          targets.pool(loop, settings, protocol.tls()), listener, hook);
+      BridgedExchange bridged = new BridgedExchange(request, http1Head(request, uri, nettyHeaders), hasBody, target,
+          protocol.tls(), targets.pool(loop, settings, protocol.tls()), listener, hook);
       bridged.start();
       return bridged;
     }
@@ -201,6 +198,40 @@ public final class HttpForwarder {
       }
     });
     return ex;
+  }
+
+  /**
+   * Forwards a WebSocket upgrade ({@link Upgrades#webSocket}), whose headers have been prepared by
+   * {@link ForwardHeaders}, to {@code target}, an HTTP/1.1 target: the request goes with
+   * {@code Upgrade: <upgrade>} and {@code Connection: Upgrade}; a {@code 101} makes the client's
+   * connection a tunnel to the target's ({@link TunnelExchange}), any other answer goes back as it
+   * would for another request.
+   *
+   * @param uri          the request target in origin form (path and query)
+   * @param upgrade      the request's Upgrade value, as it came
+   * @param tunnelClosed run once the client's connection, become a tunnel, has closed
+   */
+  public Handle tunnel(HttpServerRequest request, String uri, String upgrade, Upstream target, TargetProtocol protocol,
+      ProxySettings settings, ExchangeListener listener, ResponseHook hook, Runnable tunnelClosed) {
+    MultiMap headers = request.headers();
+    headers.add(Upgrades.CONNECTION, Upgrades.UPGRADE);
+    headers.add(Upgrades.UPGRADE, upgrade);
+    TunnelExchange tunnel = new TunnelExchange(request, http1Head(request, uri, http1Headers(headers)), target,
+        protocol.tls(), targets.pool(loop, settings, protocol.tls()), listener, hook, tunnelClosed);
+    tunnel.start();
+    return tunnel;
+  }
+
+  /** {@code headers} as Netty's HTTP/1.1 encoder takes them (Vert.x's HTTP/1.x map is that already). */
+  private static io.netty.handler.codec.http.HttpHeaders http1Headers(MultiMap headers) {
+    return headers instanceof io.netty.handler.codec.http.HttpHeaders h ? h
+        : (io.netty.handler.codec.http.HttpHeaders) HeadersMultiMap.httpHeaders().addAll(headers);
+  }
+
+  private static DefaultHttpRequest http1Head(HttpServerRequest request, String uri,
+      io.netty.handler.codec.http.HttpHeaders headers) {
+    return new DefaultHttpRequest(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
+        io.netty.handler.codec.http.HttpMethod.valueOf(request.method().name()), uri, headers);
   }
 
   /** A proxied request in flight, which its owner may end early. */

@@ -21,7 +21,9 @@ import java.util.function.Consumer;
  * {@link DefaultHttpContent} slices of what was read (no copy) and a {@link LastHttpContent}
  * (with the trailers of a chunked body). The body is framed as RFC 9112 §6.3 has it: none for a
  * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding when it is Transfer-Encoding's last;
- * Content-Length; otherwise up to the connection's close.
+ * Content-Length; otherwise up to the connection's close. After a {@code 101 Switching Protocols}
+ * that answers an upgrade request, every byte that follows, up to the connection's close, is the
+ * other protocol's ({@link DefaultHttpContent} slices, then a {@link LastHttpContent} at the close).
  *
  * <p>A response it cannot read (not HTTP/1.x, an invalid header or length, a head over its
  * limits, a broken chunk) ends in a {@link LastHttpContent} whose decoder result is the failure,
@@ -36,11 +38,12 @@ final class ResponseReader {
   private static final int MAX_CHUNK_LINE = 4096;
   private static final int MAX_LINES = 1024;
 
-  private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, FAILED }
+  private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, SWITCHED, FAILED }
 
   private final int maxHeaderBytes;
   private State state = State.HEAD;
   private boolean headRequest;
+  private boolean upgradeRequest;
   /** FIXED: body bytes still to come; CHUNK_DATA: bytes of the chunk still to come. */
   private long remaining;
   /** HEAD: bytes from the reader index already split into {@link #lineEnds}. */
@@ -60,6 +63,14 @@ final class ResponseReader {
   /** Whether the request now on the connection is a HEAD (its response has no body, whatever its head says). */
   void headRequest(boolean head) {
     this.headRequest = head;
+  }
+
+  /**
+   * Whether the request now on the connection asks to switch protocols (a WebSocket upgrade): a
+   * {@code 101} then ends HTTP on the connection instead of coming before the final response.
+   */
+  void upgradeRequest(boolean upgrade) {
+    this.upgradeRequest = upgrade;
   }
 
   /**
@@ -84,7 +95,11 @@ final class ResponseReader {
             return;
           }
           out.accept(head);
-          startBody(head, out);
+          if (upgradeRequest && head.status() == 101) {
+            state = State.SWITCHED;
+          } else {
+            startBody(head, out);
+          }
         }
         case FIXED -> {
           int n = in.readableBytes();
@@ -99,7 +114,7 @@ final class ResponseReader {
           state = State.HEAD;
           out.accept(new DefaultLastHttpContent(in.readRetainedSlice((int) remaining), EmptyHttpHeaders.INSTANCE));
         }
-        case UNTIL_CLOSE -> {
+        case UNTIL_CLOSE, SWITCHED -> {
           int n = in.readableBytes();
           if (n > 0) {
             out.accept(new DefaultHttpContent(in.readRetainedSlice(n)));
@@ -328,7 +343,7 @@ final class ResponseReader {
     lines = 0;
     scanned = 0;
     trailers = null;
-    if (state == State.UNTIL_CLOSE) {
+    if (state == State.UNTIL_CLOSE || state == State.SWITCHED) {
       state = State.HEAD;
       out.accept(LastHttpContent.EMPTY_LAST_CONTENT);
     }

@@ -80,10 +80,14 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     return c;
   }
 
-  /** Takes the connection for {@code ex}, whose request is a HEAD or not. */
-  void attach(Exchange ex, boolean headRequest) {
+  /**
+   * Takes the connection for {@code ex}, whose request is a HEAD or not, and asks to switch
+   * protocols (a WebSocket upgrade) or not.
+   */
+  void attach(Exchange ex, boolean headRequest, boolean upgradeRequest) {
     exchange = ex;
     reader.headRequest(headRequest);
+    reader.upgradeRequest(upgradeRequest);
   }
 
   /** Leaves the connection without an exchange (idle, or about to close). */

@@ -96,10 +96,18 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   void done() {
   }
 
+  /**
+   * Whether the request asks the target to switch protocols (a WebSocket upgrade): a {@code 101}
+   * is then the final response, and the connection carries the other protocol from there on.
+   */
+  boolean upgradeRequest() {
+    return false;
+  }
+
   /** Takes {@code c} for this exchange. */
   final void attach(TargetConnection c, boolean headRequest) {
     connection = c;
-    c.attach(this, headRequest);
+    c.attach(this, headRequest, upgradeRequest());
   }
 
   /** Parts of the request read before the target connection was open, in order; null once it is. */
@@ -182,7 +190,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
       return;
     }
     if (msg instanceof TargetResponse response) {
-      if (response.status() < 200) {
+      if (response.status() < 200 && !(response.status() == 101 && upgradeRequest())) {
         informational = true; // 100 Continue or 103 Early Hints: the final response follows
       } else {
         head(response);
@@ -211,7 +219,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   }
 
   private void head(TargetResponse response) {
-    keepAlive = response.keepAlive();
+    keepAlive = response.keepAlive() && response.status() != 101; // a switched connection never goes back
     keepAliveHeader = response.keepAliveHeader();
     if (hook == null && takesRawHead()) {
       writeHead(response, null);

@@ -356,6 +356,16 @@ final class TargetResponse {
     return size;
   }
 
+  /** The Upgrade header's value (what a {@code 101} switches to), or null without one. */
+  String upgrade() {
+    for (int f = 0; f < 5 * count; f += 5) {
+      if (fields[f + 1] - fields[f] == 7 && is(bytes, fields[f], 7, "upgrade")) {
+        return new String(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], StandardCharsets.ISO_8859_1);
+      }
+    }
+    return null;
+  }
+
   /** The headers but the hop-by-hop ones, in a new map, in the order they came. */
   MultiMap headers() {
     HeadersMultiMap headers = HeadersMultiMap.httpHeaders();

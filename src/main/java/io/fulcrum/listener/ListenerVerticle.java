@@ -302,12 +302,7 @@ public final class ListenerVerticle extends VerticleBase {
       }
       ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis());
       clients.put(conn, client);
-      conn.closeHandler(v -> {
-        ClientConnection c = clients.remove(conn);
-        if (c != null) {
-          c.closed();
-        }
-      });
+      conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
         ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
@@ -401,6 +396,17 @@ public final class ListenerVerticle extends VerticleBase {
   /** The idle timer of a client connection of this loop, or null once it closed. */
   ClientConnection client(HttpConnection connection) {
     return clients.get(connection);
+  }
+
+  /**
+   * A client connection closed: its idle timer goes. Vert.x tells its close handler, except for a
+   * connection that became a tunnel (a WebSocket), whose exchange tells this itself.
+   */
+  void clientClosed(HttpConnection connection) {
+    ClientConnection c = clients.remove(connection);
+    if (c != null) {
+      c.closed();
+    }
   }
 
   ElbError noTarget(GroupRuntime g) {

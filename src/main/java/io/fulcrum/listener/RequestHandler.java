@@ -17,6 +17,7 @@ import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.RelayExchange;
 import io.fulcrum.forward.StreamExchange;
+import io.fulcrum.forward.Upgrades;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
 import io.fulcrum.routing.FixedRoute;
@@ -34,6 +35,7 @@ import io.netty.util.AsciiString;
 import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
@@ -176,8 +178,15 @@ final class RequestHandler {
       return;
     }
     ProxySettings proxy = plan.proxy();
+    String upgrade = Upgrades.webSocket(req); // read before the hop-by-hop headers leave
     InFlight.Node node = dispatch(binding, group, target, facts, req.headers(), req.remoteAddress(), client, headerBytes,
         now);
+    if (upgrade != null) {
+      HttpConnection connection = req.connection();
+      node.exchange = forwarder.tunnel(req, facts.originForm(), upgrade, target, group.protocol(), proxy, node, hook,
+          () -> verticle.clientClosed(connection));
+      return;
+    }
     node.exchange = forwarder.forward(req, facts.originForm(), chunked, target, group.protocol(), proxy, node, hook);
     if (grpc) {
       long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));

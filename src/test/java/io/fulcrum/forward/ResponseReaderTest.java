@@ -247,6 +247,35 @@ class ResponseReaderTest {
   }
 
   @Test
+  void switchingProtocols_toAnUpgradeRequest_leavesHttp_andEverythingAfterComesAsItIsUntilTheClose() {
+    reader.upgradeRequest(true);
+    send("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u0081\u0002hi");
+    send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"); // not HTTP any more: bytes of the other protocol
+
+    TargetResponse head = channel.readInbound();
+    assertThat(head.status()).isEqualTo(101);
+    assertThat(head.upgrade()).isEqualTo("websocket");
+    assertThat(head.headers().names()).as("hop-by-hop headers, Upgrade among them").isEmpty();
+    assertThat(content(channel.readInbound())).isEqualTo("\u0081\u0002hi");
+    assertThat(content(channel.readInbound())).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    assertThat((Object) channel.readInbound()).isNull();
+
+    channel.close();
+
+    assertThat((Object) channel.readInbound()).isInstanceOf(LastHttpContent.class);
+  }
+
+  @Test
+  void switchingProtocols_toAnOrdinaryRequest_isInformational_andTheFinalResponseFollows() {
+    send("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+
+    assertThat(next().head().status()).isEqualTo(101);
+    Read last = next();
+    assertThat(last.head().status()).isEqualTo(200);
+    assertThat(last.body()).isEqualTo("ok");
+  }
+
+  @Test
   void closeAndHttp10_doNotKeepTheConnection() {
     send("HTTP/1.1 200 OK\r\nConnection: Close\r\nContent-Length: 0\r\n\r\n");
     assertThat(next().head().keepAlive()).isFalse();
