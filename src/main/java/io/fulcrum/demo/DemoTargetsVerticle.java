@@ -12,7 +12,8 @@ import java.util.List;
 
 /**
  * Embedded demo backends for the first minute: each answers with its id and zone (and what it
- * received from the load balancer), and {@code 200 OK} on {@code /health}.
+ * received from the load balancer), and {@code 200 OK} on {@code /health}; WebSockets get their
+ * messages back prefixed with the target's id.
  */
 public final class DemoTargetsVerticle extends VerticleBase {
 
@@ -30,6 +31,12 @@ public final class DemoTargetsVerticle extends VerticleBase {
       HttpServer s = vertx.createHttpServer(new HttpServerOptions().setHost(t.address()).setPort(t.port())
           .setIdleTimeout(0));
       s.requestHandler(req -> handle(t, req));
+      s.webSocketHandler(ws -> {
+        // A WebSocket through the load balancer: each text message comes back with the target's id.
+        ws.writeTextMessage("connected to " + t.id() + " (" + t.zone() + ")");
+        ws.textMessageHandler(text -> ws.writeTextMessage(t.id() + ": " + text));
+        ws.binaryMessageHandler(ws::writeBinaryMessage);
+      });
       servers.add(s);
       all.add(s.listen().recover(e -> Future.failedFuture(
           "demo target " + t.id() + " cannot listen on " + t.address() + ":" + t.port() + ": " + e.getMessage())));

@@ -17,6 +17,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +25,9 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,6 +97,25 @@ class DemoRunIT {
       seen.add(new JsonObject(r.body()).getString("target"));
     }
     assertThat(seen).isSubsetOf(DEMO_TARGETS).hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void aWebSocketThroughTheDemoListener_isEchoedByADemoTarget() throws Exception {
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    WebSocket ws = http.newWebSocketBuilder().buildAsync(URI.create("ws://localhost:8080/chat"), new WebSocket.Listener() {
+      @Override
+      public CompletionStage<?> onText(WebSocket socket, CharSequence data, boolean last) {
+        got.add(data.toString());
+        socket.request(1);
+        return null;
+      }
+    }).get(10, TimeUnit.SECONDS);
+
+    String greeting = got.poll(10, TimeUnit.SECONDS);
+    assertThat(greeting).as(fulcrum.describe()).matches("connected to web-a\\d \\(zone-a\\)");
+    ws.sendText("hello", true).get(10, TimeUnit.SECONDS);
+    assertThat(got.poll(10, TimeUnit.SECONDS)).isEqualTo(greeting.split(" ")[2] + ": hello");
+    ws.sendClose(WebSocket.NORMAL_CLOSURE, "").get(10, TimeUnit.SECONDS);
   }
 
   @Test
