@@ -17,8 +17,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * id in the body and in {@code X-Backend-Id}, the protocol it was reached with in
  * {@code X-Backend-Protocol}, and for {@code /echo/...} the SHA-256 of the request body in
  * {@code X-Body-Sha256}. {@code /health} answers 200, or 503 while {@link #failHealthChecks} is on
- * (traffic is still served). It speaks HTTP/1.1 and h2c (prior knowledge) on one loopback port,
- * which it keeps across {@link #stop} and {@link #start}.
+ * (traffic is still served). A WebSocket is greeted with {@code connected to <id>} and gets each
+ * text message back as {@code <id>: <message>}. It speaks HTTP/1.1 and h2c (prior knowledge) on
+ * one loopback port, which it keeps across {@link #stop} and {@link #start}.
  */
 final class ControlledBackend {
 
@@ -49,6 +50,11 @@ final class ControlledBackend {
         .setHttp2ClearTextEnabled(true)
         .setTcpNoDelay(true));
     s.requestHandler(this::handle);
+    s.webSocketHandler(ws -> {
+      traffic.incrementAndGet();
+      ws.writeTextMessage("connected to " + id);
+      ws.textMessageHandler(text -> ws.writeTextMessage(id + ": " + text));
+    });
     return s.listen().map(listening -> {
       port = listening.actualPort();
       server = listening;
@@ -82,7 +88,7 @@ final class ControlledBackend {
     return port;
   }
 
-  /** Requests served that were not health checks. */
+  /** Requests served that were not health checks, and WebSockets accepted. */
   long traffic() {
     return traffic.get();
   }
