@@ -16,14 +16,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Where resources owned by the API live between runs: {@code <data dir>/state.json}, written
  * atomically (a temporary file, fsync, rename, fsync of the directory) before a change is
  * acknowledged, with the previous good version kept as {@code state.json.prev}. A torn or corrupt
- * file stops start-up with a clear error and is left as it is, so nothing good is lost.
+ * file stops start-up with a clear error and is left as it is, so nothing good is lost. Both are
+ * readable by their owner only (where the file system has POSIX permissions): they hold what the
+ * config file does, keystore passwords included.
  *
  * <p>Blocking file I/O: call it from a worker thread, never from an event loop.
  */
@@ -96,8 +102,11 @@ public final class StateStore {
         }
         ch.force(true);
       }
+      ownerOnly(tmp);
       if (Files.exists(file)) {
-        Files.copy(file, dir.resolve(PREVIOUS), StandardCopyOption.REPLACE_EXISTING);
+        Path previous = dir.resolve(PREVIOUS);
+        Files.copy(file, previous, StandardCopyOption.REPLACE_EXISTING);
+        ownerOnly(previous);
       }
       try {
         Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -109,6 +118,15 @@ public final class StateStore {
       throw new UncheckedIOException("cannot write " + file + ": " + e.getMessage(), e);
     }
   }
+
+  /** Leaves {@code file} readable and writable by its owner alone, where permissions are POSIX. */
+  private static void ownerOnly(Path file) throws IOException {
+    if (Files.getFileStore(file).supportsFileAttributeView(PosixFileAttributeView.class)) {
+      Files.setPosixFilePermissions(file, OWNER_ONLY);
+    }
+  }
+
+  private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
   private void syncDirectory() {
     // Makes the rename itself durable; not every file system allows opening a directory.

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -65,6 +66,22 @@ class StateStoreTest {
     try (var files = Files.list(dir)) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(StateStore.FILE, StateStore.PREVIOUS);
     }
+  }
+
+  @Test
+  void stateAndPreviousState_areReadableByTheirOwnerOnly_whateverTheUmask() throws IOException {
+    StateStore store = new StateStore(dir);
+    Files.writeString(dir.resolve(StateStore.FILE + ".tmp"), "left by a crash");
+    Files.setPosixFilePermissions(dir.resolve(StateStore.FILE + ".tmp"), PosixFilePermissions.fromString("rw-rw-rw-"));
+
+    store.save(Resources.EMPTY);
+    Files.setPosixFilePermissions(dir.resolve(StateStore.FILE), PosixFilePermissions.fromString("rw-r--r--"));
+    store.save(demo().resources());
+
+    assertThat(Files.getPosixFilePermissions(dir.resolve(StateStore.FILE)))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    assertThat(Files.getPosixFilePermissions(dir.resolve(StateStore.PREVIOUS)))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
   }
 
   @Test
