@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * <p>An answer too large for the requester's UDP payload is cut and flagged TC; the requester
  * then asks over TCP (RFC 7766), where each message has a two-byte length before it, a connection
  * may carry any number of queries (answered in order), and closes after
- * {@value #TCP_IDLE_SECONDS} s without one.
+ * {@value #TCP_IDLE_SECONDS} s without one; at most {@value #MAX_TCP_CONNECTIONS} are open at once.
  *
  * <p>The zone status comes from the registry over the event bus; every query is answered on this
  * verticle's event loop from an index rebuilt only when the status changes: no lock, no blocking
@@ -51,6 +51,11 @@ public final class DnsResponderVerticle extends VerticleBase {
   public static final int TTL_SECONDS = FulcrumConfig.Dns.TTL_SECONDS;
   /** How long a TCP connection may stay without a query (RFC 7766 §6.2.3: some seconds). */
   static final int TCP_IDLE_SECONDS = 10;
+  /**
+   * How many TCP connections may be open at once (BIND's {@code tcp-clients} default); one more is
+   * closed at once, so that idle connections cannot take every file descriptor of the process.
+   */
+  static final int MAX_TCP_CONNECTIONS = 150;
   /** Port 0: how many free UDP ports are tried for one whose number is free for TCP too. */
   private static final int BIND_ATTEMPTS = 5;
 
@@ -60,6 +65,8 @@ public final class DnsResponderVerticle extends VerticleBase {
   private final ZoneStatusFeed feed = new ZoneStatusFeed();
   private DatagramSocket socket;
   private NetServer tcp;
+  /** TCP connections open now (touched on this verticle's event loop only). */
+  private int tcpOpen;
   /** The status the index was built from, and the index: lower-case DNS name to addresses. */
   private ZoneStatus indexed;
   private Map<String, Addresses> index = Map.of();
@@ -128,6 +135,13 @@ public final class DnsResponderVerticle extends VerticleBase {
    * same way. A zero length closes it; a client that does not read its answers stops being read.
    */
   private void onConnection(NetSocket so) {
+    if (tcpOpen >= MAX_TCP_CONNECTIONS) {
+      LOG.debug("DNS over TCP from {}: {} connections open already, closed", so.remoteAddress(), tcpOpen);
+      so.close();
+      return;
+    }
+    tcpOpen++;
+    so.closeHandler(v -> tcpOpen--);
     RecordParser parser = RecordParser.newFixed(2);
     boolean[] lengthNext = {true};
     parser.handler(part -> {

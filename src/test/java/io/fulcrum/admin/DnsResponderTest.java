@@ -36,6 +36,7 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -411,6 +412,49 @@ class DnsResponderTest {
       assertThat(rcode(second)).isZero();
       assertThat(count(second, 1)).isEqualTo(2);
     }
+  }
+
+  @Test
+  void overTcp_connectionsPastTheCap_areClosedAtOnce_andOneFreedIsTakenAgain() throws Exception {
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < DnsResponderVerticle.MAX_TCP_CONNECTIONS; i++) {
+        open.add(new Socket("127.0.0.1", port()));
+      }
+      // Each of those is served (the last one opened is asked, so every one before it was counted).
+      assertThat(DnsProbe.id(askOverTcp(open.get(open.size() - 1), 31))).isEqualTo(31);
+
+      try (Socket extra = new Socket("127.0.0.1", port())) {
+        extra.setSoTimeout(5_000); // under the idle timeout: a close is the cap's
+        int first;
+        try {
+          extra.getOutputStream().write(framed(query(33, WEB, A)));
+          first = extra.getInputStream().read();
+        } catch (java.net.SocketException reset) {
+          first = -1; // closed before the query went out: reset
+        }
+        assertThat(first).as("closed without an answer").isEqualTo(-1);
+      }
+
+      open.remove(0).close();
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        try (Socket again = new Socket("127.0.0.1", port())) {
+          assertThat(DnsProbe.id(askOverTcp(again, 32))).isEqualTo(32);
+        }
+      });
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
+  /** Sends a query for the web load balancer over {@code socket} and reads its answer. */
+  private static byte[] askOverTcp(Socket socket, int id) throws IOException {
+    socket.setSoTimeout(10_000);
+    socket.getOutputStream().write(framed(query(id, WEB, A)));
+    socket.getOutputStream().flush();
+    return readFramed(new DataInputStream(socket.getInputStream()));
   }
 
   /** A DNS message as TCP carries it: its length in two bytes, then the message. */
