@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>The listener's idle timeout governs the tunnel (the target connection's timer): nothing
  * either way for that long closes both connections. The request stays in flight until the tunnel
  * closes: it counts toward the target's outstanding requests (which least outstanding requests
- * reads), a deregistered target's tunnels are cut when its delay is over, and the access log
- * writes its entry at the close. Touched only on the owning event loop.
+ * reads), a deregistered target's tunnels are cut when its delay is over, and its outcome (status
+ * 101) is told when it closes. Touched only on the owning event loop.
  */
 final class TunnelExchange extends BridgedExchange {
 
