@@ -2,6 +2,7 @@ package io.fulcrum.forward;
 
 import io.fulcrum.model.IpAddresses;
 import io.netty.buffer.ByteBuf;
+import io.netty.handler.ssl.CipherSuiteConverter;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.net.SocketAddress;
@@ -10,6 +11,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.random.RandomGenerator;
+import javax.net.ssl.SSLSession;
 
 /**
  * Turns a client request's headers into the headers sent to a target, in place (the headers are
@@ -25,6 +27,9 @@ public final class ForwardHeaders {
   public static final int MAX_XFF_ADDRESSES = 30;
   /** Mixed case, as ALB writes it toward HTTP/1.1 targets even for HTTP/2 clients (SPEC §7.3). */
   static final CharSequence HOST = HttpHeaders.createOptimized("Host");
+  /** The TLS headers of {@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled}, lower-case as ALB sends them. */
+  public static final CharSequence X_AMZN_TLS_VERSION = HttpHeaders.createOptimized("x-amzn-tls-version");
+  public static final CharSequence X_AMZN_TLS_CIPHER_SUITE = HttpHeaders.createOptimized("x-amzn-tls-cipher-suite");
 
   /** The headers ALB writes in mixed case toward HTTP/1.1 targets, by their lower-case names (SPEC §7.3). */
   private static final Map<String, CharSequence> MIXED_CASE = Map.of(
@@ -86,7 +91,7 @@ public final class ForwardHeaders {
   public static void prepare(MultiMap headers, ProxySettings settings, String host, SocketAddress client,
       String scheme, int listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
     prepare(headers, settings, host, forwardedFor(client, settings.xffClientPort()), scheme,
-        Integer.toString(listenerPort), headerBytes, epochSeconds, random);
+        Integer.toString(listenerPort), null, headerBytes, epochSeconds, random);
   }
 
   /**
@@ -96,10 +101,12 @@ public final class ForwardHeaders {
    * @param forwardedFor the client's entry in X-Forwarded-For ({@link #forwardedFor}), used in
    *                     {@code append} mode
    * @param listenerPort the listener's port, as the X-Forwarded-Port value
+   * @param tls          the client connection's TLS, for the TLS headers when the load balancer
+   *                     sends them; null over cleartext
    */
   public static void prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
-      String scheme, String listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
-    rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, headerBytes, epochSeconds, random)
+      String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
+    rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, tls, headerBytes, epochSeconds, random)
         .setOn(headers);
   }
 
@@ -110,7 +117,7 @@ public final class ForwardHeaders {
    * ({@link Values#writeTo}), where {@link #prepare} would have appended them.
    */
   public static Values rewrite(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
-      String scheme, String listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
+      String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
     if (settings.dropInvalidHeaders()) {
@@ -140,7 +147,32 @@ public final class ForwardHeaders {
     headers.remove(n.forwardedPort);
     String trace = TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random);
     headers.remove(n.traceId);
-    return new Values(n, host, xff, scheme, listenerPort, trace);
+    Tls sent = null;
+    if (settings.tlsHeaders() && tls != null) {
+      // The load balancer's values, never the client's.
+      headers.remove(X_AMZN_TLS_VERSION);
+      headers.remove(X_AMZN_TLS_CIPHER_SUITE);
+      sent = tls;
+    }
+    return new Values(n, host, xff, scheme, listenerPort, trace, sent);
+  }
+
+  /**
+   * A client connection's TLS as ALB names it in {@code x-amzn-tls-version} ({@code TLSv1.2},
+   * {@code TLSv1.3}) and {@code x-amzn-tls-cipher-suite} (OpenSSL's name:
+   * {@code ECDHE-RSA-AES128-GCM-SHA256}, {@code TLS_AES_128_GCM_SHA256}).
+   */
+  public record Tls(String version, String cipherSuite) {
+
+    /** The session's protocol and cipher suite, or null without a session (cleartext). */
+    public static Tls of(SSLSession session) {
+      if (session == null) {
+        return null;
+      }
+      String java = session.getCipherSuite();
+      String openssl = CipherSuiteConverter.toOpenSsl(java, false);
+      return new Tls(session.getProtocol(), openssl != null ? openssl : java);
+    }
   }
 
   /**
@@ -148,7 +180,8 @@ public final class ForwardHeaders {
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
    * X-Amzn-Trace-Id headers.
    */
-  public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId) {
+  public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId,
+      Tls tls) {
 
     /** Sets the headers on {@code headers}, in this order, after the others. */
     public void setOn(MultiMap headers) {
@@ -159,6 +192,10 @@ public final class ForwardHeaders {
       headers.add(names.forwardedProto, proto);
       headers.add(names.forwardedPort, port);
       headers.add(names.traceId, traceId);
+      if (tls != null) {
+        headers.add(X_AMZN_TLS_VERSION, tls.version());
+        headers.add(X_AMZN_TLS_CIPHER_SUITE, tls.cipherSuite());
+      }
     }
 
     /** Writes the headers as HTTP/1.1 header lines, in the same order. */
@@ -170,6 +207,10 @@ public final class ForwardHeaders {
       line(buf, PROTO_LINE, proto);
       line(buf, PORT_LINE, port);
       line(buf, TRACE_LINE, traceId);
+      if (tls != null) {
+        line(buf, TLS_VERSION_LINE, tls.version());
+        line(buf, TLS_CIPHER_LINE, tls.cipherSuite());
+      }
     }
 
     private static void line(ByteBuf buf, byte[] nameColonSpace, String value) {
@@ -186,6 +227,8 @@ public final class ForwardHeaders {
   private static final byte[] PROTO_LINE = lineStart(X_FORWARDED_PROTO);
   private static final byte[] PORT_LINE = lineStart(X_FORWARDED_PORT);
   private static final byte[] TRACE_LINE = lineStart(X_AMZN_TRACE_ID);
+  private static final byte[] TLS_VERSION_LINE = lineStart(X_AMZN_TLS_VERSION);
+  private static final byte[] TLS_CIPHER_LINE = lineStart(X_AMZN_TLS_CIPHER_SUITE);
 
   private static byte[] lineStart(CharSequence name) {
     return (name + ": ").getBytes(StandardCharsets.US_ASCII);

@@ -20,6 +20,9 @@ import io.fulcrum.model.LoadBalancerAttributes;
  * @param targetTls13         whether TLS to targets may use TLS 1.3: as on ALB, only when an HTTPS
  *                            listener of the load balancer has a TLS 1.3 policy; otherwise
  *                            ELBSecurityPolicy-2016-08 (TLS 1.2 here: the JVM refuses 1.0 and 1.1)
+ * @param tlsHeaders          requests from HTTPS listeners get {@code x-amzn-tls-version} and
+ *                            {@code x-amzn-tls-cipher-suite}
+ *                            ({@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled})
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -29,13 +32,14 @@ public record ProxySettings(
     boolean preserveHost,
     boolean dropInvalidHeaders,
     String dnsName,
-    boolean targetTls13) {
+    boolean targetTls13,
+    boolean tlsHeaders) {
 
-  /** Without TLS 1.3 toward targets. */
+  /** Without TLS 1.3 toward targets, nor the TLS headers. */
   public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
       boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
     this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
-        false);
+        false, false);
   }
 
   public static ProxySettings of(LoadBalancer lb) {
@@ -45,6 +49,6 @@ public record ProxySettings(
       return p != null && p.protocols().contains("TLSv1.3");
     });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
-        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13);
+        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders());
   }
 }

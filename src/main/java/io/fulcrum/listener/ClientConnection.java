@@ -32,6 +32,9 @@ final class ClientConnection implements Handler<Void> {
   private long timer = -1;
   private boolean closed;
   private boolean closing;
+  /** The connection's TLS for the TLS headers, once asked for; {@link #CLEARTEXT} without TLS. */
+  private ForwardHeaders.Tls tls;
+  private static final ForwardHeaders.Tls CLEARTEXT = new ForwardHeaders.Tls("", "");
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
@@ -97,6 +100,15 @@ final class ClientConnection implements Handler<Void> {
       forwardedWithPort = withPort;
     }
     return forwardedFor;
+  }
+
+  /** The connection's TLS protocol and cipher suite (read once), or null over cleartext. */
+  ForwardHeaders.Tls tls() {
+    if (tls == null) {
+      ForwardHeaders.Tls t = ForwardHeaders.Tls.of(connection.sslSession());
+      tls = t == null ? CLEARTEXT : t;
+    }
+    return tls == CLEARTEXT ? null : tls;
   }
 
   /** A response ended (registered as each response's end handler). */

@@ -74,8 +74,10 @@ final class FunctionForwarder {
     ProxySettings proxy = plan.proxy();
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String scheme = plan.protocol() == Protocol.HTTPS ? "https" : "http";
-    ForwardHeaders.prepare(req.headers(), proxy, host, req.remoteAddress(), scheme, plan.port(), headerBytes,
-        now / 1000, random);
+    ForwardHeaders.Tls tls = proxy.tlsHeaders() ? ForwardHeaders.Tls.of(req.connection().sslSession()) : null;
+    ForwardHeaders.prepare(req.headers(), proxy, host,
+        ForwardHeaders.forwardedFor(req.remoteAddress(), proxy.xffClientPort()), scheme, Integer.toString(plan.port()),
+        tls, headerBytes, now / 1000, random);
     if (connection != null) {
       req.headers().set(HttpHeaders.CONNECTION, connection);
     }

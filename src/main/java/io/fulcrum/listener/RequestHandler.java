@@ -287,8 +287,9 @@ final class RequestHandler {
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     boolean xffPort = proxy.xffClientPort();
     String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
+    ForwardHeaders.Tls tls = proxy.tlsHeaders() && plan.tls() != null && client != null ? client.tls() : null;
     return ForwardHeaders.rewrite(headers, proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
-        binding.portText, headerBytes, now / 1000, random);
+        binding.portText, tls, headerBytes, now / 1000, random);
   }
 
   /** The target has the request: its outstanding count, and the request's entry among those in flight. */

@@ -110,6 +110,11 @@ public final class LoadBalancerAttributes {
     return all.getBoolean(DROP_INVALID_HEADERS);
   }
 
+  /** {@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled}. */
+  public boolean tlsHeaders() {
+    return all.getBoolean(TLS_HEADERS);
+  }
+
   public boolean http2Enabled() {
     String v = all.get(HTTP2_ENABLED);
     return v == null || Boolean.parseBoolean(v);
