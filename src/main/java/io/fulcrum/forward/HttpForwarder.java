@@ -208,18 +208,27 @@ public final class HttpForwarder {
    * would for another request.
    *
    * @param uri          the request target in origin form (path and query)
-   * @param upgrade      the request's Upgrade value, as it came
-   * @param tunnelClosed run once the client's connection, become a tunnel, has closed
+   * @param upgrade the request's Upgrade value, as it came
+   * @param tunnel  told when the client's connection becomes a tunnel, and when that closes
    */
   public Handle tunnel(HttpServerRequest request, String uri, String upgrade, Upstream target, TargetProtocol protocol,
-      ProxySettings settings, ExchangeListener listener, ResponseHook hook, Runnable tunnelClosed) {
+      ProxySettings settings, ExchangeListener listener, ResponseHook hook, TunnelListener tunnel) {
     MultiMap headers = request.headers();
     headers.add(Upgrades.CONNECTION, Upgrades.UPGRADE);
     headers.add(Upgrades.UPGRADE, upgrade);
-    TunnelExchange tunnel = new TunnelExchange(request, http1Head(request, uri, http1Headers(headers)), target,
-        protocol.tls(), targets.pool(loop, settings, protocol.tls()), listener, hook, tunnelClosed);
-    tunnel.start();
-    return tunnel;
+    TunnelExchange ex = new TunnelExchange(request, http1Head(request, uri, http1Headers(headers)), target,
+        protocol.tls(), targets.pool(loop, settings, protocol.tls()), listener, hook, tunnel);
+    ex.start();
+    return ex;
+  }
+
+  /** Told on the owning event loop what becomes of a client connection whose WebSocket upgrade a target took. */
+  public interface TunnelListener {
+    /** The connection carries the WebSocket now. */
+    void opened();
+
+    /** The connection closed, once it had become a tunnel. */
+    void closed();
   }
 
   /** {@code headers} as Netty's HTTP/1.1 encoder takes them (Vert.x's HTTP/1.x map is that already). */

@@ -23,6 +23,7 @@ import io.fulcrum.model.LoadBalancerAttributes;
  * @param tlsHeaders          requests from HTTPS listeners get {@code x-amzn-tls-version} and
  *                            {@code x-amzn-tls-cipher-suite}
  *                            ({@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled})
+ * @param clientKeepAliveMillis the longest life of a client connection ({@code client_keep_alive.seconds})
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -33,13 +34,17 @@ public record ProxySettings(
     boolean dropInvalidHeaders,
     String dnsName,
     boolean targetTls13,
-    boolean tlsHeaders) {
+    boolean tlsHeaders,
+    long clientKeepAliveMillis) {
 
-  /** Without TLS 1.3 toward targets, nor the TLS headers. */
+  /** ALB's default {@code client_keep_alive.seconds}: an hour. */
+  public static final long DEFAULT_CLIENT_KEEP_ALIVE_MILLIS = 3_600_000;
+
+  /** Without TLS 1.3 toward targets, nor the TLS headers; client connections live an hour at most. */
   public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
       boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
     this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
-        false, false);
+        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS);
   }
 
   public static ProxySettings of(LoadBalancer lb) {
@@ -49,6 +54,7 @@ public record ProxySettings(
       return p != null && p.protocols().contains("TLSv1.3");
     });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
-        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders());
+        a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders(),
+        a.clientKeepAliveSeconds() * 1000L);
   }
 }

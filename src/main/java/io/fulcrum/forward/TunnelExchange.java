@@ -40,8 +40,8 @@ final class TunnelExchange extends BridgedExchange {
 
   private static final Logger LOG = LoggerFactory.getLogger(TunnelExchange.class);
 
-  /** Told once the client's connection, become a tunnel, has closed. */
-  private final Runnable tunnelClosed;
+  /** Told when the client's connection becomes a tunnel, and when it closes. */
+  private final HttpForwarder.TunnelListener lifecycle;
   /** The target answered 101: the client's connection is a tunnel, or becoming one. */
   private boolean switched;
   /** The client's connection as a socket, once Vert.x has handed it over; null before. */
@@ -52,12 +52,12 @@ final class TunnelExchange extends BridgedExchange {
   /**
    * @param head         the request head for the target (origin-form URI, headers prepared, the
    *                     upgrade headers among them)
-   * @param tunnelClosed run once the client's connection closes after it became a tunnel
+   * @param tunnel told when the client's connection becomes a tunnel, and when it closes
    */
   TunnelExchange(HttpServerRequest request, HttpRequest head, Upstream target, boolean tls, ChannelPool pool,
-      ExchangeListener listener, ResponseHook hook, Runnable tunnelClosed) {
+      ExchangeListener listener, ResponseHook hook, HttpForwarder.TunnelListener tunnel) {
     super(request, head, false, target, tls, pool, listener, hook);
-    this.tunnelClosed = tunnelClosed;
+    this.lifecycle = tunnel;
   }
 
   @Override
@@ -97,6 +97,7 @@ final class TunnelExchange extends BridgedExchange {
   /** The client's connection is a socket now: bytes flow both ways. */
   private void tunnel(NetSocket s) {
     socket = s;
+    lifecycle.opened();
     s.exceptionHandler(e -> LOG.debug("{}: client side of the tunnel: {}", describe(), e.toString()));
     s.closeHandler(v -> clientSideClosed());
     if (finished()) {
@@ -188,7 +189,7 @@ final class TunnelExchange extends BridgedExchange {
 
   /** The client's side closed: what it sent goes to the target, whose connection then closes. */
   private void clientSideClosed() {
-    tunnelClosed.run();
+    lifecycle.closed();
     if (finished()) {
       return;
     }

@@ -9,8 +9,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * ALB's idle timeout on one client connection (SPEC §11.4): the connection closes once it has
- * carried no request for the idle timeout. While a request is in flight this timer is off: the
+ * ALB's idle timeout and client keep-alive on one client connection (SPEC §11.4): the connection
+ * closes once it has carried no request for the idle timeout, and it is shut down once it has
+ * lived for {@code client_keep_alive.seconds} (HTTP/2: GOAWAY, its streams finish; HTTP/1.x: closed
+ * now when idle, else once its response in flight has ended); a connection that became a
+ * WebSocket tunnel is not shut down for its age. While a request is in flight this timer is off: the
  * target's idle and connect timeouts govern it and end in 504 or 502 for the client, which a
  * client-side timer of the same length would otherwise cut off first.
  *
@@ -39,13 +42,40 @@ final class ClientConnection implements Handler<Void> {
   private boolean forwardedWithPort;
   private String forwardedFor;
 
-  /** Starts watching a new connection; its idle time starts now. */
-  ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis) {
+  /** The timer of the connection's end of life, or -1. */
+  private long lifetimeTimer = -1;
+
+  /**
+   * Starts watching a new connection; its idle time and its life start now.
+   *
+   * @param lifetimeMillis how long it may live ({@code client_keep_alive.seconds}), read as it opens
+   */
+  ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis, long lifetimeMillis) {
     this.vertx = vertx;
     this.connection = connection;
     this.idleMillis = idleMillis;
     idleSince = System.nanoTime();
     arm(idleMillis.getAsLong());
+    lifetimeTimer = vertx.setTimer(Math.max(1, lifetimeMillis), id -> {
+      lifetimeTimer = -1;
+      if (!closed) {
+        // The graceful shutdown's way: HTTP/2 sends GOAWAY; HTTP/1.x closes now when no response is on its
+        // way, else after it (the direct path holds the close until its exchange has ended).
+        connection.shutdown(idleMillis.getAsLong(), TimeUnit.MILLISECONDS);
+      }
+    });
+  }
+
+  /** The connection is a WebSocket tunnel now: its age no longer ends it. */
+  void tunnelOpened() {
+    cancelLifetime();
+  }
+
+  private void cancelLifetime() {
+    if (lifetimeTimer != -1) {
+      vertx.cancelTimer(lifetimeTimer);
+      lifetimeTimer = -1;
+    }
   }
 
   /**
@@ -123,6 +153,7 @@ final class ClientConnection implements Handler<Void> {
       vertx.cancelTimer(timer);
       timer = -1;
     }
+    cancelLifetime();
   }
 
   private void arm(long millis) {

@@ -300,7 +300,8 @@ public final class ListenerVerticle extends VerticleBase {
       if (conn instanceof ConnectionBase base) {
         base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
       }
-      ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis());
+      ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
+          b.plan.proxy().clientKeepAliveMillis());
       clients.put(conn, client);
       conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {

@@ -184,7 +184,19 @@ final class RequestHandler {
     if (upgrade != null) {
       HttpConnection connection = req.connection();
       node.exchange = forwarder.tunnel(req, facts.originForm(), upgrade, target, group.protocol(), proxy, node, hook,
-          () -> verticle.clientClosed(connection));
+          new HttpForwarder.TunnelListener() {
+            @Override
+            public void opened() {
+              if (client != null) {
+                client.tunnelOpened();
+              }
+            }
+
+            @Override
+            public void closed() {
+              verticle.clientClosed(connection);
+            }
+          });
       return;
     }
     node.exchange = forwarder.forward(req, facts.originForm(), chunked, target, group.protocol(), proxy, node, hook);
