@@ -107,11 +107,7 @@ class WebSocketPythonInteropIT {
   @ParameterizedTest
   @ValueSource(strings = {"ws", "wss"})
   void pythonWebsockets_talksToTheTargetThroughFulcrum(String mode) {
-    Path python = Interop.require("/usr/bin/python3", "python3-websockets");
-    Tool.Result probe = Tool.run(work, Duration.ofSeconds(30), List.of(python.toString(), "-c", "import websockets"));
-    if (probe.exitCode() != 0) {
-      Interop.require("/usr/lib/python3/dist-packages/websockets/__init__.py", "python3-websockets");
-    }
+    Path python = Interop.python3With("websockets", "python3-websockets");
     Path cert = work.resolve("data").resolve("tls").resolve(SelfSignedCertificate.CERT_FILE);
     List<String> cmd = mode.equals("wss")
         ? List.of(python.toString(), "client.py", "wss", Integer.toString(httpsPort), cert.toString())
@@ -120,7 +116,7 @@ class WebSocketPythonInteropIT {
     Tool.Result r = Tool.run(work, Duration.ofSeconds(90), cmd);
 
     assertThat(r.exitCode()).as("python exited with\n%s\n%s", r.output(), fulcrum.describe()).isZero();
-    JsonObject out = new JsonObject(r.output().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow());
+    JsonObject out = Interop.lastJsonLine(r);
     assertThat(out.getString("subprotocol")).isEqualTo("superchat");
     assertThat(out.getString("greeting")).isEqualTo("hello from vertx");
     assertThat(out.getString("echo")).isEqualTo("from python");

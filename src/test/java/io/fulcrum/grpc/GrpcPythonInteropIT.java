@@ -138,11 +138,7 @@ class GrpcPythonInteropIT {
   @ParameterizedTest
   @ValueSource(strings = {"tls", "h2c"})
   void pythonGrpcio_callsThroughFulcrum_withMetadataStatusesAndStreams(String mode) {
-    Path python = Interop.require("/usr/bin/python3", "python3-grpcio");
-    Tool.Result probe = Tool.run(work, Duration.ofSeconds(30), List.of(python.toString(), "-c", "import grpc"));
-    if (probe.exitCode() != 0) {
-      Interop.require("/usr/lib/python3/dist-packages/grpc/__init__.py", "python3-grpcio");
-    }
+    Path python = Interop.python3With("grpc", "python3-grpcio");
     Path cert = work.resolve("data").resolve("tls").resolve(SelfSignedCertificate.CERT_FILE);
     List<String> cmd = mode.equals("tls")
         ? List.of(python.toString(), "client.py", "tls", Integer.toString(httpsPort), cert.toString())
@@ -151,7 +147,7 @@ class GrpcPythonInteropIT {
     Tool.Result r = Tool.run(work, Duration.ofSeconds(90), cmd);
 
     assertThat(r.exitCode()).as("python exited with\n%s\n%s", r.output(), fulcrum.describe()).isZero();
-    JsonObject out = new JsonObject(r.output().lines().filter(l -> l.startsWith("{")).reduce((a, b) -> b).orElseThrow());
+    JsonObject out = Interop.lastJsonLine(r);
     assertThat(out.getString("empty")).isEmpty();
     assertThat(out.getString("empty_code")).isEqualTo("OK");
     assertThat(out.getString("unary")).as("SimpleResponse{payload{body: 5 zero bytes}}").isEqualTo("0a0712050000000000");
