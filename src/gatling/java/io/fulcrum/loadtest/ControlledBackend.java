@@ -9,8 +9,10 @@ import io.vertx.core.http.HttpServerRequest;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * A backend the simulations can fail on purpose. It answers every request with {@code 200}, its
@@ -109,6 +111,12 @@ final class ControlledBackend {
       }
       response.end(id + "\n");
     });
+  }
+
+  /** The backends as a target group's {@code targets:} list items in the simulations' YAML. */
+  static String yamlTargets(List<ControlledBackend> backends) {
+    return backends.stream().map(b -> "      - {id: 127.0.0.1, port: " + b.port() + "}")
+        .collect(Collectors.joining("\n"));
   }
 
   static String sha256(Buffer body) {

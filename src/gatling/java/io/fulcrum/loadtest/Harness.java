@@ -1,10 +1,15 @@
 package io.fulcrum.loadtest;
 
+import static io.gatling.javaapi.core.CoreDsl.scenario;
+import static io.gatling.javaapi.http.HttpDsl.http;
+import static io.gatling.javaapi.http.HttpDsl.status;
+
 import io.fulcrum.bootstrap.Fulcrum;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetState;
 import io.fulcrum.testing.Gateway;
+import io.gatling.javaapi.core.ScenarioBuilder;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -98,6 +103,21 @@ final class Harness implements AutoCloseable {
 
   String verdictUrl(String name) {
     return "http://127.0.0.1:" + verdictServer.actualPort() + "/verdict/" + name;
+  }
+
+  /**
+   * A one-user scenario, run after the load: records whether every backend took some of it
+   * ({@code ControlledBackend#traffic}) as the verdict {@code spread}, and asks for it under
+   * {@code label} (the request fails when a backend took none, naming it after {@code missing}).
+   */
+  ScenarioBuilder everyBackendServed(List<ControlledBackend> backends, String missing, String label) {
+    return scenario("verdicts")
+        .exec(session -> {
+          List<String> idle = backends.stream().filter(b -> b.traffic() == 0).map(ControlledBackend::id).toList();
+          verdict("spread", idle.isEmpty() ? null : missing + " " + idle);
+          return session;
+        })
+        .exec(http(label).get(verdictUrl("spread")).check(status().is(200)));
   }
 
   /** Records an expectation's outcome: {@code failure} null or empty when it held. */

@@ -76,8 +76,7 @@ public class Http2Simulation extends Simulation {
                            unhealthy-threshold-count: 2}
             targets:
         %s
-        """.formatted(port, backends.stream().map(b -> "      - {id: 127.0.0.1, port: " + b.port() + "}")
-        .collect(Collectors.joining("\n"))), 2);
+        """.formatted(port, ControlledBackend.yamlTargets(backends)), 2);
   }
 
   private final HttpProtocolBuilder protocol = http
@@ -95,13 +94,8 @@ public class Http2Simulation extends Simulation {
               .check(status().is(200), header("X-Backend-Protocol").is("HTTP_2"),
                   header("X-Body-Sha256").is(BODY_SHA256))));
 
-  private final ScenarioBuilder verdicts = scenario("verdicts")
-      .exec(session -> {
-        List<String> idle = backends.stream().filter(b -> b.traffic() == 0).map(ControlledBackend::id).toList();
-        harness.verdict("spread", idle.isEmpty() ? null : "no request reached " + idle);
-        return session;
-      })
-      .exec(http("verdict: every target served requests").get(harness.verdictUrl("spread")).check(status().is(200)));
+  private final ScenarioBuilder verdicts = harness.everyBackendServed(backends, "no request reached",
+      "verdict: every target served requests");
 
   private static io.gatling.javaapi.core.ChainBuilder exec(io.gatling.javaapi.http.HttpRequestActionBuilder request) {
     return io.gatling.javaapi.core.CoreDsl.exec(request);

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 
 /**
  * HTTP/1.1 keep-alive browsing through a target group with {@code lb_cookie} stickiness.
@@ -74,12 +73,7 @@ public class StickyBrowsingSimulation extends Simulation {
               stickiness.lb_cookie.duration_seconds: "3600"
             targets:
         %s
-        """.formatted(port, targets()), 2);
-  }
-
-  private String targets() {
-    return backends.stream().map(b -> "      - {id: 127.0.0.1, port: " + b.port() + "}")
-        .collect(Collectors.joining("\n"));
+        """.formatted(port, ControlledBackend.yamlTargets(backends)), 2);
   }
 
   private final HttpProtocolBuilder protocol = http

@@ -108,12 +108,7 @@ public class TargetFailureSimulation extends Simulation {
             attributes: {deregistration_delay.timeout_seconds: 0}
             targets:
         %s
-        """.formatted(port, targets(planned), targets(crash)), 2);
-  }
-
-  private static String targets(List<ControlledBackend> backends) {
-    return backends.stream().map(b -> "      - {id: 127.0.0.1, port: " + b.port() + "}")
-        .collect(Collectors.joining("\n"));
+        """.formatted(port, ControlledBackend.yamlTargets(planned), ControlledBackend.yamlTargets(crash)), 2);
   }
 
   /** The timeline, run on Vert.x while the traffic flows. */

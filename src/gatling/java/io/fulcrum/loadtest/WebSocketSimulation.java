@@ -66,8 +66,7 @@ public class WebSocketSimulation extends Simulation {
                            unhealthy-threshold-count: 2}
             targets:
         %s
-        """.formatted(port, backends.stream().map(b -> "      - {id: 127.0.0.1, port: " + b.port() + "}")
-        .collect(Collectors.joining("\n"))), 2);
+        """.formatted(port, ControlledBackend.yamlTargets(backends)), 2);
   }
 
   private final HttpProtocolBuilder protocol = http
@@ -86,13 +85,8 @@ public class WebSocketSimulation extends Simulation {
               .pause(PAUSE))
       .exec(ws("close").close());
 
-  private final ScenarioBuilder verdicts = scenario("verdicts")
-      .exec(session -> {
-        List<String> idle = backends.stream().filter(b -> b.traffic() == 0).map(ControlledBackend::id).toList();
-        harness.verdict("spread", idle.isEmpty() ? null : "no WebSocket reached " + idle);
-        return session;
-      })
-      .exec(http("verdict: every target took WebSockets").get(harness.verdictUrl("spread")).check(status().is(200)));
+  private final ScenarioBuilder verdicts = harness.everyBackendServed(backends, "no WebSocket reached",
+      "verdict: every target took WebSockets");
 
   {
     setUp(chat.injectOpen(rampUsers(USERS).during(Duration.ofSeconds(RAMP_SECONDS)))
