@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * came over an HTTPS listener reach the target with {@code x-amzn-tls-version} and
  * {@code x-amzn-tls-cipher-suite} (OpenSSL's cipher names) of the client's connection, whatever a
  * client sent under those names; without the attribute, nothing is added. HTTP/1.1 on the direct
- * path and on Vert.x's, HTTP/2, TLS 1.2 and 1.3; the JDK's HTTP client.
+ * path and on Vert.x's, HTTP/2, TLS 1.2 and 1.3, and a Lambda target's event; the JDK's HTTP client.
  */
 class TlsHeadersTest {
 
@@ -52,6 +52,8 @@ class TlsHeadersTest {
     backend = Backend.start(backends, "b");
     port = Ports.free();
     gateway = Gateway.start(TestVertx.create(), """
+        functions:
+          echo-event: {handler: io.fulcrum.demo.EchoEventFunction}
         load-balancers:
           - name: lb
             attributes: {routing.http.x_amzn_tls_version_and_cipher_suite.enabled: "%s"}
@@ -61,12 +63,17 @@ class TlsHeadersTest {
                 ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06
                 certificates: [{certificate: '%s', private-key: '%s'}]
                 default-actions: [{type: forward, target-group: tg}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: [/lambda]}], actions: [{type: forward, target-group: fn}]}
         target-groups:
           - name: tg
             target-type: ip
             protocol: HTTP
             port: 80
             targets: [{id: 127.0.0.1, port: %d}]
+          - name: fn
+            target-type: lambda
+            targets: [{id: echo-event}]
         """.formatted(enabled, port, cert.certificate(), cert.privateKey(), backend.port()));
   }
 
@@ -102,6 +109,22 @@ class TlsHeadersTest {
 
     assertThat(headers.getString("x-amzn-tls-version")).isEqualTo(tls);
     assertThat(headers.getString("x-amzn-tls-cipher-suite")).isEqualTo(openssl);
+  }
+
+  @Test
+  void enabled_aLambdaTargetsEventHasThemToo() throws Exception {
+    start(true);
+    SSLParameters params = new SSLParameters(new String[] {"TLS_AES_128_GCM_SHA256"}, new String[] {"TLSv1.3"});
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .sslContext(TestCertificates.trusting(TestCertificates.read(cert.certificate()))).sslParameters(params).build();
+
+    HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/lambda"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonObject headers = new JsonObject(r.body()).getJsonObject("headers");
+    assertThat(headers.getString("x-amzn-tls-version")).isEqualTo("TLSv1.3");
+    assertThat(headers.getString("x-amzn-tls-cipher-suite")).isEqualTo("TLS_AES_128_GCM_SHA256");
   }
 
   @Test
