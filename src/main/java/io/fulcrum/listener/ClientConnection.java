@@ -9,15 +9,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * ALB's idle timeout and client keep-alive on one client connection (SPEC §11.4): the connection
- * closes once it has carried no request for the idle timeout, and it is shut down once it has
- * lived for {@code client_keep_alive.seconds} (HTTP/2: GOAWAY, its streams finish; HTTP/1.x: closed
- * now when idle, else once its response in flight has ended); a connection that became a
- * WebSocket tunnel is not shut down for its age. While a request is in flight this timer is off: the
- * target's idle and connect timeouts govern it and end in 504 or 502 for the client, which a
- * client-side timer of the same length would otherwise cut off first.
+ * ALB's idle timeout and client keep-alive on one client connection (SPEC §11.4). The connection
+ * closes once it has carried no request for the idle timeout. While a request is in flight this
+ * timer is off: the target's idle and connect timeouts govern it and end in 504 or 502 for the
+ * client, which a client-side timer of the same length would otherwise cut off first. Once the
+ * connection has lived for {@code client_keep_alive.seconds} it is shut down (HTTP/2: GOAWAY, its
+ * streams finish; HTTP/1.x: closed now when idle, else once its response in flight has ended),
+ * unless it has become a WebSocket tunnel.
  *
- * <p>The timer is not moved per request: a request only notes when the connection went idle, and
+ * <p>The idle timer is not moved per request: a request only notes when the connection went idle, and
  * the timer, when it fires, closes the connection if it has been idle for the whole timeout or
  * waits for the rest of it. A keep-alive connection thus costs no timer per request. Also the
  * handler of each response's end.
@@ -26,6 +26,9 @@ import java.util.function.LongSupplier;
  */
 final class ClientConnection implements Handler<Void> {
 
+  /** {@link #tls}'s value for a connection without TLS. */
+  private static final ForwardHeaders.Tls CLEARTEXT = new ForwardHeaders.Tls("", "");
+
   private final Vertx vertx;
   private final HttpConnection connection;
   private final LongSupplier idleMillis;
@@ -33,17 +36,15 @@ final class ClientConnection implements Handler<Void> {
   /** When the connection last became idle ({@link System#nanoTime()}); meaningful while inFlight is 0. */
   private long idleSince;
   private long timer = -1;
+  /** The timer of the connection's end of life, or -1. */
+  private long lifetimeTimer = -1;
   private boolean closed;
   private boolean closing;
   /** The connection's TLS for the TLS headers, once asked for; {@link #CLEARTEXT} without TLS. */
   private ForwardHeaders.Tls tls;
-  private static final ForwardHeaders.Tls CLEARTEXT = new ForwardHeaders.Tls("", "");
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
-
-  /** The timer of the connection's end of life, or -1. */
-  private long lifetimeTimer = -1;
 
   /**
    * Starts watching a new connection; its idle time and its life start now.
