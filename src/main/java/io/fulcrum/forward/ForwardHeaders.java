@@ -178,7 +178,8 @@ public final class ForwardHeaders {
   /**
    * The values the load balancer gives a forwarded request's Host, X-Forwarded-For (null: none,
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
-   * X-Amzn-Trace-Id headers.
+   * X-Amzn-Trace-Id headers, and its x-amzn-tls-version and x-amzn-tls-cipher-suite ({@code tls};
+   * null: none).
    */
   public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId,
       Tls tls) {
