@@ -246,6 +246,13 @@ public final class HttpForwarder {
   /** A proxied request in flight, which its owner may end early. */
   public interface Handle {
     /**
+     * The target connection is closed after this exchange instead of going back to its pool
+     * (desync mitigation's Ambiguous requests); called before the response comes.
+     */
+    default void closeTargetAfter() {
+    }
+
+    /**
      * Ends the exchange now (a deregistered target's delay is over): the client gets
      * {@code error} when no response has started, else its connection is closed.
      */

@@ -24,6 +24,8 @@ import io.fulcrum.model.LoadBalancerAttributes;
  *                            {@code x-amzn-tls-cipher-suite}
  *                            ({@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled})
  * @param clientKeepAliveMillis the longest life of a client connection ({@code client_keep_alive.seconds})
+ * @param desyncMode          {@code routing.http.desync_mitigation_mode}: {@code monitor},
+ *                            {@code defensive} or {@code strictest}
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -35,16 +37,20 @@ public record ProxySettings(
     String dnsName,
     boolean targetTls13,
     boolean tlsHeaders,
-    long clientKeepAliveMillis) {
+    long clientKeepAliveMillis,
+    String desyncMode) {
 
   /** ALB's default {@code client_keep_alive.seconds}: an hour. */
   public static final long DEFAULT_CLIENT_KEEP_ALIVE_MILLIS = 3_600_000;
 
-  /** Without TLS 1.3 toward targets, nor the TLS headers; client connections live an hour at most. */
+  /**
+   * Without TLS 1.3 toward targets, nor the TLS headers; client connections live an hour at most;
+   * desync mitigation defensive.
+   */
   public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
       boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
     this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
-        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS);
+        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS, "defensive");
   }
 
   public static ProxySettings of(LoadBalancer lb) {
@@ -55,6 +61,6 @@ public record ProxySettings(
     });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
         a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders(),
-        a.clientKeepAliveSeconds() * 1000L);
+        a.clientKeepAliveSeconds() * 1000L, a.desyncMode());
   }
 }

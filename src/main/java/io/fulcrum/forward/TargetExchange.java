@@ -47,6 +47,8 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   private boolean informational;
   private boolean keepAlive;
   private String keepAliveHeader;
+  /** The target connection closes after this exchange ({@link #closeTargetAfter}). */
+  private boolean closeTarget;
 
   TargetExchange(Upstream target, boolean tls, ChannelPool pool, ExchangeListener listener, ResponseHook hook) {
     this.target = target;
@@ -240,7 +242,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     TargetConnection c = connection;
     connection = null;
     c.detach();
-    if (requestSent && keepAlive && c.nothingMoreRead()) {
+    if (requestSent && keepAlive && !closeTarget && c.nothingMoreRead()) {
       pool.release(target, c, keepAliveHeader);
     } else {
       c.channel.close();
@@ -340,6 +342,11 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     }
     listener.failed(error);
     finish(false);
+  }
+
+  @Override
+  public final void closeTargetAfter() {
+    closeTarget = true;
   }
 
   /** Whether the exchange is over (its listener was told). */

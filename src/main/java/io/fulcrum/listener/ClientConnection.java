@@ -40,6 +40,7 @@ final class ClientConnection implements Handler<Void> {
   private long lifetimeTimer = -1;
   private boolean closed;
   private boolean closing;
+  private boolean last;
   /** The connection's TLS for the TLS headers, once asked for; {@link #CLEARTEXT} without TLS. */
   private ForwardHeaders.Tls tls;
   private SocketAddress forwardedAddress;
@@ -111,7 +112,26 @@ final class ClientConnection implements Handler<Void> {
     return closing;
   }
 
+  /**
+   * The request now being read is the connection's last (an Ambiguous one, desync mitigation):
+   * its body is read and it is served, no request after it is, and the connection closes once its
+   * response has ended.
+   */
+  void lastRequest() {
+    last = true;
+  }
+
+  /** Whether no new request is to be served on the connection ({@link #closing} or {@link #lastRequest}). */
+  boolean refusesRequests() {
+    return closing || last;
+  }
+
   void requestEnded() {
+    if (last && inFlight == 1) {
+      inFlight = 0;
+      connection.close(); // what the response wrote goes out first
+      return;
+    }
     if (inFlight > 0 && --inFlight == 0) {
       idleSince = System.nanoTime();
       if (timer == -1) {

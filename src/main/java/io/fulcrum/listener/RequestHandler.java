@@ -60,6 +60,7 @@ final class RequestHandler {
   private static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
   private static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
   private static final CharSequence LOCATION_NAME = HttpHeaders.createOptimized("Location");
+  private static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
 
   /** ALB's limit on one HTTP/2 header field, compressed (SPEC §7.3). */
   static final int MAX_HTTP2_FIELD = 8 * 1024;
@@ -89,10 +90,11 @@ final class RequestHandler {
   }
 
   private void handle(Binding binding, HttpServerRequest req, ClientConnection client) {
-    if (client != null && client.closing()) {
+    if (client != null && client.refusesRequests()) {
       // Pipelined behind a request answered with Connection: close (an unsupported Transfer-Encoding, a
-      // head too large): its bytes may be the earlier request's body, so it is never served. The close
-      // waits for the earlier answer's write, which an asynchronous transport (io_uring) completes later.
+      // head too large): its bytes may be the earlier request's body, so it is never served. The same
+      // behind an Ambiguous request (desync mitigation). The close waits for the earlier answer's write,
+      // which an asynchronous transport (io_uring) completes later.
       req.connection().close();
       return;
     }
@@ -140,11 +142,28 @@ final class RequestHandler {
       ElbResponses.send(req, ElbError.XFF_TOO_LONG, false);
       return;
     }
+    boolean last = false;
+    if (!http2) {
+      Desync.Action desync = Desync.action(Desync.Mode.of(plan.proxy().desyncMode()), req.method().name(), req.uri(),
+          headers);
+      if (desync == Desync.Action.BLOCK) {
+        answerAndClose(req, client, ElbError.BAD_REQUEST);
+        return;
+      }
+      if (desync == Desync.Action.FORWARD_THEN_CLOSE) {
+        // Served, then the client connection closes, and the target connection with it.
+        last = true;
+        if (client != null) {
+          client.lastRequest();
+        }
+        req.response().headers().set(CONNECTION_NAME, HttpHeaders.CLOSE);
+      }
+    }
 
     NodeRequest facts = new NodeRequest(req);
     RouteAction action = plan.routes().match(facts);
     if (action instanceof ForwardRoute f) {
-      forward(binding, plan, req, facts, f, chunked, headerBytes, client);
+      forward(binding, plan, req, facts, f, chunked, headerBytes, client, last);
     } else if (action instanceof FixedRoute f) {
       fixed(req, f);
     } else if (action instanceof RedirectRoute r) {
@@ -152,8 +171,9 @@ final class RequestHandler {
     }
   }
 
+  /** @param closeTarget the target connection is closed after the exchange (desync mitigation) */
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
-      boolean chunked, long headerBytes, ClientConnection client) {
+      boolean chunked, long headerBytes, ClientConnection client, boolean closeTarget) {
     long now = clock.millis();
     Choice choice = new Choice(route, req.headers(), now);
     GroupRuntime group = choice.group();
@@ -200,6 +220,9 @@ final class RequestHandler {
       return;
     }
     node.exchange = forwarder.forward(req, facts.originForm(), chunked, target, group.protocol(), proxy, node, hook);
+    if (closeTarget) {
+      node.exchange.closeTargetAfter();
+    }
     if (grpc) {
       long deadline = Grpc.timeoutMillis(req.headers().get("grpc-timeout"));
       if (deadline > 0) {
@@ -334,8 +357,11 @@ final class RequestHandler {
       return null;
     }
     long headerBytes = headerBytes(headers, false);
-    if (headerBytes < 0 || ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
-      return null;
+    if (headerBytes < 0 || ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES
+        || client != null && client.refusesRequests()
+        || Desync.action(Desync.Mode.of(binding.plan.proxy().desyncMode()), method.name(), req.uri(), headers)
+            != Desync.Action.FORWARD) {
+      return null; // the usual path blocks it, or serves it and closes
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
     if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route)) {

@@ -110,6 +110,12 @@ public final class LoadBalancerAttributes {
     return all.getBoolean(DROP_INVALID_HEADERS);
   }
 
+  /** {@code routing.http.desync_mitigation_mode}: {@code monitor}, {@code defensive} or {@code strictest}. */
+  public String desyncMode() {
+    String v = all.get(DESYNC_MODE);
+    return v == null ? "defensive" : v;
+  }
+
   /** {@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled}. */
   public boolean tlsHeaders() {
     return all.getBoolean(TLS_HEADERS);
