@@ -127,9 +127,11 @@ final class ClientConnection implements Handler<Void> {
   }
 
   void requestEnded() {
-    if (last && inFlight == 1) {
-      inFlight = 0;
-      connection.close(); // what the response wrote goes out first
+    if (last) {
+      inFlight = Math.max(0, inFlight - 1);
+      if (inFlight == 0) {
+        connection.close(); // what the response wrote goes out first
+      }
       return;
     }
     if (inFlight > 0 && --inFlight == 0) {
