@@ -27,7 +27,10 @@ public final class ForwardHeaders {
   public static final int MAX_XFF_ADDRESSES = 30;
   /** Mixed case, as ALB writes it toward HTTP/1.1 targets even for HTTP/2 clients (SPEC §7.3). */
   static final CharSequence HOST = HttpHeaders.createOptimized("Host");
-  /** The TLS headers of {@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled}, lower-case as ALB sends them. */
+  /**
+   * The TLS headers of {@code routing.http.x_amzn_tls_version_and_cipher_suite.enabled}, lower-case
+   * as ALB sends them.
+   */
   public static final CharSequence X_AMZN_TLS_VERSION = HttpHeaders.createOptimized("x-amzn-tls-version");
   public static final CharSequence X_AMZN_TLS_CIPHER_SUITE = HttpHeaders.createOptimized("x-amzn-tls-cipher-suite");
 

@@ -64,7 +64,9 @@ class TlsHeadersTest {
                 certificates: [{certificate: '%s', private-key: '%s'}]
                 default-actions: [{type: forward, target-group: tg}]
                 rules:
-                  - {priority: 1, conditions: [{field: path-pattern, values: [/lambda]}], actions: [{type: forward, target-group: fn}]}
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: [/lambda]}]
+                    actions: [{type: forward, target-group: fn}]
         target-groups:
           - name: tg
             target-type: ip

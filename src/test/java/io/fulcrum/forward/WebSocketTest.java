@@ -290,7 +290,8 @@ class WebSocketTest {
     WebSocket ws = open("/", got);
     assertThat(got.nextText()).isEqualTo("hello from a");
 
-    // 8 MB up and back in one message, then 2,000 messages of 8 KB (16 MB) down to a client that takes them one at a time.
+    // 8 MB up and back in one message, then 2,000 messages of 8 KB (16 MB) down to a client that takes
+    // them one at a time.
     byte[] big = new byte[8 << 20];
     new Random(3).nextBytes(big);
     ws.sendBinary(ByteBuffer.wrap(big), true).join();
@@ -357,7 +358,8 @@ class WebSocketTest {
       String got = c.send(handshake("/")).readUntilClosed();
 
       assertThat(got).startsWith("HTTP/1.1 101 Switching Protocols\r\n").endsWith("\r\n\r\n" + frame);
-      assertThat(got).containsIgnoringCase("\r\nupgrade: websocket\r\n").containsIgnoringCase("\r\nconnection: upgrade\r\n")
+      assertThat(got).containsIgnoringCase("\r\nupgrade: websocket\r\n")
+          .containsIgnoringCase("\r\nconnection: upgrade\r\n")
           .contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n");
     }
     assertThat(raw.heads().get(0)).contains("\r\nConnection: Upgrade\r\n").contains("\r\nUpgrade: websocket\r\n");
@@ -403,7 +405,8 @@ class WebSocketTest {
 
   @Test
   void leastOutstandingRequests_countsEachOpenTunnel_untilItCloses() {
-    Map<String, WebSocketTarget> byGreeting = Map.of("hello from a", target("a", null), "hello from b", target("b", null));
+    Map<String, WebSocketTarget> byGreeting =
+        Map.of("hello from a", target("a", null), "hello from b", target("b", null));
     port = Ports.free();
     gateway(config(http(port), 60, "HTTP", "least_outstanding_requests", byGreeting.get("hello from a").port(),
         byGreeting.get("hello from b").port()));

@@ -25,7 +25,8 @@ public final class Interop {
    */
   public static Path python3With(String module, String debianPackage) {
     Path python = require("/usr/bin/python3", debianPackage);
-    Tool.Result probe = Tool.run(Path.of("."), Duration.ofSeconds(30), List.of(python.toString(), "-c", "import " + module));
+    Tool.Result probe = Tool.run(Path.of("."), Duration.ofSeconds(30),
+        List.of(python.toString(), "-c", "import " + module));
     if (probe.exitCode() != 0) {
       require("/usr/lib/python3/dist-packages/" + module + "/__init__.py", debianPackage);
     }
