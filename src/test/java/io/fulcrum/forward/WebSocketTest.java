@@ -460,7 +460,7 @@ class WebSocketTest {
     WebSocketTarget a = target("a", null);
     port = Ports.free();
     gateway(config(http(port), 60, "HTTP", "round_robin", a.port()).replace("load-balancers:",
-        "shutdown: {timeout-seconds: 1}\nload-balancers:"));
+        "shutdown: {timeout-seconds: 3}\nload-balancers:"));
     Received got = new Received();
     WebSocket ws = open("/", got);
     assertThat(got.nextText()).isEqualTo("hello from a");
