@@ -35,6 +35,7 @@ public final class Tool {
         return new Result(p.exitValue(), text);
       } finally {
         p.destroyForcibly();
+        Files.deleteIfExists(out);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
