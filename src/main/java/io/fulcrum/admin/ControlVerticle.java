@@ -1,6 +1,9 @@
 package io.fulcrum.admin;
 
 import io.fulcrum.bus.ZoneStatus;
+import io.fulcrum.observe.GroupGauges;
+import io.fulcrum.observe.Meters;
+import io.fulcrum.observe.PrometheusText;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
@@ -14,8 +17,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * The control plane's HTTP server: probes ({@code /health/live}, {@code /health/ready},
- * {@code /health/ready/{zone}}). Later issues add the ELBv2 API, metrics and the dashboard.
+ * The control plane's HTTP server: the ELBv2 API ({@code /}), the probes ({@code /health/live},
+ * {@code /health/ready}, {@code /health/ready/{zone}}) and the metrics ({@code /metrics}, in
+ * Prometheus's text format under CloudWatch's names: see {@link PrometheusText}).
  *
  * <p>Readiness follows DNS failover (SPEC §10): a zone's node is ready when the process serves
  * (started, not draining) and every load balancer enabled in the zone advertises it in DNS
@@ -52,6 +56,16 @@ public final class ControlVerticle extends VerticleBase {
   }
 
   private final io.fulcrum.api.ElbApi api;
+  private Supplier<Future<List<GroupGauges>>> gauges = () -> Future.succeededFuture(List.of());
+
+  /**
+   * Where {@code /metrics} gets the target groups' state (the registry's); without it, only the
+   * listeners' counters are shown. Set before deployment.
+   */
+  public ControlVerticle gauges(Supplier<Future<List<GroupGauges>>> source) {
+    this.gauges = source;
+    return this;
+  }
 
   @Override
   public Future<?> start() {
@@ -72,6 +86,8 @@ public final class ControlVerticle extends VerticleBase {
       api.handle(req);
     } else if (req.method() != HttpMethod.GET && req.method() != HttpMethod.HEAD) {
       json(req, 405, new JsonObject().put("error", "method not allowed"));
+    } else if (path.equals("/metrics")) {
+      metrics(req);
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
@@ -81,6 +97,14 @@ public final class ControlVerticle extends VerticleBase {
     } else {
       json(req, 404, new JsonObject().put("error", "not found"));
     }
+  }
+
+  /** Every listener verticle's counters, added up, and the target groups' state. */
+  private void metrics(HttpServerRequest req) {
+    Meters.of(vertx).collect()
+        .compose(counters -> gauges.get().map(g -> PrometheusText.render(counters, g)))
+        .onSuccess(text -> req.response().putHeader("Content-Type", PrometheusText.CONTENT_TYPE).end(text))
+        .onFailure(e -> json(req, 500, new JsonObject().put("error", "metrics unavailable: " + e.getMessage())));
   }
 
   /** 200 when the process serves and at least one of its node zones is ready. */

@@ -132,7 +132,7 @@ public final class Fulcrum {
         .compose(v -> vertx.deployVerticle(f.keys))
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
-              () -> f.config.environment().zones(), Apis.create(f, config, clock, timers));
+              () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges);
           return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "
               + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })

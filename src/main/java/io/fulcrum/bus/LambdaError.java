@@ -41,6 +41,11 @@ public enum LambdaError {
     return userError ? "LambdaUserError" : "LambdaInternalError";
   }
 
+  /** Whether the function is to blame (not the load balancer or Lambda itself). */
+  public boolean userError() {
+    return userError;
+  }
+
   /** The page the client gets (413, 502, 504 or 400). */
   public ElbError elbError() {
     return elbError;

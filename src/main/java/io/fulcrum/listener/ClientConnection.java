@@ -1,6 +1,7 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.forward.ForwardHeaders;
+import io.fulcrum.observe.LoadBalancerMeters;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
@@ -46,6 +47,8 @@ final class ClientConnection implements Handler<Void> {
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
+  /** Where the connection is counted (its load balancer in its zone); set by the listener as it opens. */
+  LoadBalancerMeters meters = new LoadBalancerMeters("-", "-");
 
   /**
    * Starts watching a new connection; its idle time and its life start now.

@@ -80,15 +80,12 @@ final class Desync {
   }
 
   /**
-   * What {@code mode} does with an HTTP/1.x request as the decoder parsed it. In monitor mode
-   * nothing is looked at; header values are read only in strictest mode, the one in which their
-   * tier (Acceptable) changes anything.
+   * The tier of an HTTP/1.x request as the decoder parsed it, for {@code mode}: monitor mode
+   * classifies too, for the metric it is there to watch. Header values are read only in strictest
+   * mode, the one in which their tier (Acceptable) changes anything.
    */
-  static Action action(Mode mode, String method, String uri, MultiMap headers) {
-    if (mode == Mode.MONITOR) {
-      return Action.FORWARD;
-    }
-    return action(mode, classify(method, uri, headers, mode == Mode.STRICTEST).tier());
+  static Tier tier(Mode mode, String method, String uri, MultiMap headers) {
+    return classify(method, uri, headers, mode == Mode.STRICTEST).tier();
   }
 
   /**

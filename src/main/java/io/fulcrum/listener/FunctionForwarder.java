@@ -16,6 +16,7 @@ import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.function.FunctionRequests;
 import io.fulcrum.model.FunctionDefinition;
 import io.fulcrum.model.Protocol;
+import io.fulcrum.observe.GroupMeters;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -57,16 +58,16 @@ final class FunctionForwarder {
    * @param hook adds to the response head (stickiness cookies); may be null
    */
   void forward(HttpServerRequest req, NodeRequest facts, ListenerPlan plan, TargetGroupPlan group, Upstream target,
-      long headerBytes, long now, HttpForwarder.ResponseHook hook) {
+      long headerBytes, long now, HttpForwarder.ResponseHook hook, GroupMeters meters) {
     String uri = req.uri();
     if (webSocketUpgrade(req.headers())) {
-      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true);
+      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters);
       return;
     }
     String length = req.headers().get(HttpHeaders.CONTENT_LENGTH);
     if (length != null && declaredLength(length) > FunctionRequest.MAX_BODY_BYTES) {
       // The body is not read: the connection closes after the page.
-      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true);
+      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true, meters);
       return;
     }
     // ALB's event keeps the client's Connection header (SPEC §6.1), which preparing for a target drops.
@@ -83,6 +84,7 @@ final class FunctionForwarder {
     }
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.arn(), target, plan.lbName(), req.method().name(), uri, true);
+    node.meters = meters;
     Exchange ex = new Exchange(req, facts.originForm(), group, target, node, hook);
     node.exchange = ex;
     req.response().closeHandler(v -> ex.clientClosed());
@@ -114,7 +116,9 @@ final class FunctionForwarder {
 
   /** Answers an error before anything was sent to the function, and records it. */
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,
-      boolean close) {
+      boolean close, GroupMeters meters) {
+    meters.lambdaError(error.userError());
+    meters.loadBalancer().elbStatus(error.status());
     ElbResponses.send(req, error.elbError(), close);
     if (verticle.outcomesListened()) {
       verticle.outcome(new ExchangeOutcome(plan.lbName(), group.arn(), null, req.method().name(), uri, error.status(),
@@ -164,6 +168,7 @@ final class FunctionForwarder {
       }
       FunctionRequest r = FunctionRequests.of(request, originForm, group.arn(), target.id(),
           group.lambda().multiValueHeaders(), body);
+      node.sentAt = System.nanoTime();
       EventBus bus = verticle.eventBus();
       bus.<FunctionReply>request(Addresses.FUNCTION_INVOKE, r, INVOKE).onComplete(ar -> {
         if (done) {
@@ -194,8 +199,7 @@ final class FunctionForwarder {
       }
       Buffer body = reply.body();
       headers.set(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length()));
-      node.targetStatus = reply.statusCode();
-      node.elbStatus = reply.statusCode();
+      node.responseHead(reply.statusCode());
       if (request.method() == HttpMethod.HEAD) {
         response.end();
       } else {
@@ -206,8 +210,7 @@ final class FunctionForwarder {
 
     private void fail(LambdaError error, boolean close) {
       done = true;
-      node.elbStatus = error.status();
-      node.errorReason = error.code();
+      node.lambdaFailed(error);
       ElbResponses.send(request, error.elbError(), close || !request.isEnded());
       node.finished(false);
     }
@@ -219,7 +222,7 @@ final class FunctionForwarder {
       }
       // The function was deregistered with the request in flight (SPEC §2.4: the client gets a 5xx).
       done = true;
-      node.elbStatus = error.status();
+      node.failed(error);
       ElbResponses.send(request, error, !request.isEnded());
       node.finished(false);
     }

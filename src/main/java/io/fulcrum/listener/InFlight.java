@@ -4,8 +4,10 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ExchangeOutcome;
+import io.fulcrum.bus.LambdaError;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.observe.GroupMeters;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -17,6 +19,9 @@ import java.util.function.Consumer;
  * the outcome sink, while anyone listens. Touched only on the owning event loop.
  */
 final class InFlight {
+
+  /** ALB's status for a request whose client closed the connection before it was answered. */
+  static final int CLIENT_CLOSED = 460;
 
   private final BooleanSupplier listened;
   private final Consumer<ExchangeOutcome> outcomes;
@@ -55,6 +60,10 @@ final class InFlight {
     int targetStatus = -1;
     /** The access log's error_reason, or null. */
     String errorReason;
+    /** Where the request is counted, or null (not counted). */
+    GroupMeters meters;
+    /** When the request left for the target ({@link System#nanoTime()}): TargetResponseTime runs from here. */
+    long sentAt;
     private InFlight owner;
     private io.vertx.core.Vertx vertx;
     private long deadlineTimer = -1;
@@ -70,6 +79,9 @@ final class InFlight {
     public void responseHead(int status) {
       targetStatus = status;
       elbStatus = status;
+      if (meters != null) {
+        meters.targetResponse(status, System.nanoTime() - sentAt);
+      }
       if (status >= 500) {
         target.failed();
       }
@@ -77,10 +89,33 @@ final class InFlight {
 
     @Override
     public void failed(ElbError error) {
-      elbStatus = error.status();
+      if (targetStatus == -1) {
+        // Else the client has the target's status already, and its response is cut (or a gRPC call's
+        // trailers carry the error).
+        elbStatus = error.status();
+        if (meters != null) {
+          meters.loadBalancer().elbStatus(error.status());
+        }
+      }
+      if (meters != null) {
+        if (error == ElbError.TARGET_REFUSED || error == ElbError.CONNECT_TIMEOUT) {
+          meters.targetConnectionError();
+        } else if (error == ElbError.TARGET_TLS) {
+          meters.targetTlsError();
+        }
+      }
       if (error.targetFault()) {
         target.failed();
       }
+    }
+
+    /** A Lambda function's request failed with {@code error}, which the client gets. */
+    void lambdaFailed(LambdaError error) {
+      errorReason = error.code();
+      if (meters != null) {
+        meters.lambdaError(error.userError());
+      }
+      failed(error.elbError());
     }
 
     @Override
@@ -91,6 +126,10 @@ final class InFlight {
       }
       InFlight o = owner;
       if (o != null) {
+        if (elbStatus == 0 && meters != null) {
+          // Nothing was answered: the client went away first (ALB's 460).
+          meters.loadBalancer().elbStatus(CLIENT_CLOSED);
+        }
         o.remove(this);
         target.completed();
         if (o.listened.getAsBoolean()) {

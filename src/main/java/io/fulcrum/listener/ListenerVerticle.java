@@ -11,8 +11,12 @@ import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.ProtocolVersion;
+import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.observe.LoopMeters;
+import io.fulcrum.observe.Meters;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.netty.channel.ChannelPipeline;
@@ -21,9 +25,9 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.eventbus.EventBus;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.Http1xServerConnection;
 import io.vertx.core.http.impl.Http2ServerConnection;
@@ -41,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,6 +96,9 @@ public final class ListenerVerticle extends VerticleBase {
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private final InFlight inFlight = new InFlight(this::outcomesListened, this::outcome);
+  /** This loop's counters, which {@code /metrics} adds up with the other loops'. */
+  private final LoopMeters meters = new LoopMeters();
+  private Runnable unregisterMeters = () -> { };
   /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
   private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
@@ -132,6 +140,7 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     outcomes = ExchangeOutcomes.of(vertx);
+    unregisterMeters = Meters.of(vertx).register(context, meters);
     direct = new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false));
     lanes = directPath();
     forwarder = new HttpForwarder(vertx, direct);
@@ -161,7 +170,8 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     return drain(drainMillis.getAsLong())
-        .compose(v -> Future.join(forwarder.close(), direct.close()));
+        .compose(v -> Future.join(forwarder.close(), direct.close()))
+        .onComplete(ar -> unregisterMeters.run());
   }
 
   /**
@@ -223,6 +233,7 @@ public final class ListenerVerticle extends VerticleBase {
           binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
         }
         b.plan = plan;
+        b.meters = meters(plan, b.node);
         if (!b.ready.isComplete()) {
           binds.add(b.ready); // still binding for an earlier version: this one is applied once it serves
         }
@@ -231,18 +242,26 @@ public final class ListenerVerticle extends VerticleBase {
     for (Map.Entry<String, ListenerPlan> e : desired.entrySet()) {
       if (!bindings.containsKey(e.getKey())) {
         Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
+        b.meters = meters(b.plan, b.node);
         bindings.put(e.getKey(), b);
         Future<?> handedOver = handovers.get(e.getKey());
         b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
         binds.add(b.ready);
       }
     }
+    meters.retain(next.listeners().stream().map(l -> Arns.loadBalancerDimension(l.arn())).collect(Collectors.toSet()),
+        next.groups().keySet());
     Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
     // Applied once every server of this version accepts (or failed to bind, which is logged): an API
     // change that adds a listener answers only when its port serves.
     return Future.join(binds)
         .onComplete(ar -> applied.accumulateAndGet(version, Math::max))
         .mapEmpty();
+  }
+
+  /** The counters of the load balancer of {@code plan} in the zone of {@code node}, on this loop. */
+  private LoadBalancerMeters meters(ListenerPlan plan, Node node) {
+    return meters.loadBalancer(Arns.loadBalancerDimension(plan.arn()), node.zone());
   }
 
   /**
@@ -303,6 +322,8 @@ public final class ListenerVerticle extends VerticleBase {
       ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
           b.plan.proxy().clientKeepAliveMillis());
       clients.put(conn, client);
+      client.meters = b.meters;
+      b.meters.connectionOpened();
       conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
@@ -316,7 +337,7 @@ public final class ListenerVerticle extends VerticleBase {
       }
     });
     server.requestHandler(req -> handler.handle(b, req));
-    server.invalidRequestHandler(handler::invalid);
+    server.invalidRequestHandler(req -> handler.invalid(b, req));
     b.server = server;
     return server.listen()
         .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))
@@ -407,6 +428,7 @@ public final class ListenerVerticle extends VerticleBase {
     ClientConnection c = clients.remove(connection);
     if (c != null) {
       c.closed();
+      c.meters.connectionClosed();
     }
   }
 
@@ -420,6 +442,8 @@ public final class ListenerVerticle extends VerticleBase {
     final Node node;
     /** The port as X-Forwarded-Port carries it (a binding keeps its port). */
     final String portText;
+    /** The counters of its load balancer in its zone, on this loop. */
+    LoadBalancerMeters meters;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();

@@ -1,25 +1,27 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.DirectExchange;
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.Grpc;
-import io.fulcrum.model.ProtocolVersion;
-import io.vertx.core.http.HttpVersion;
-import io.fulcrum.forward.DirectExchange;
-import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.HttpForwarder;
-import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.LaneExchange;
+import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.RelayExchange;
 import io.fulcrum.forward.StreamExchange;
 import io.fulcrum.forward.Upgrades;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
+import io.fulcrum.model.ProtocolVersion;
+import io.fulcrum.observe.GroupMeters;
+import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.routing.FixedRoute;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RedirectRoute;
@@ -29,10 +31,10 @@ import io.fulcrum.sticky.StickyRequest;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
-import io.netty.handler.codec.http.HttpUtil;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
@@ -40,6 +42,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
 import io.vertx.core.net.HostAndPort;
 import io.vertx.core.net.SocketAddress;
@@ -105,8 +108,9 @@ final class RequestHandler {
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
 
+    LoadBalancerMeters meters = binding.meters;
     if (req.method() == HttpMethod.TRACE) {
-      ElbResponses.send(req, ElbError.METHOD_NOT_ALLOWED, false);
+      answer(meters, req, ElbError.METHOD_NOT_ALLOWED);
       return;
     }
     boolean chunked = false;
@@ -118,7 +122,7 @@ final class RequestHandler {
       } else {
         // Only chunked is accepted; anything else would leave the body's end unknown. (Netty's decoder
         // already refuses codings that do not end in chunked, identity included: see invalidStatus.)
-        answerAndClose(req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
+        answerAndClose(meters, req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
         return;
       }
     }
@@ -135,19 +139,23 @@ final class RequestHandler {
       return;
     }
     if (headerBytes < 0) {
-      answerAndClose(req, client, ElbError.HEADER_TOO_LARGE);
+      answerAndClose(meters, req, client, ElbError.HEADER_TOO_LARGE);
       return;
     }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
-      ElbResponses.send(req, ElbError.XFF_TOO_LONG, false);
+      answer(meters, req, ElbError.XFF_TOO_LONG);
       return;
     }
     boolean last = false;
     if (!http2) {
-      Desync.Action desync = Desync.action(Desync.Mode.of(plan.proxy().desyncMode()), req.method().name(), req.uri(),
-          headers);
+      Desync.Mode mode = Desync.Mode.of(plan.proxy().desyncMode());
+      Desync.Tier tier = Desync.tier(mode, req.method().name(), req.uri(), headers);
+      if (tier != Desync.Tier.COMPLIANT) {
+        meters.desyncNonCompliant();
+      }
+      Desync.Action desync = Desync.action(mode, tier);
       if (desync == Desync.Action.BLOCK) {
-        answerAndClose(req, client, ElbError.BAD_REQUEST);
+        answerAndClose(meters, req, client, ElbError.BAD_REQUEST);
         return;
       }
       if (desync == Desync.Action.FORWARD_THEN_CLOSE) {
@@ -165,8 +173,10 @@ final class RequestHandler {
     if (action instanceof ForwardRoute f) {
       forward(binding, plan, req, facts, f, chunked, headerBytes, client, last);
     } else if (action instanceof FixedRoute f) {
+      meters.fixedResponse(f.statusCode());
       fixed(req, f);
     } else if (action instanceof RedirectRoute r) {
+      meters.redirect(r.statusCode());
       redirect(req, plan, facts, r);
     }
   }
@@ -178,29 +188,29 @@ final class RequestHandler {
     Choice choice = new Choice(route, req.headers(), now);
     GroupRuntime group = choice.group();
     if (group == null) {
-      ElbResponses.send(req, ElbError.NO_TARGET_GROUP, false);
+      answer(binding.meters, req, ElbError.NO_TARGET_GROUP);
       return;
     }
     ProtocolVersion version = group.plan().protocolVersion();
     boolean grpc = Grpc.isGrpc(req);
     if (!compatible(req, grpc, version)) {
-      ElbResponses.send(req, ElbError.PROTOCOL_MISMATCH, false);
+      answer(binding.meters, req, ElbError.PROTOCOL_MISMATCH);
       return;
     }
-    Upstream target = choice.target(binding.node.zone());
+    Upstream target = choice.target(binding);
     if (target == null) {
-      ElbResponses.send(req, verticle.noTarget(group), false);
+      answer(binding.meters, req, verticle.noTarget(group));
       return;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, req.headers());
     if (group.plan().lambda() != null) {
-      functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook);
+      functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook, counted(binding, group, false));
       return;
     }
     ProxySettings proxy = plan.proxy();
     String upgrade = Upgrades.webSocket(req); // read before the hop-by-hop headers leave
     InFlight.Node node = dispatch(binding, group, target, facts, req.headers(), req.remoteAddress(), client, headerBytes,
-        now);
+        now, grpc);
     if (upgrade != null) {
       HttpConnection connection = req.connection();
       node.exchange = forwarder.tunnel(req, facts.originForm(), upgrade, target, group.protocol(), proxy, node, hook,
@@ -270,20 +280,32 @@ final class RequestHandler {
       return s.lbCookie() || s.appCookie();
     }
 
-    /** The target in the group for a request arriving in {@code zone}, or null when none can take it. */
-    Upstream target(String zone) {
+    /**
+     * The target in the group for a request arriving on {@code binding}'s node, or null when none
+     * can take it. A sticky group's request that its cookie cannot send to a target counts as
+     * non-sticky.
+     */
+    Upstream target(Binding binding) {
+      String zone = binding.node.zone();
       TargetSelector selector = group.selector(zone);
-      Upstream target = null;
-      if (selector != null && stickyGroup()) {
+      if (selector == null) {
+        return null;
+      }
+      if (stickyGroup()) {
         if (sticky == null) {
           sticky = stickiness.request(headers, now);
         }
-        target = sticky.stickyTarget(group.plan(), group.plan().scope(zone), route.weighted());
-      }
-      if (target == null && selector != null) {
+        Upstream target = sticky.stickyTarget(group.plan(), group.plan().scope(zone), route.weighted());
+        if (target != null) {
+          return target;
+        }
         target = selector.choose(now);
+        if (target != null) {
+          binding.meters.nonSticky();
+        }
+        return target;
       }
-      return target;
+      return selector.choose(now);
     }
 
     /**
@@ -306,9 +328,9 @@ final class RequestHandler {
    * requests in flight, which the caller gives the exchange.
    */
   private InFlight.Node dispatch(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
-      MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now) {
+      MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now, boolean grpc) {
     forwardHeaders(binding, facts, headers, remote, client, headerBytes, now).setOn(headers);
-    return dispatched(binding, group, target, facts);
+    return dispatched(binding, group, target, facts, grpc);
   }
 
   /**
@@ -327,10 +349,35 @@ final class RequestHandler {
         binding.portText, tls, headerBytes, now / 1000, random);
   }
 
-  /** The target has the request: its outstanding count, and the request's entry among those in flight. */
-  private InFlight.Node dispatched(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts) {
+  /**
+   * The target has the request: its outstanding count, the request's entry among those in flight,
+   * and the request counted.
+   */
+  private InFlight.Node dispatched(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
+      boolean grpc) {
     target.dispatched();
-    return verticle.inFlight().add(group.plan().arn(), target, binding.plan.lbName(), facts.method(), facts.uri(), false);
+    InFlight.Node node =
+        verticle.inFlight().add(group.plan().arn(), target, binding.plan.lbName(), facts.method(), facts.uri(), false);
+    node.meters = counted(binding, group, grpc);
+    node.sentAt = System.nanoTime();
+    return node;
+  }
+
+  /**
+   * Counts a request for which a target of {@code group} was chosen ({@code RequestCount}), in its
+   * load balancer's zone; returns where the rest of its exchange is counted.
+   */
+  private static GroupMeters counted(Binding binding, GroupRuntime group, boolean grpc) {
+    GroupMeters meters = binding.meters.group(group.plan().arn());
+    Scope scope = group.plan().scope(binding.node.zone());
+    meters.request(grpc, scope != null && scope.unhealthyRouting());
+    return meters;
+  }
+
+  /** The load balancer answers {@code error} itself; the connection stays open. */
+  private static void answer(LoadBalancerMeters meters, HttpServerRequest req, ElbError error) {
+    meters.elbStatus(error.status());
+    ElbResponses.send(req, error, false);
   }
 
   /**
@@ -358,9 +405,12 @@ final class RequestHandler {
     }
     long headerBytes = headerBytes(headers, false);
     if (headerBytes < 0 || ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES
-        || client != null && client.refusesRequests()
-        || Desync.action(Desync.Mode.of(binding.plan.proxy().desyncMode()), method.name(), req.uri(), headers)
-            != Desync.Action.FORWARD) {
+        || client != null && client.refusesRequests()) {
+      return null; // the usual path answers it
+    }
+    Desync.Mode mode = Desync.Mode.of(binding.plan.proxy().desyncMode());
+    Desync.Tier tier = Desync.tier(mode, method.name(), req.uri(), headers);
+    if (Desync.action(mode, tier) != Desync.Action.FORWARD) {
       return null; // the usual path blocks it, or serves it and closes
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
@@ -373,14 +423,17 @@ final class RequestHandler {
     if (group == null || group.protocol().http2() || group.plan().lambda() != null) {
       return null;
     }
-    Upstream target = choice.target(binding.node.zone());
+    Upstream target = choice.target(binding);
     if (target == null) {
       return null;
+    }
+    if (tier != Desync.Tier.COMPLIANT) {
+      binding.meters.desyncNonCompliant();
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     // The headers the load balancer sets are written after the others as the request goes out, not set in the map.
     ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
-    InFlight.Node node = dispatched(binding, group, target, facts);
+    InFlight.Node node = dispatched(binding, group, target, facts, false);
     req.setUri(facts.originForm());
     if (client != null) {
       client.requestStarted(false);
@@ -469,13 +522,13 @@ final class RequestHandler {
     if (!compatible(true, grpc, post, group.plan().protocolVersion())) {
       return null; // 464
     }
-    Upstream target = choice.target(binding.node.zone());
+    Upstream target = choice.target(binding);
     if (target == null) {
       return null;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
-    InFlight.Node node = dispatched(binding, group, target, facts);
+    InFlight.Node node = dispatched(binding, group, target, facts, grpc);
     if (client != null) {
       client.requestStarted(true);
     }
@@ -576,15 +629,17 @@ final class RequestHandler {
   }
 
   /** A request Vert.x's decoder could not read: the ELB status, and the connection closes. */
-  void invalid(HttpServerRequest req) {
-    answerAndClose(req, verticle.client(req.connection()), invalidStatus(req));
+  void invalid(Binding binding, HttpServerRequest req) {
+    answerAndClose(binding.meters, req, verticle.client(req.connection()), invalidStatus(req));
   }
 
   /**
    * Answers with the ELB page and, over HTTP/1.x, closes the connection: nothing after this request
    * on it is served (HTTP/2 answers the stream only).
    */
-  private static void answerAndClose(HttpServerRequest req, ClientConnection client, ElbError error) {
+  private static void answerAndClose(LoadBalancerMeters meters, HttpServerRequest req, ClientConnection client,
+      ElbError error) {
+    meters.elbStatus(error.status());
     if (client != null && req.version() != HttpVersion.HTTP_2) {
       client.closeAfterResponse();
     }

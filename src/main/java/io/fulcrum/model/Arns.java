@@ -70,6 +70,27 @@ public record Arns(String region, String account) {
     return arn.substring(arn.lastIndexOf('/') + 1);
   }
 
+  /**
+   * The value of CloudWatch's {@code LoadBalancer} dimension, {@code app/<name>/<id>}, from a load
+   * balancer's ARN or one of its listeners'.
+   */
+  public static String loadBalancerDimension(String arn) {
+    int lb = arn.indexOf(":loadbalancer/");
+    if (lb >= 0) {
+      return arn.substring(lb + ":loadbalancer/".length());
+    }
+    int listener = arn.indexOf(":listener/");
+    if (listener >= 0) {
+      return arn.substring(listener + ":listener/".length(), arn.lastIndexOf('/'));
+    }
+    throw new IllegalArgumentException("not a load balancer or listener ARN: " + arn);
+  }
+
+  /** The value of CloudWatch's {@code TargetGroup} dimension, {@code targetgroup/<name>/<id>}. */
+  public static String targetGroupDimension(String arn) {
+    return arn.substring(arn.lastIndexOf(':') + 1);
+  }
+
   private static String shortType(LoadBalancerType type) {
     return type == LoadBalancerType.APPLICATION ? "app" : "net";
   }

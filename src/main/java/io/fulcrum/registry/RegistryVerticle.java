@@ -18,6 +18,7 @@ import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetType;
+import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -478,6 +479,22 @@ public final class RegistryVerticle extends VerticleBase {
     context.runOnContext(v -> {
       AnomalyDetector d = detectors.get(groupArn);
       p.complete(d == null ? Map.of() : Map.copyOf(d.results()));
+    });
+    return p.future();
+  }
+
+  /**
+   * The state of every target group each load balancer forwards to, per zone, as the metrics show
+   * it ({@code HealthyHostCount}, {@code UnhealthyStateRouting}, ...). Safe from any thread.
+   */
+  public Future<List<GroupGauges>> gauges() {
+    Promise<List<GroupGauges>> p = Promise.promise();
+    context.runOnContext(v -> {
+      Map<String, Map<String, TargetHealth>> byGroup = new HashMap<>();
+      health.forEach((arn, gh) -> byGroup.put(arn, gh.targets()));
+      Map<String, Map<String, AnomalyDetection>> anomalies = new HashMap<>();
+      detectors.forEach((arn, d) -> anomalies.put(arn, d.results()));
+      p.complete(SnapshotBuilder.gauges(resources, plans, byGroup, anomalies));
     });
     return p.future();
   }

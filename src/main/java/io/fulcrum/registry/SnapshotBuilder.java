@@ -8,25 +8,30 @@ import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AnomalyDetection;
+import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
-import io.fulcrum.model.Protocol;
-import io.fulcrum.model.SecurityPolicy;
-import io.fulcrum.tls.SelfSignedCertificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
+import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
+import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.routing.RouteTable;
+import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Compiles validated resources (and health) into what the data plane and the health checker run. */
 final class SnapshotBuilder {
@@ -87,35 +92,33 @@ final class SnapshotBuilder {
   static Map<String, List<String>> groupsInUse(Resources resources) {
     Map<String, List<String>> inUse = new LinkedHashMap<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
-      for (Listener l : lb.listeners()) {
-        List<Action> actions = new ArrayList<>(l.defaultActions());
-        for (Rule r : l.rules()) {
-          actions.addAll(r.actions());
-        }
-        for (Action a : actions) {
-          if (a instanceof Action.Forward f) {
-            f.targetGroups().forEach(w -> inUse.putIfAbsent(w.arn(), lb.zones()));
-          }
+      groupsOf(lb).forEach(arn -> inUse.putIfAbsent(arn, lb.zones()));
+    }
+    return inUse;
+  }
+
+  /** The target groups a load balancer forwards to, in the order its listeners and rules name them. */
+  static Set<String> groupsOf(LoadBalancer lb) {
+    Set<String> arns = new LinkedHashSet<>();
+    for (Listener l : lb.listeners()) {
+      List<Action> actions = new ArrayList<>(l.defaultActions());
+      for (Rule r : l.rules()) {
+        actions.addAll(r.actions());
+      }
+      for (Action a : actions) {
+        if (a instanceof Action.Forward f) {
+          f.targetGroups().forEach(w -> arns.add(w.arn()));
         }
       }
     }
-    return inUse;
+    return arns;
   }
 
   /** Each load balancer's zones and whether each meets the DNS-failover threshold of every group it uses. */
   static ZoneStatus zones(long version, Environment env, Resources resources, Map<String, TargetGroupPlan> plans) {
     List<ZoneStatus.LoadBalancerZones> out = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
-      Set<String> arns = new LinkedHashSet<>();
-      for (Listener l : lb.listeners()) {
-        List<Action> actions = new ArrayList<>(l.defaultActions());
-        l.rules().forEach(r -> actions.addAll(r.actions()));
-        for (Action a : actions) {
-          if (a instanceof Action.Forward f) {
-            f.targetGroups().forEach(w -> arns.add(w.arn()));
-          }
-        }
-      }
+      Set<String> arns = groupsOf(lb);
       List<ZoneStatus.Zone> zones = new ArrayList<>();
       for (String zone : lb.zones()) {
         List<String> failing = new ArrayList<>();
@@ -132,6 +135,55 @@ final class SnapshotBuilder {
       out.add(new ZoneStatus.LoadBalancerZones(lb.name(), lb.dnsName(), zones));
     }
     return new ZoneStatus(version, out);
+  }
+
+  /**
+   * The state of every target group each load balancer forwards to, in each of its zones, for the
+   * metrics (SPEC §10).
+   *
+   * @param health    the latest health by group and target key (absent: initial)
+   * @param anomalies anomaly detection's results by group and target key (absent: normal)
+   */
+  static List<GroupGauges> gauges(Resources resources, Map<String, TargetGroupPlan> plans,
+      Map<String, Map<String, TargetHealth>> health, Map<String, Map<String, AnomalyDetection>> anomalies) {
+    List<GroupGauges> out = new ArrayList<>();
+    for (LoadBalancer lb : resources.loadBalancers()) {
+      String lbDimension = Arns.loadBalancerDimension(lb.arn());
+      for (String arn : groupsOf(lb)) {
+        TargetGroupPlan plan = plans.get(arn);
+        TargetGroup group = resources.targetGroup(arn).orElse(null);
+        if (plan == null || group == null) {
+          continue;
+        }
+        Map<String, TargetHealth> h = health.getOrDefault(arn, Map.of());
+        Map<String, AnomalyDetection> a = anomalies.getOrDefault(arn, Map.of());
+        for (String zone : lb.zones()) {
+          int healthy = 0;
+          int unhealthy = 0;
+          int anomalous = 0;
+          int mitigated = 0;
+          for (Target t : group.targets()) {
+            if (!t.zone().equals(zone) && !Target.ALL_ZONES.equals(t.zone())) {
+              continue;
+            }
+            TargetState state = h.getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state();
+            if (state == TargetState.HEALTHY) {
+              healthy++;
+            } else if (state == TargetState.UNHEALTHY) {
+              unhealthy++;
+            }
+            AnomalyDetection d = a.getOrDefault(t.key(), AnomalyDetection.NORMAL);
+            anomalous += d.anomalous() ? 1 : 0;
+            mitigated += d.mitigationInEffect() ? 1 : 0;
+          }
+          Scope scope = plan.scope(zone);
+          out.add(new GroupGauges(lbDimension, Arns.targetGroupDimension(arn), zone, group.healthCheck().enabled(),
+              healthy, unhealthy, scope == null || !scope.unhealthyRouting(), scope == null || !scope.dnsBreached(),
+              anomalous, mitigated));
+        }
+      }
+    }
+    return out;
   }
 
   /** What the health checker watches: every group, each target with why it is or is not checked. */

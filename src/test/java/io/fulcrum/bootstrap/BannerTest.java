@@ -41,6 +41,7 @@ class BannerTest {
     String banner = Banner.render(demo, 9090, 8053, 2, "conf/fulcrum.yaml");
 
     assertThat(banner.lines()).contains(
+        "  metrics        http://127.0.0.1:9090/metrics  (Prometheus, under CloudWatch's names)",
         "  elbv2 api      http://127.0.0.1:9090  (owns the resources: kept in "
             + demo.dataDir().resolve("state.json") + "; delete it to seed them again from conf/fulcrum.yaml)",
         "  export AWS_ACCESS_KEY_ID=AKIAFULCRUMDEMO00001 AWS_SECRET_ACCESS_KEY=fulcrum-demo-secret"

@@ -231,6 +231,24 @@ class DemoRunIT {
   }
 
   @Test
+  void theRealCurl_readsTheMetrics_withTheDemoRequestsCounted() throws Exception {
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    for (int i = 0; i < 3; i++) {
+      assertThat(get("http://127.0.0.1:8080/").statusCode()).isEqualTo(200);
+    }
+    assertThat(get("http://127.0.0.1:8080/ping").statusCode()).isEqualTo(200);
+
+    io.fulcrum.testing.Tool.Result r = io.fulcrum.testing.Tool.run(work, Duration.ofSeconds(20),
+        List.of(curl.toString(), "-s", "--max-time", "10", "127.0.0.1:9090/metrics"));
+
+    assertThat(r.exitCode()).as("curl printed: %s", r.output()).isZero();
+    io.fulcrum.testing.Scrape metrics = io.fulcrum.testing.Scrape.parse(r.output());
+    assertThat(metrics.sum("RequestCount", java.util.Map.of("AvailabilityZone", "zone-a"))).isEqualTo(3);
+    assertThat(metrics.sum("HTTP_Fixed_Response_Count", java.util.Map.of())).isEqualTo(1);
+    assertThat(metrics.has("HealthyHostCount", java.util.Map.of("AvailabilityZone", "zone-b"))).isTrue();
+  }
+
+  @Test
   void demoName_resolvesThroughTheDnsResponderOnPort8053_toBothNodes() throws Exception {
     // The JDK's own DNS client (JNDI). Until every zone has a healthy target (the first checks are
     // spread over 5 s), a zone with none is out of DNS, unless no zone has one (fail-open).

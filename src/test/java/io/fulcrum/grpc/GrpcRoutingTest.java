@@ -2,8 +2,11 @@ package io.fulcrum.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fulcrum.model.Arns;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.Scrape;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
 import io.grpc.ManagedChannel;
@@ -22,6 +25,7 @@ import io.grpc.testing.integration.TestServiceGrpc;
 import io.grpc.testing.integration.UnimplementedServiceGrpc;
 import io.vertx.core.Vertx;
 import java.nio.file.Files;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -136,6 +140,22 @@ class GrpcRoutingTest {
     testService().streamingOutputCall(StreamingOutputCallRequest.newBuilder()
         .addResponseParameters(ResponseParameters.newBuilder().setSize(7)).build()).forEachRemaining(r -> { });
     assertThat(answeredBy()).isEqualTo("test-service");
+  }
+
+  @Test
+  void eachCall_countsAsAGrpcRequestOfItsGroup_inTheMetrics() {
+    String arn = gateway.fulcrum().config().resources().targetGroupByName("unary").orElseThrow().arn();
+    Map<String, String> unaryGroup = Map.of("TargetGroup", Arns.targetGroupDimension(arn));
+    try (Http http = new Http(VERTX)) {
+      Scrape before = Scrape.of(http, gateway.controlPort());
+
+      testService().unaryCall(SimpleRequest.newBuilder().setResponseSize(3).build());
+
+      Scrape after = Scrape.of(http, gateway.controlPort());
+      for (String metric : new String[] {"GrpcRequestCount", "RequestCount", "HTTPCode_Target_2XX_Count"}) {
+        assertThat(after.sum(metric, unaryGroup) - before.sum(metric, unaryGroup)).as(metric).isEqualTo(1);
+      }
+    }
   }
 
   @Test

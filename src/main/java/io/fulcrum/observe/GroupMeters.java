@@ -1,0 +1,126 @@
+package io.fulcrum.observe;
+
+import io.fulcrum.model.Arns;
+
+/**
+ * The counters of the requests one load balancer's node in one zone sent to one target group, on
+ * one event loop: CloudWatch's {@code LoadBalancer, AvailabilityZone, TargetGroup} dimensions
+ * (SPEC §10). Plain fields, written by the owning event loop only.
+ */
+public final class GroupMeters {
+
+  /**
+   * The upper bounds of {@code TargetResponseTime}'s buckets, in seconds: from a millisecond (a
+   * target next door) to ten seconds.
+   */
+  static final double[] BOUNDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  private static final long[] BOUNDS_NANOS = new long[BOUNDS.length];
+
+  static {
+    for (int i = 0; i < BOUNDS.length; i++) {
+      BOUNDS_NANOS[i] = Math.round(BOUNDS[i] * 1e9);
+    }
+  }
+
+  final LoadBalancerMeters owner;
+  final String arn;
+  final String targetGroup;
+  long requests;
+  long grpcRequests;
+  long unhealthyRouting;
+  /** Target answers by status class (index 2 for 2XX, ...). */
+  final long[] targetByClass = new long[6];
+  /** Answers per {@link #BOUNDS} bucket (not cumulative), the last past every bound. */
+  final long[] responseTimes = new long[BOUNDS.length + 1];
+  long responseTimeNanos;
+  long targetConnectionErrors;
+  long targetTlsErrors;
+  long lambdaUserErrors;
+  long lambdaInternalErrors;
+
+  GroupMeters(LoadBalancerMeters owner, String arn) {
+    this.owner = owner;
+    this.arn = arn;
+    this.targetGroup = Arns.targetGroupDimension(arn);
+  }
+
+  /** The load balancer and zone these requests came through. */
+  public LoadBalancerMeters loadBalancer() {
+    return owner;
+  }
+
+  /**
+   * A target was chosen for a request ({@code RequestCount}).
+   *
+   * @param grpc             it is a gRPC call ({@code GrpcRequestCount})
+   * @param unhealthyRouting the group's routing threshold is breached in this zone, so requests
+   *                         go to unhealthy targets too ({@code UnhealthyRoutingRequestCount})
+   */
+  public void request(boolean grpc, boolean unhealthyRouting) {
+    requests++;
+    if (grpc) {
+      grpcRequests++;
+    }
+    if (unhealthyRouting) {
+      this.unhealthyRouting++;
+    }
+  }
+
+  /**
+   * The target's response head arrived {@code nanos} after the request left for it
+   * ({@code HTTPCode_Target_*}, {@code TargetResponseTime}).
+   */
+  public void targetResponse(int status, long nanos) {
+    int c = status / 100;
+    if (c >= 0 && c < targetByClass.length) {
+      targetByClass[c]++;
+    }
+    int i = 0;
+    while (i < BOUNDS_NANOS.length && nanos > BOUNDS_NANOS[i]) {
+      i++;
+    }
+    responseTimes[i]++;
+    responseTimeNanos += Math.max(0, nanos);
+  }
+
+  /** No connection to the target could be made ({@code TargetConnectionErrorCount}). */
+  public void targetConnectionError() {
+    targetConnectionErrors++;
+  }
+
+  /** The TLS handshake with the target failed ({@code TargetTLSNegotiationErrorCount}). */
+  public void targetTlsError() {
+    targetTlsErrors++;
+  }
+
+  /**
+   * A request to a Lambda function failed.
+   *
+   * @param userError whether the function is to blame ({@code LambdaUserError}), else the load
+   *                  balancer or Lambda ({@code LambdaInternalError})
+   */
+  public void lambdaError(boolean userError) {
+    if (userError) {
+      lambdaUserErrors++;
+    } else {
+      lambdaInternalErrors++;
+    }
+  }
+
+  void addTo(GroupMeters total) {
+    total.requests += requests;
+    total.grpcRequests += grpcRequests;
+    total.unhealthyRouting += unhealthyRouting;
+    for (int i = 0; i < targetByClass.length; i++) {
+      total.targetByClass[i] += targetByClass[i];
+    }
+    for (int i = 0; i < responseTimes.length; i++) {
+      total.responseTimes[i] += responseTimes[i];
+    }
+    total.responseTimeNanos += responseTimeNanos;
+    total.targetConnectionErrors += targetConnectionErrors;
+    total.targetTlsErrors += targetTlsErrors;
+    total.lambdaUserErrors += lambdaUserErrors;
+    total.lambdaInternalErrors += lambdaInternalErrors;
+  }
+}

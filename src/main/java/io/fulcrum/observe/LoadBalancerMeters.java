@@ -1,0 +1,117 @@
+package io.fulcrum.observe;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The counters of one load balancer in one zone on one event loop: CloudWatch's
+ * {@code LoadBalancer, AvailabilityZone} dimensions (SPEC §10), and the {@link GroupMeters} of the
+ * target groups it forwarded to from there. Plain fields: only the owning event loop writes them,
+ * and {@link LoopMeters} copies them on that loop when metrics are scraped.
+ */
+public final class LoadBalancerMeters {
+
+  final String loadBalancer;
+  final String zone;
+  long newConnections;
+  long activeConnections;
+  /** Responses the load balancer made itself, by status class (index 3 for 3XX, ...). */
+  final long[] elbByClass = new long[6];
+  long elb500;
+  long elb502;
+  long elb503;
+  long elb504;
+  long fixedResponses;
+  long redirects;
+  long nonSticky;
+  long desyncNonCompliant;
+  final Map<String, GroupMeters> groups = new HashMap<>();
+
+  /**
+   * @param loadBalancer the {@code LoadBalancer} dimension, {@code app/<name>/<id>}
+   * @param zone         the zone of the node
+   */
+  public LoadBalancerMeters(String loadBalancer, String zone) {
+    this.loadBalancer = loadBalancer;
+    this.zone = zone;
+  }
+
+  /** The counters of requests this load balancer's node in this zone sends to the group {@code arn}. */
+  public GroupMeters group(String arn) {
+    GroupMeters g = groups.get(arn);
+    if (g == null) {
+      g = new GroupMeters(this, arn);
+      groups.put(arn, g);
+    }
+    return g;
+  }
+
+  /** A client connection opened ({@code NewConnectionCount}, {@code ActiveConnectionCount}). */
+  public void connectionOpened() {
+    newConnections++;
+    activeConnections++;
+  }
+
+  public void connectionClosed() {
+    activeConnections--;
+  }
+
+  /** The load balancer answered with {@code status} itself ({@code HTTPCode_ELB_*}). */
+  public void elbStatus(int status) {
+    int c = status / 100;
+    if (c >= 0 && c < elbByClass.length) {
+      elbByClass[c]++;
+    }
+    switch (status) {
+      case 500 -> elb500++;
+      case 502 -> elb502++;
+      case 503 -> elb503++;
+      case 504 -> elb504++;
+      default -> { }
+    }
+  }
+
+  /** A fixed-response action answered ({@code HTTP_Fixed_Response_Count}). */
+  public void fixedResponse(int status) {
+    fixedResponses++;
+    elbStatus(status);
+  }
+
+  /** A redirect action answered ({@code HTTP_Redirect_Count}). */
+  public void redirect(int status) {
+    redirects++;
+    elbStatus(status);
+  }
+
+  /**
+   * A request to a sticky target group went to a target chosen by the algorithm: it had no
+   * stickiness cookie, or one that no longer names a target that may take it
+   * ({@code NonStickyRequestCount}).
+   */
+  public void nonSticky() {
+    nonSticky++;
+  }
+
+  /** A request desync mitigation did not find Compliant ({@code DesyncMitigationMode_NonCompliant_Request_Count}). */
+  public void desyncNonCompliant() {
+    desyncNonCompliant++;
+  }
+
+  /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
+  void addTo(LoadBalancerMeters total) {
+    total.newConnections += newConnections;
+    total.activeConnections += activeConnections;
+    for (int i = 0; i < elbByClass.length; i++) {
+      total.elbByClass[i] += elbByClass[i];
+    }
+    total.elb500 += elb500;
+    total.elb502 += elb502;
+    total.elb503 += elb503;
+    total.elb504 += elb504;
+    total.fixedResponses += fixedResponses;
+    total.redirects += redirects;
+    total.nonSticky += nonSticky;
+    total.desyncNonCompliant += desyncNonCompliant;
+    groups.forEach((arn, g) -> g.addTo(total.group(arn)));
+  }
+}

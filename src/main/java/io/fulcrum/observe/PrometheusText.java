@@ -1,0 +1,191 @@
+package io.fulcrum.observe;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * Writes the metrics in Prometheus's text exposition format (version 0.0.4), under CloudWatch's
+ * names and dimensions (SPEC §10, namespace {@code AWS/ApplicationELB}): each series carries the
+ * finest set of dimensions CloudWatch has for the metric ({@code LoadBalancer},
+ * {@code AvailabilityZone} and, for target metrics, {@code TargetGroup}) as labels, and the coarser
+ * ones are sums over them ({@code sum by (LoadBalancer) (rate(RequestCount[1m]))}). Counters count
+ * from the start of the process; {@code TargetResponseTime} is a histogram in seconds.
+ */
+public final class PrometheusText {
+
+  /** The content type of the format. */
+  public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final StringBuilder out = new StringBuilder(4096);
+
+  private PrometheusText() {
+  }
+
+  /** The whole page: every load balancer's counters, then the target groups' state. */
+  public static String render(Collection<LoadBalancerMeters> counters, List<GroupGauges> gauges) {
+    List<LoadBalancerMeters> lbs = new ArrayList<>(counters);
+    lbs.sort(Comparator.comparing((LoadBalancerMeters m) -> m.loadBalancer).thenComparing(m -> m.zone));
+    List<GroupMeters> groups = new ArrayList<>();
+    for (LoadBalancerMeters m : lbs) {
+      m.groups.values().stream().sorted(Comparator.comparing(g -> g.targetGroup)).forEach(groups::add);
+    }
+    PrometheusText t = new PrometheusText();
+
+    t.lbCounter(lbs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
+    t.lbMetric(lbs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
+    for (int c = 3; c <= 5; c++) {
+      int k = c;
+      t.lbCounter(lbs, "HTTPCode_ELB_" + c + "XX_Count", c + "XX responses the load balancer made itself"
+          + (c == 3 ? " (redirect actions)." : " (errors, fixed responses)."), m -> m.elbByClass[k]);
+    }
+    t.lbCounter(lbs, "HTTPCode_ELB_500_Count", "500 responses the load balancer made itself.", m -> m.elb500);
+    t.lbCounter(lbs, "HTTPCode_ELB_502_Count", "502 responses the load balancer made itself.", m -> m.elb502);
+    t.lbCounter(lbs, "HTTPCode_ELB_503_Count", "503 responses the load balancer made itself.", m -> m.elb503);
+    t.lbCounter(lbs, "HTTPCode_ELB_504_Count", "504 responses the load balancer made itself.", m -> m.elb504);
+    t.lbCounter(lbs, "HTTP_Fixed_Response_Count", "Fixed-response actions answered.", m -> m.fixedResponses);
+    t.lbCounter(lbs, "HTTP_Redirect_Count", "Redirect actions answered.", m -> m.redirects);
+    t.lbCounter(lbs, "NonStickyRequestCount",
+        "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
+    t.lbCounter(lbs, "DesyncMitigationMode_NonCompliant_Request_Count",
+        "HTTP/1.x requests desync mitigation classified other than Compliant.", m -> m.desyncNonCompliant);
+
+    t.groupCounter(groups, "RequestCount", "Requests for which a target was chosen.", g -> g.requests);
+    t.groupCounter(groups, "GrpcRequestCount", "gRPC calls for which a target was chosen.", g -> g.grpcRequests);
+    t.groupCounter(groups, "UnhealthyRoutingRequestCount",
+        "Requests routed while the routing threshold was breached (fail-open).", g -> g.unhealthyRouting);
+    for (int c = 2; c <= 5; c++) {
+      int k = c;
+      t.groupCounter(groups, "HTTPCode_Target_" + c + "XX_Count", c + "XX responses from targets.",
+          g -> g.targetByClass[k]);
+    }
+    t.groupCounter(groups, "TargetConnectionErrorCount", "Connections to targets that could not be made.",
+        g -> g.targetConnectionErrors);
+    t.groupCounter(groups, "TargetTLSNegotiationErrorCount", "TLS handshakes with targets that failed.",
+        g -> g.targetTlsErrors);
+    t.groupCounter(groups, "LambdaUserError", "Requests to a Lambda function that failed because of the function.",
+        g -> g.lambdaUserErrors);
+    t.groupCounter(groups, "LambdaInternalError",
+        "Requests to a Lambda function that failed because of the load balancer or Lambda.", g -> g.lambdaInternalErrors);
+    t.responseTimes(groups);
+
+    t.gauge(gauges.stream().filter(GroupGauges::healthChecked).toList(), "HealthyHostCount",
+        "Targets passing their health checks.", GroupGauges::healthy);
+    t.gauge(gauges.stream().filter(GroupGauges::healthChecked).toList(), "UnHealthyHostCount",
+        "Targets failing their health checks.", GroupGauges::unhealthy);
+    t.gauge(gauges, "HealthyStateRouting", "1 when the zone meets the target group's routing threshold.",
+        g -> g.routingHealthy() ? 1 : 0);
+    t.gauge(gauges, "UnhealthyStateRouting",
+        "1 when the zone fails the routing threshold and its node routes to every target (fail-open).",
+        g -> g.routingHealthy() ? 0 : 1);
+    t.gauge(gauges, "HealthyStateDNS", "1 when the zone meets the target group's DNS-failover threshold.",
+        g -> g.dnsHealthy() ? 1 : 0);
+    t.gauge(gauges, "UnhealthyStateDNS", "1 when the zone fails the DNS-failover threshold.",
+        g -> g.dnsHealthy() ? 0 : 1);
+    t.gauge(gauges, "AnomalousHostCount", "Targets anomaly detection finds anomalous.", GroupGauges::anomalous);
+    t.gauge(gauges, "MitigatedHostCount", "Targets whose share anomaly mitigation has lowered.",
+        GroupGauges::mitigated);
+    return t.out.toString();
+  }
+
+  private void lbCounter(List<LoadBalancerMeters> lbs, String name, String help, ToLongFunction<LoadBalancerMeters> value) {
+    lbMetric(lbs, name, "counter", help, value);
+  }
+
+  private void lbMetric(List<LoadBalancerMeters> lbs, String name, String type, String help,
+      ToLongFunction<LoadBalancerMeters> value) {
+    if (lbs.isEmpty()) {
+      return;
+    }
+    head(name, type, help);
+    for (LoadBalancerMeters m : lbs) {
+      out.append(name);
+      labels(m.loadBalancer, m.zone, null, null);
+      out.append(' ').append(value.applyAsLong(m)).append('\n');
+    }
+  }
+
+  private void groupCounter(List<GroupMeters> groups, String name, String help, ToLongFunction<GroupMeters> value) {
+    if (groups.isEmpty()) {
+      return;
+    }
+    head(name, "counter", help);
+    for (GroupMeters g : groups) {
+      out.append(name);
+      labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, null);
+      out.append(' ').append(value.applyAsLong(g)).append('\n');
+    }
+  }
+
+  private void responseTimes(List<GroupMeters> groups) {
+    if (groups.isEmpty()) {
+      return;
+    }
+    String name = "TargetResponseTime";
+    head(name, "histogram", "Seconds from the request leaving for the target to the target's response head.");
+    for (GroupMeters g : groups) {
+      long cumulative = 0;
+      for (int i = 0; i <= GroupMeters.BOUNDS.length; i++) {
+        cumulative += g.responseTimes[i];
+        out.append(name).append("_bucket");
+        labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup,
+            i < GroupMeters.BOUNDS.length ? Double.toString(GroupMeters.BOUNDS[i]) : "+Inf");
+        out.append(' ').append(cumulative).append('\n');
+      }
+      out.append(name).append("_sum");
+      labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, null);
+      out.append(' ').append(g.responseTimeNanos / 1e9).append('\n');
+      out.append(name).append("_count");
+      labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, null);
+      out.append(' ').append(cumulative).append('\n');
+    }
+  }
+
+  private void gauge(List<GroupGauges> gauges, String name, String help, Function<GroupGauges, Integer> value) {
+    if (gauges.isEmpty()) {
+      return;
+    }
+    head(name, "gauge", help);
+    for (GroupGauges g : gauges) {
+      out.append(name);
+      labels(g.loadBalancer(), g.zone(), g.targetGroup(), null);
+      out.append(' ').append(value.apply(g)).append('\n');
+    }
+  }
+
+  private void head(String name, String type, String help) {
+    out.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    out.append("# TYPE ").append(name).append(' ').append(type).append('\n');
+  }
+
+  private void labels(String loadBalancer, String zone, String targetGroup, String le) {
+    out.append("{LoadBalancer=\"");
+    escaped(loadBalancer);
+    out.append("\",AvailabilityZone=\"");
+    escaped(zone);
+    if (targetGroup != null) {
+      out.append("\",TargetGroup=\"");
+      escaped(targetGroup);
+    }
+    if (le != null) {
+      out.append("\",le=\"").append(le);
+    }
+    out.append("\"}");
+  }
+
+  /** A label value: backslash, double quote and line feed escaped. */
+  private void escaped(String value) {
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '"' -> out.append("\\\"");
+        case '\n' -> out.append("\\n");
+        default -> out.append(c);
+      }
+    }
+  }
+}
