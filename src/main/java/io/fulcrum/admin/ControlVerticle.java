@@ -3,6 +3,7 @@ package io.fulcrum.admin;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.observe.Meters;
+import io.fulcrum.observe.ProcessMetrics;
 import io.fulcrum.observe.PrometheusText;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
@@ -99,10 +100,11 @@ public final class ControlVerticle extends VerticleBase {
     }
   }
 
-  /** Every listener verticle's counters, added up, and the target groups' state. */
+  /** Every listener verticle's counters, added up, the target groups' state and the process's. */
   private void metrics(HttpServerRequest req) {
     Meters.of(vertx).collect()
-        .compose(counters -> gauges.get().map(g -> PrometheusText.render(counters, g)))
+        .compose(counters -> gauges.get().compose(g -> vertx.executeBlocking(ProcessMetrics::read, false)
+            .map(process -> PrometheusText.render(counters, g, process))))
         .onSuccess(text -> req.response().putHeader("Content-Type", PrometheusText.CONTENT_TYPE).end(text))
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "metrics unavailable: " + e.getMessage())));
   }

@@ -337,6 +337,14 @@ public final class ListenerVerticle extends VerticleBase {
       }
     });
     server.requestHandler(req -> handler.handle(b, req));
+    if (plan.tls() != null) {
+      // Vert.x tells the server about errors before a connection is established: the TLS handshake's.
+      server.exceptionHandler(e -> {
+        if (tlsFailure(e)) {
+          b.meters.clientTlsNegotiationError();
+        }
+      });
+    }
     server.invalidRequestHandler(req -> handler.invalid(b, req));
     b.server = server;
     return server.listen()
@@ -351,6 +359,19 @@ public final class ListenerVerticle extends VerticleBase {
           return Future.failedFuture(new IllegalStateException("load balancer " + plan.lbName() + " cannot listen on "
               + b.node.address() + ":" + plan.port() + ": " + e.getMessage(), e));
         });
+  }
+
+  /**
+   * Whether {@code e} (or a cause) is a TLS failure: a handshake that did not establish a session,
+   * or bytes that are not TLS at all (cleartext HTTP on an HTTPS port).
+   */
+  static boolean tlsFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException || t instanceof io.netty.handler.ssl.NotSslRecordException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean addressInUse(Throwable e) {

@@ -25,6 +25,7 @@ public final class LoadBalancerMeters {
   long redirects;
   long nonSticky;
   long desyncNonCompliant;
+  long clientTlsErrors;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -97,6 +98,14 @@ public final class LoadBalancerMeters {
     desyncNonCompliant++;
   }
 
+  /**
+   * A client's TLS connection did not establish a session: the handshake failed (no protocol or
+   * cipher in common, a bad record, ...) ({@code ClientTLSNegotiationErrorCount}).
+   */
+  public void clientTlsNegotiationError() {
+    clientTlsErrors++;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -112,6 +121,7 @@ public final class LoadBalancerMeters {
     total.redirects += redirects;
     total.nonSticky += nonSticky;
     total.desyncNonCompliant += desyncNonCompliant;
+    total.clientTlsErrors += clientTlsErrors;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

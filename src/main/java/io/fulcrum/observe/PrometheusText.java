@@ -25,8 +25,12 @@ public final class PrometheusText {
   private PrometheusText() {
   }
 
-  /** The whole page: every load balancer's counters, then the target groups' state. */
-  public static String render(Collection<LoadBalancerMeters> counters, List<GroupGauges> gauges) {
+  /**
+   * The whole page: every load balancer's counters, the target groups' state, then the process's
+   * (null: left out).
+   */
+  public static String render(Collection<LoadBalancerMeters> counters, List<GroupGauges> gauges,
+      ProcessMetrics process) {
     List<LoadBalancerMeters> lbs = new ArrayList<>(counters);
     lbs.sort(Comparator.comparing((LoadBalancerMeters m) -> m.loadBalancer).thenComparing(m -> m.zone));
     List<GroupMeters> groups = new ArrayList<>();
@@ -37,6 +41,8 @@ public final class PrometheusText {
 
     t.lbCounter(lbs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
     t.lbMetric(lbs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
+    t.lbCounter(lbs, "ClientTLSNegotiationErrorCount", "Client TLS connections that did not establish a session.",
+        m -> m.clientTlsErrors);
     for (int c = 3; c <= 5; c++) {
       int k = c;
       t.lbCounter(lbs, "HTTPCode_ELB_" + c + "XX_Count", c + "XX responses the load balancer made itself"
@@ -88,7 +94,50 @@ public final class PrometheusText {
     t.gauge(gauges, "AnomalousHostCount", "Targets anomaly detection finds anomalous.", GroupGauges::anomalous);
     t.gauge(gauges, "MitigatedHostCount", "Targets whose share anomaly mitigation has lowered.",
         GroupGauges::mitigated);
+    if (process != null) {
+      t.process(process);
+    }
     return t.out.toString();
+  }
+
+  private void process(ProcessMetrics p) {
+    if (p.cpuSeconds() >= 0) {
+      plain("process_cpu_seconds_total", "counter", "CPU time of the process, user and system, in seconds.",
+          Double.toString(p.cpuSeconds()));
+    }
+    if (p.residentBytes() >= 0) {
+      plain("process_resident_memory_bytes", "gauge", "Resident memory of the process, in bytes.",
+          Long.toString(p.residentBytes()));
+    }
+    if (p.openFds() >= 0) {
+      plain("process_open_fds", "gauge", "Open file descriptors.", Long.toString(p.openFds()));
+      plain("process_max_fds", "gauge", "The limit of open file descriptors.", Long.toString(p.maxFds()));
+    }
+    plain("process_start_time_seconds", "gauge", "When the process started, in Unix time.",
+        Double.toString(p.startTimeSeconds()));
+    head("jvm_memory_used_bytes", "gauge", "JVM memory in use, in bytes.");
+    out.append("jvm_memory_used_bytes{area=\"heap\"} ").append(p.heapUsed()).append('\n');
+    out.append("jvm_memory_used_bytes{area=\"nonheap\"} ").append(p.nonHeapUsed()).append('\n');
+    head("jvm_memory_committed_bytes", "gauge", "JVM memory committed, in bytes.");
+    out.append("jvm_memory_committed_bytes{area=\"heap\"} ").append(p.heapCommitted()).append('\n');
+    out.append("jvm_memory_committed_bytes{area=\"nonheap\"} ").append(p.nonHeapCommitted()).append('\n');
+    plain("jvm_threads_current", "gauge", "Live JVM threads.", Integer.toString(p.threads()));
+    if (!p.collections().isEmpty()) {
+      head("jvm_gc_collection_seconds", "summary", "Garbage collections and the seconds they took, by collector.");
+      for (ProcessMetrics.Collections c : p.collections()) {
+        out.append("jvm_gc_collection_seconds_count{gc=\"");
+        escaped(c.gc());
+        out.append("\"} ").append(c.count()).append('\n');
+        out.append("jvm_gc_collection_seconds_sum{gc=\"");
+        escaped(c.gc());
+        out.append("\"} ").append(c.seconds()).append('\n');
+      }
+    }
+  }
+
+  private void plain(String name, String type, String help, String value) {
+    head(name, type, help);
+    out.append(name).append(' ').append(value).append('\n');
   }
 
   private void lbCounter(List<LoadBalancerMeters> lbs, String name, String help, ToLongFunction<LoadBalancerMeters> value) {

@@ -14,6 +14,7 @@ import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawHttp;
 import io.fulcrum.testing.Scrape;
+import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
 import io.fulcrum.testing.VirtualTime;
@@ -50,6 +51,7 @@ class MetricsTest {
   private Gateway gateway;
   private Http http;
   private int port;
+  private int tlsPort;
   private String yaml;
   private Map<String, String> web;
 
@@ -58,6 +60,13 @@ class MetricsTest {
     int app = target(appHealth);
     int second = target(secondHealth);
     port = Ports.free();
+    tlsPort = Ports.free();
+    TestCertificates.Pem cert;
+    try {
+      cert = TestCertificates.pem(Files.createTempDirectory("metrics"), "lb", "127.0.0.1");
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     yaml = """
         nodes:
           - {zone: zone-a, address: 127.0.0.1}
@@ -86,6 +95,10 @@ class MetricsTest {
                      actions: [{type: forward, target-group: raw}]}
                   - {priority: 7, conditions: [{field: path-pattern, values: ["/gone"]}],
                      actions: [{type: forward, target-group: gone}]}
+              - protocol: HTTPS
+                port: %d
+                certificates: [{certificate: '%s', private-key: '%s'}]
+                default-actions: [{type: forward, target-group: app}]
         target-groups:
           - name: app
             target-type: ip
@@ -111,7 +124,7 @@ class MetricsTest {
             targets: [{id: 127.0.0.1, port: %d, zone: zone-a}]
           - {name: raw, target-type: lambda, targets: [{id: raw}]}
           - {name: gone, target-type: lambda, targets: [{id: gone}]}
-        """.formatted(Ports.free(), port, app, second, Ports.free(), app);
+        """.formatted(Ports.free(), port, tlsPort, cert.certificate(), cert.privateKey(), app, second, Ports.free(), app);
     gateway = Gateway.start(TestVertx.create(), yaml, 2, time);
     http = new Http(backends);
     Resources resources = gateway.fulcrum().config().resources();
@@ -280,6 +293,30 @@ class MetricsTest {
   }
 
   @Test
+  void tlsHandshakesThatFail_areClientTlsNegotiationErrors() throws Exception {
+    javax.net.ssl.SSLSocketFactory tls = TestCertificates.trustingAnything().getSocketFactory();
+    try (javax.net.ssl.SSLSocket ok = (javax.net.ssl.SSLSocket) tls.createSocket("127.0.0.1", tlsPort)) {
+      ok.startHandshake();
+    }
+    // Only a cipher suite the listener's security policy leaves out (no forward secrecy).
+    try (javax.net.ssl.SSLSocket refused = (javax.net.ssl.SSLSocket) tls.createSocket("127.0.0.1", tlsPort)) {
+      refused.setEnabledProtocols(new String[] {"TLSv1.2"});
+      refused.setEnabledCipherSuites(new String[] {"TLS_RSA_WITH_AES_128_GCM_SHA256"});
+      org.assertj.core.api.Assertions.assertThatThrownBy(refused::startHandshake)
+          .isInstanceOf(javax.net.ssl.SSLException.class);
+    }
+    // Cleartext HTTP on the HTTPS port.
+    try (RawConnection c = RawConnection.open("127.0.0.1", tlsPort)) {
+      c.send("GET / HTTP/1.1\r\nHost: web\r\n\r\n");
+      c.readUntilClosed();
+    }
+
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
+        .untilAsserted(() -> assertThat(scrape().sum("ClientTLSNegotiationErrorCount", web)).isEqualTo(2));
+    assertThat(scrape().sum("NewConnectionCount", web)).as("the handshake that succeeded").isEqualTo(1);
+  }
+
+  @Test
   void activeConnections_areTheOpenOnes() {
     try (RawConnection c = RawConnection.open("127.0.0.1", port)) {
       c.send("GET /ok HTTP/1.1\r\nHost: web\r\n\r\n");
@@ -289,6 +326,17 @@ class MetricsTest {
     await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(20))
         .until(() -> scrape().sum("ActiveConnectionCount", web) == 0);
     assertThat(scrape().sum("NewConnectionCount", web)).isEqualTo(1);
+  }
+
+  @Test
+  void theProcess_isDescribedUnderPrometheusJavaClientNames() {
+    Scrape s = scrape();
+    assertThat(s.sum("process_resident_memory_bytes", Map.of())).isGreaterThan(1 << 20);
+    assertThat(s.sum("process_cpu_seconds_total", Map.of())).isGreaterThan(0);
+    assertThat(s.sum("process_open_fds", Map.of())).isGreaterThan(0);
+    assertThat(s.sum("jvm_memory_used_bytes", Map.of("area", "heap"))).isGreaterThan(0);
+    assertThat(s.sum("jvm_threads_current", Map.of())).isGreaterThan(1);
+    assertThat(s.has("jvm_gc_collection_seconds_count", Map.of())).isTrue();
   }
 
   @Test
@@ -338,6 +386,8 @@ class MetricsTest {
     assertThat(families.getJsonObject("HealthyHostCount").getString("type")).isEqualTo("gauge");
     assertThat(families.getJsonObject("HTTPCode_ELB_5XX_Count").getJsonArray("labels").getList())
         .containsExactly("AvailabilityZone", "LoadBalancer");
+    assertThat(families.getJsonObject("process_resident_memory_bytes").getString("type")).isEqualTo("gauge");
+    assertThat(families.getJsonObject("jvm_gc_collection_seconds").getString("type")).isEqualTo("summary");
   }
 
   private static Map<String, String> with(Map<String, String> labels, String name, String value) {

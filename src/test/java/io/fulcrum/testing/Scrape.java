@@ -46,10 +46,13 @@ public final class Scrape {
   private static Series series(String line) {
     int brace = line.indexOf('{');
     int space = line.lastIndexOf(' ');
-    if (brace < 0 || space < brace) {
+    if (space < 0 || brace > space) {
       throw new AssertionError("not a series: " + line);
     }
     Map<String, String> labels = new LinkedHashMap<>();
+    if (brace < 0) {
+      return new Series(line.substring(0, space), labels, Double.parseDouble(line.substring(space + 1)));
+    }
     int i = brace + 1;
     while (line.charAt(i) != '}') {
       int eq = line.indexOf("=\"", i);
