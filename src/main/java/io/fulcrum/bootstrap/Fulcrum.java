@@ -152,7 +152,7 @@ public final class Fulcrum {
           return vertx.deployVerticle(() -> {
                 int i = index.getAndIncrement();
                 return new ListenerVerticle(clock, new SplittableRandom(seed + i),
-                    () -> f.config.shutdownTimeoutSeconds() * 1000L, f.applied.slot(i), handover, i);
+                    () -> f.config.shutdownTimeoutSeconds() * 1000L, f.applied.slot(i), handover, i, timers);
               },
               new DeploymentOptions().setInstances(instances));
         })

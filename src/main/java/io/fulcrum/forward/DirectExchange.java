@@ -52,6 +52,14 @@ public final class DirectExchange extends TargetExchange {
 
     /** The exchange is over: the connection can take its next request. */
     void exchangeDone(DirectExchange exchange);
+
+    /**
+     * Whether the connection closes after this response ({@code client_keep_alive.seconds} is
+     * over): its head then says {@code Connection: close}.
+     */
+    default boolean lastResponse() {
+      return false;
+    }
   }
 
   private final ChannelHandlerContext client;
@@ -158,13 +166,17 @@ public final class DirectExchange extends TargetExchange {
     chunked = !response.bodyless()
         && (headers == null ? response.contentLength() < 0 : !headers.contains(HttpHeaderNames.CONTENT_LENGTH));
     int room = chunked ? 0 : response.smallBody(BODY_BEHIND_HEAD); // the body copied behind the head
+    boolean close = owner.lastResponse();
     ByteBuf head;
     if (headers == null) {
-      head = wire.alloc().buffer(response.size() + room);
-      response.writeTo(head, chunked);
+      head = wire.alloc().buffer(response.size() + room + (close ? TargetResponse.CONNECTION_CLOSE_LINE.length : 0));
+      response.writeTo(head, chunked, close);
     } else {
       if (chunked) {
         headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      }
+      if (close) {
+        headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
       }
       head = wire.alloc().buffer(response.size() + 512 + room);
       response.writeStatusLine(head);
@@ -225,7 +237,7 @@ public final class DirectExchange extends TargetExchange {
   void answer(ElbError error) {
     // A body still on its way would have to be read and thrown away: close instead.
     boolean close = !requestReceived;
-    var sent = client.writeAndFlush(ElbResponses.full(error, close));
+    var sent = client.writeAndFlush(ElbResponses.full(error, close || owner.lastResponse()));
     if (close) {
       sent.addListener(ChannelFutureListener.CLOSE);
     }

@@ -28,6 +28,8 @@ final class TargetResponse {
   private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
   private static final byte[] HTTP_1_1 = "HTTP/1.1 ".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] CHUNKED_LINE = "transfer-encoding: chunked\r\n".getBytes(StandardCharsets.US_ASCII);
+  /** The line that ends the client connection after this response. */
+  static final byte[] CONNECTION_CLOSE_LINE = "connection: close\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final short CRLF = ('\r' << 8) | '\n';
 
   // Header kinds (fields[5i + 4]).
@@ -281,6 +283,11 @@ final class TargetResponse {
    * sent but the hop-by-hop ones, {@code Transfer-Encoding: chunked} when {@code chunked}, the empty line.
    */
   void writeTo(ByteBuf out, boolean chunkedBody) {
+    writeTo(out, chunkedBody, false);
+  }
+
+  /** @param close the response ends the client connection ({@code Connection: close}) */
+  void writeTo(ByteBuf out, boolean chunkedBody, boolean close) {
     writeStatusLine(out);
     for (int f = 0; f < 5 * count; f += 5) {
       if (fields[f + 4] == PASSED) {
@@ -290,6 +297,9 @@ final class TargetResponse {
     }
     if (chunkedBody) {
       out.writeBytes(CHUNKED_LINE);
+    }
+    if (close) {
+      out.writeBytes(CONNECTION_CLOSE_LINE);
     }
     out.writeShort(CRLF);
   }

@@ -2,9 +2,13 @@ package io.fulcrum.listener;
 
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.time.Timers;
+import io.fulcrum.time.VertxTimers;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -39,6 +43,11 @@ final class ClientConnection implements Handler<Void> {
   private long timer = -1;
   /** The timer of the connection's end of life, or -1. */
   private long lifetimeTimer = -1;
+  private final Timers lifetime;
+  /** The life is over ({@link #expired}). */
+  private boolean expired;
+  /** The latest response of Vert.x's path on an HTTP/1.x connection, until it ends; or null. */
+  private HttpServerResponse vertxResponse;
   private boolean closed;
   private boolean closing;
   private boolean last;
@@ -56,19 +65,51 @@ final class ClientConnection implements Handler<Void> {
    * @param lifetimeMillis how long it may live ({@code client_keep_alive.seconds}), read as it opens
    */
   ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis, long lifetimeMillis) {
+    this(vertx, connection, idleMillis, lifetimeMillis, new VertxTimers(vertx, java.time.Clock.systemUTC()));
+  }
+
+  /** @param lifetime the timers of the connection's life (a virtual clock in tests) */
+  ClientConnection(Vertx vertx, HttpConnection connection, LongSupplier idleMillis, long lifetimeMillis,
+      Timers lifetime) {
     this.vertx = vertx;
     this.connection = connection;
     this.idleMillis = idleMillis;
+    this.lifetime = lifetime;
     idleSince = System.nanoTime();
     arm(idleMillis.getAsLong());
-    lifetimeTimer = vertx.setTimer(Math.max(1, lifetimeMillis), id -> {
+    lifetimeTimer = lifetime.setTimer(Math.max(1, lifetimeMillis), id -> {
       lifetimeTimer = -1;
       if (!closed) {
+        expired = true;
+        // A Vert.x response whose head has not gone yet says so; the direct path asks (see expired()).
+        if (vertxResponse != null && !vertxResponse.headWritten()) {
+          vertxResponse.headers().set(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+        }
         // The graceful shutdown's way: HTTP/2 sends GOAWAY; HTTP/1.x closes now when no response is on its
         // way, else after it (the direct path holds the close until its exchange has ended).
         connection.shutdown(idleMillis.getAsLong(), TimeUnit.MILLISECONDS);
       }
     });
+  }
+
+  /**
+   * Whether the connection's life is over ({@code client_keep_alive.seconds}): an HTTP/1.x
+   * response whose head goes out from now on says {@code Connection: close}, so that the client
+   * sends nothing more on a connection about to close.
+   */
+  boolean expired() {
+    return expired;
+  }
+
+  /**
+   * An HTTP/1.x response of Vert.x's path is under way: it says {@code Connection: close} when
+   * the connection's life is over before its head goes.
+   */
+  void vertxResponse(HttpServerResponse response) {
+    vertxResponse = response;
+    if (expired) {
+      response.headers().set(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+    }
   }
 
   /** The connection is a WebSocket tunnel now: its age no longer ends it. */
@@ -78,7 +119,7 @@ final class ClientConnection implements Handler<Void> {
 
   private void cancelLifetime() {
     if (lifetimeTimer != -1) {
-      vertx.cancelTimer(lifetimeTimer);
+      lifetime.cancelTimer(lifetimeTimer);
       lifetimeTimer = -1;
     }
   }
@@ -170,6 +211,7 @@ final class ClientConnection implements Handler<Void> {
   /** A response ended (registered as each response's end handler). */
   @Override
   public void handle(Void v) {
+    vertxResponse = null;
     requestEnded();
   }
 

@@ -219,6 +219,11 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   }
 
   @Override
+  public boolean lastResponse() {
+    return client != null && client.expired();
+  }
+
+  @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     // Only Vert.x's writes come through here (the direct path writes from this handler onward).
     if (withVertx > 0 && msg instanceof LastHttpContent

@@ -19,6 +19,8 @@ import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.observe.Meters;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
+import io.fulcrum.time.Timers;
+import io.fulcrum.time.VertxTimers;
 import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -90,6 +92,8 @@ public final class ListenerVerticle extends VerticleBase {
   private final AtomicLong applied;
   private final SocketHandover handover;
   private final int index;
+  /** The timers of client connections' lives ({@code client_keep_alive.seconds}); Vert.x's when null. */
+  private Timers timers;
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, GroupRuntime> groups = new HashMap<>();
   /** This loop's client connections and their idle timers. */
@@ -120,15 +124,18 @@ public final class ListenerVerticle extends VerticleBase {
    * @param applied     where this instance records the snapshot version it routes by
    */
   public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis, AtomicLong applied) {
-    this(clock, random, drainMillis, applied, new SocketHandover(1), 0);
+    this(clock, random, drainMillis, applied, new SocketHandover(1), 0, null);
   }
 
   /**
    * @param handover shared by every listener verticle of the process, which is instance
    *                 {@code index} of them, to hand a socket over when a listener changes kind
+   * @param timers   the timers of client connections' lives (the process's; a virtual clock in
+   *                 tests), or null for Vert.x's
    */
   public ListenerVerticle(Clock clock, RandomGenerator random, LongSupplier drainMillis, AtomicLong applied,
-      SocketHandover handover, int index) {
+      SocketHandover handover, int index, Timers timers) {
+    this.timers = timers;
     this.clock = clock;
     this.random = random;
     this.drainMillis = drainMillis;
@@ -140,6 +147,9 @@ public final class ListenerVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     outcomes = ExchangeOutcomes.of(vertx);
+    if (timers == null) {
+      timers = new VertxTimers(vertx, clock);
+    }
     unregisterMeters = Meters.of(vertx).register(context, meters);
     direct = new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false));
     lanes = directPath();
@@ -320,7 +330,7 @@ public final class ListenerVerticle extends VerticleBase {
         base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
       }
       ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
-          b.plan.proxy().clientKeepAliveMillis());
+          b.plan.proxy().clientKeepAliveMillis(), timers);
       clients.put(conn, client);
       client.meters = b.meters;
       b.meters.connectionOpened();

@@ -104,6 +104,9 @@ final class RequestHandler {
     if (client != null) {
       client.requestStarted(req.version() == HttpVersion.HTTP_2);
       req.response().endHandler(client);
+      if (req.version() != HttpVersion.HTTP_2) {
+        client.vertxResponse(req.response());
+      }
     }
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
