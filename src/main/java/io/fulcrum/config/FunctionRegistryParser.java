@@ -17,6 +17,8 @@ import java.util.regex.Pattern;
  *   echo:   {handler: io.fulcrum.demo.EchoEventFunction}                  # a class on the class path
  *   orders: {handler: com.example.Orders::handleRequest, jar: lib/orders.jar, timeout-seconds: 10}
  *   remote: {endpoint: "http://127.0.0.1:9001", function-name: function}  # the Lambda Invoke API
+ *   aws: {endpoint: "https://lambda.us-east-1.amazonaws.com",          # AWS Lambda: invocations signed (SigV4)
+ *         signing: {region: us-east-1, access-key-id: ..., secret-access-key: ...}}
  * </pre>
  * Whether a handler class exists and has a usable {@code handleRequest} is checked when the
  * function invoker loads it (off the event loop), not here.
@@ -26,6 +28,9 @@ final class FunctionRegistryParser {
   /** A Java class name, optionally with AWS's {@code ::method} suffix. */
   private static final Pattern HANDLER =
       Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*(::handleRequest)?");
+
+  /** A region name as AWS spells them: us-east-1, eu-central-2, ... */
+  private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
 
   private FunctionRegistryParser() {
   }
@@ -95,7 +100,32 @@ final class FunctionRegistryParser {
     } catch (URISyntaxException e) {
       n.at("endpoint").add("'" + endpoint + "' is not an http or https base URL (expected e.g. http://127.0.0.1:9001)");
     }
-    return new FunctionDefinition.Remote(name, stripSlash(endpoint), functionName, timeout);
+    return new FunctionDefinition.Remote(name, stripSlash(endpoint), functionName, timeout, signing(n));
+  }
+
+  /** {@code signing: {region, access-key-id, secret-access-key[, session-token]}}, or null when absent. */
+  private static FunctionDefinition.Signing signing(ConfigNode remote) {
+    boolean given = remote.has("signing");
+    ConfigNode s = remote.object("signing"); // read either way: an unknown key's message lists it
+    if (!given) {
+      return null;
+    }
+    String region = s.string("region", null);
+    String keyId = s.string("access-key-id", null);
+    String secret = s.string("secret-access-key", null);
+    String token = s.string("session-token", null);
+    if (region == null || !REGION.matcher(region).matches()) {
+      s.at("region").add((region == null ? "missing" : "'" + region + "' is not a region")
+          + " (expected the region of the credential scope, e.g. us-east-1)");
+    }
+    if (keyId == null || keyId.isBlank()) {
+      s.at("access-key-id").add("missing (expected the access key id to sign invocations with)");
+    }
+    if (secret == null || secret.isBlank()) {
+      s.at("secret-access-key").add("missing (expected the secret access key to sign invocations with)");
+    }
+    s.finish();
+    return new FunctionDefinition.Signing(region, keyId, secret, token);
   }
 
   private static String stripSlash(String s) {

@@ -3,6 +3,7 @@ package io.fulcrum.function;
 import io.fulcrum.bus.FunctionReply;
 import io.fulcrum.bus.LambdaError;
 import io.fulcrum.model.FunctionDefinition;
+import io.fulcrum.sigv4.SigV4Signature;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -15,6 +16,9 @@ import io.vertx.core.http.RequestOptions;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 
 /**
  * A function behind the Lambda Invoke API: {@code POST /2015-03-31/functions/{name}/invocations}
@@ -22,12 +26,15 @@ import java.nio.charset.StandardCharsets;
  * Interface Emulator and LocalStack serve it. The answer maps to ALB's outcomes (SPEC §6.3):
  * a function error ({@code X-Amz-Function-Error}) is {@code LambdaUnhandled}, 429 is
  * {@code LambdaThrottling}, no answer within the timeout is {@code LambdaConnectionTimeout} (504),
- * no connection is {@code LambdaConnectionError}. Requests are not signed. Used on the invoker's
- * event loop only.
+ * no connection is {@code LambdaConnectionError}. With {@code signing}, invocations are signed
+ * (SigV4, service {@code lambda}) as AWS Lambda requires; without it they are not, as the emulator
+ * and LocalStack accept. Used on the invoker's event loop only.
  */
 final class RemoteFunction {
 
   static final String FUNCTION_ERROR = "X-Amz-Function-Error";
+  /** The signing name of the Lambda API. */
+  static final String SERVICE = "lambda";
 
   private final Vertx vertx;
   private final HttpClientAgent client;
@@ -36,6 +43,9 @@ final class RemoteFunction {
   private final int port;
   private final boolean tls;
   private final String basePath;
+  /** The Host header as sent, and signed. */
+  private final String hostHeader;
+  private final SigV4Signature.Credentials credentials;
 
   RemoteFunction(Vertx vertx, HttpClientAgent client, FunctionDefinition.Remote definition) {
     this.vertx = vertx;
@@ -46,6 +56,10 @@ final class RemoteFunction {
     this.host = uri.getHost();
     this.port = uri.getPort() > 0 ? uri.getPort() : tls ? 443 : 80;
     this.basePath = uri.getRawPath() == null ? "" : uri.getRawPath();
+    this.hostHeader = uri.getPort() > 0 && uri.getPort() != (tls ? 443 : 80) ? host + ":" + uri.getPort() : host;
+    FunctionDefinition.Signing s = definition.signing();
+    this.credentials = s == null ? null
+        : new SigV4Signature.Credentials(s.accessKeyId(), s.secretAccessKey(), s.sessionToken());
   }
 
   FunctionDefinition.Remote definition() {
@@ -60,17 +74,20 @@ final class RemoteFunction {
   Future<FunctionReply> invoke(Buffer event, String qualifier, boolean multiValueHeaders) {
     Promise<FunctionReply> done = Promise.promise();
     long timeoutMillis = definition.timeoutSeconds() * 1000L;
-    String uri = basePath + "/2015-03-31/functions/" + definition.functionName() + "/invocations"
-        + (qualifier == null ? "" : "?Qualifier=" + URLEncoder.encode(qualifier, StandardCharsets.UTF_8));
+    String path = basePath + "/2015-03-31/functions/" + definition.functionName() + "/invocations";
+    String query = qualifier == null ? null : "Qualifier=" + URLEncoder.encode(qualifier, StandardCharsets.UTF_8);
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.POST)
         .setHost(host)
         .setPort(port)
         .setSsl(tls)
-        .setURI(uri)
+        .setURI(query == null ? path : path + "?" + query)
         .setConnectTimeout(timeoutMillis)
         .putHeader("Content-Type", "application/json")
         .putHeader("X-Amz-Invocation-Type", "RequestResponse");
+    if (credentials != null) {
+      sign(options, path, query, event);
+    }
     HttpClientRequest[] sent = new HttpClientRequest[1];
     long timer = vertx.setTimer(timeoutMillis, id -> {
       if (done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_TIMEOUT)) && sent[0] != null) {
@@ -99,6 +116,24 @@ final class RemoteFunction {
       });
     });
     return done.future();
+  }
+
+  /**
+   * Signs the invocation as AWS Lambda requires (SigV4, service {@code lambda}) and as AWS's SDKs
+   * do: every header it is sent with, {@code Host} and {@code X-Amz-Content-Sha256} included.
+   */
+  private void sign(RequestOptions options, String path, String query, Buffer event) {
+    byte[] payload = event.getBytes();
+    // The payload's hash as a header too, as AWS's SDKs send it.
+    String hash = SigV4Signature.sha256Hex(payload);
+    Map<String, List<String>> headers = Map.of(
+        "content-type", List.of("application/json"),
+        "host", List.of(hostHeader),
+        "x-amz-content-sha256", List.of(hash),
+        "x-amz-invocation-type", List.of("RequestResponse"));
+    options.putHeader("Host", hostHeader).putHeader("X-Amz-Content-Sha256", hash);
+    SigV4Signature.sign(new SigV4Signature.Request("POST", path, query, headers, payload), credentials,
+        definition.signing().region(), SERVICE, Instant.now()).forEach(options::putHeader);
   }
 
   private static boolean timedOut(Throwable t) {

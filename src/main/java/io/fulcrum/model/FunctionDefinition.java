@@ -50,12 +50,35 @@ public sealed interface FunctionDefinition permits FunctionDefinition.InProcess,
   }
 
   /**
-   * A function behind the Lambda Invoke API (AWS's Runtime Interface Emulator, LocalStack).
+   * A function behind the Lambda Invoke API (AWS Lambda itself, its Runtime Interface Emulator,
+   * LocalStack).
    *
-   * @param endpoint     the API's base URL, e.g. {@code http://127.0.0.1:9001}
+   * @param endpoint     the API's base URL, e.g. {@code http://127.0.0.1:9001} or
+   *                     {@code https://lambda.us-east-1.amazonaws.com}
    * @param functionName the name in the invocation path ({@code function} for the emulator)
+   * @param signing      how invocations are signed (SigV4), or {@code null}: not signed
    */
-  record Remote(String name, String endpoint, String functionName, int timeoutSeconds) implements FunctionDefinition {
+  record Remote(String name, String endpoint, String functionName, int timeoutSeconds, Signing signing)
+      implements FunctionDefinition {
+
+    /** An unsigned remote function. */
+    public Remote(String name, String endpoint, String functionName, int timeoutSeconds) {
+      this(name, endpoint, functionName, timeoutSeconds, null);
+    }
+  }
+
+  /**
+   * SigV4 for service {@code lambda}, as AWS Lambda requires it.
+   *
+   * @param region       the region of the credential scope
+   * @param sessionToken a temporary credential's token, or {@code null}
+   */
+  record Signing(String region, String accessKeyId, String secretAccessKey, String sessionToken) {
+    @Override
+    public String toString() {
+      // Never the secret: definitions are logged and compared on reload.
+      return "Signing[" + region + ", " + accessKeyId + (sessionToken == null ? "" : ", with a session token") + "]";
+    }
   }
 
   /**

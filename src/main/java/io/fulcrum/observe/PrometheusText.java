@@ -75,7 +75,8 @@ public final class PrometheusText {
     t.groupCounter(groups, "LambdaUserError", "Requests to a Lambda function that failed because of the function.",
         g -> g.lambdaUserErrors);
     t.groupCounter(groups, "LambdaInternalError",
-        "Requests to a Lambda function that failed because of the load balancer or Lambda.", g -> g.lambdaInternalErrors);
+        "Requests to a Lambda function that failed because of the load balancer or Lambda.",
+        g -> g.lambdaInternalErrors);
     t.responseTimes(groups);
 
     t.gauge(gauges.stream().filter(GroupGauges::healthChecked).toList(), "HealthyHostCount",
@@ -140,7 +141,8 @@ public final class PrometheusText {
     out.append(name).append(' ').append(value).append('\n');
   }
 
-  private void lbCounter(List<LoadBalancerMeters> lbs, String name, String help, ToLongFunction<LoadBalancerMeters> value) {
+  private void lbCounter(List<LoadBalancerMeters> lbs, String name, String help,
+      ToLongFunction<LoadBalancerMeters> value) {
     lbMetric(lbs, name, "counter", help, value);
   }
 

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.FunctionDefinition;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
@@ -116,6 +117,21 @@ class ConfigLoaderTest {
     assertThat(config.dataDir()).isEqualTo(Path.of("/var/lib/fulcrum"));
     assertThat(config.randomSeed()).hasValue(42);
     assertThat(config.reload()).isEqualTo(new FulcrumConfig.Reload(false, 500));
+  }
+
+  @Test
+  void override_keepsAFunctionsSigningSecretOutOfTheFile() throws IOException {
+    String file = FILE + """
+        functions:
+          on-aws:
+            endpoint: https://lambda.eu-west-3.amazonaws.com
+            signing: {region: eu-west-3, access-key-id: AKIAEXAMPLE}
+        """;
+
+    FulcrumConfig config = load(file, Map.of("FULCRUM_FUNCTIONS__ON_AWS__SIGNING__SECRET_ACCESS_KEY", "from-env/+x"));
+
+    assertThat(((FunctionDefinition.Remote) config.environment().functions().get("on-aws")).signing())
+        .isEqualTo(new FunctionDefinition.Signing("eu-west-3", "AKIAEXAMPLE", "from-env/+x", null));
   }
 
   @Test

@@ -176,6 +176,20 @@ class ConfigParserLambdaTest {
         .isEqualTo("com.example.Orders");
   }
 
+  @Test
+  void remoteFunction_withSigning_keepsItsCredentials_butNeverPrintsTheSecret() {
+    FulcrumConfig config = parse(functions("""
+        aws: {endpoint: "https://lambda.eu-west-3.amazonaws.com", function-name: orders,
+              signing: {region: eu-west-3, access-key-id: AKIAEXAMPLE, secret-access-key: "s3cr3t/key",
+                        session-token: TOKENVALUE}}
+        """));
+
+    FunctionDefinition.Remote aws = (FunctionDefinition.Remote) config.environment().functions().get("aws");
+    assertThat(aws.signing())
+        .isEqualTo(new FunctionDefinition.Signing("eu-west-3", "AKIAEXAMPLE", "s3cr3t/key", "TOKENVALUE"));
+    assertThat(aws.toString()).contains("eu-west-3", "AKIAEXAMPLE").doesNotContain("s3cr3t", "TOKENVALUE");
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "'bad name!': {handler: a.B} | functions.bad name!: 'bad name!' is not a function name (expected 1-64 letters,"
@@ -194,7 +208,20 @@ class ConfigParserLambdaTest {
       "f: {endpoint: 'ftp://x'} | functions.f.endpoint: 'ftp://x' is not an http or https base URL (expected e.g."
           + " http://127.0.0.1:9001)",
       "f: {endpoint: 'http://x', jar: a.jar} | functions.f.jar: unknown key (expected one of: handler, endpoint,"
-          + " timeout-seconds, function-name)",
+          + " timeout-seconds, function-name, signing)",
+      "f: {endpoint: 'http://x', signing: {access-key-id: A, secret-access-key: S}} | functions.f.signing.region:"
+          + " missing (expected the region of the credential scope, e.g. us-east-1)",
+      "f: {endpoint: 'http://x', signing: {region: Europe, access-key-id: A, secret-access-key: S}}"
+          + " | functions.f.signing.region: 'Europe' is not a region (expected the region of the credential scope,"
+          + " e.g. us-east-1)",
+      "f: {endpoint: 'http://x', signing: {region: us-east-1, secret-access-key: S}}"
+          + " | functions.f.signing.access-key-id: missing (expected the access key id to sign invocations with)",
+      "f: {endpoint: 'http://x', signing: {region: us-east-1, access-key-id: A}}"
+          + " | functions.f.signing.secret-access-key: missing (expected the secret access key to sign invocations"
+          + " with)",
+      "f: {endpoint: 'http://x', signing: {region: us-east-1, access-key-id: A, secret-access-key: S, role: r}}"
+          + " | functions.f.signing.role: unknown key (expected one of: region, access-key-id, secret-access-key,"
+          + " session-token)",
       "f: {endpoint: 'http://x', function-name: 'a/b'} | functions.f.function-name: 'a/b' is not a function name"
           + " (expected 1-64 letters, digits, hyphens and underscores)"})
   void badFunction_isRejectedAtItsKey(String entry, String message) {

@@ -9,6 +9,18 @@ import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import com.amazonaws.services.lambda.runtime.events.ApplicationLoadBalancerRequestEvent;
 import com.amazonaws.services.lambda.runtime.events.ApplicationLoadBalancerResponseEvent;
 import io.fulcrum.testing.Await;
+import software.amazon.awssdk.http.ContentStreamProvider;
+import software.amazon.awssdk.http.SdkHttpMethod;
+import software.amazon.awssdk.http.SdkHttpRequest;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
+import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
+import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
+import software.amazon.awssdk.identity.spi.AwsSessionCredentialsIdentity;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -30,7 +42,10 @@ import java.util.regex.Pattern;
  * into the handler's input type, its output back to JSON) and answers like Lambda: 200 with the
  * response, 200 with {@code X-Amz-Function-Error: Unhandled} when the handler throws, 404 for an
  * unknown function. A function can be switched to throttling (429), a service error (500), denied
- * (403) or silence (the request is never answered).
+ * (403) or silence (the request is never answered). With {@link #requireSignature}, every
+ * invocation must be signed as AWS Lambda requires: its {@code Authorization} is checked against
+ * the one the AWS SDK for Java's own SigV4 signer computes for the same request (403
+ * {@code InvalidSignatureException} otherwise).
  */
 final class InvokeApiServer implements AutoCloseable {
 
@@ -46,7 +61,20 @@ final class InvokeApiServer implements AutoCloseable {
   /** Every invocation: function name, query, headers and payload. */
   final List<Invocation> invocations = new CopyOnWriteArrayList<>();
 
-  record Invocation(String function, String query, String invocationType, String contentType, JsonObject event) {
+  record Invocation(String function, String query, String invocationType, String contentType, JsonObject event,
+      String authorization) {
+  }
+
+  /** The credentials and region invocations must be signed with, or null. */
+  private volatile Signer signer;
+
+  private record Signer(String region, String accessKeyId, String secretAccessKey, String sessionToken) {
+  }
+
+  /** From now on, refuses invocations not signed with these (SigV4, service {@code lambda}). */
+  InvokeApiServer requireSignature(String region, String accessKeyId, String secretAccessKey, String sessionToken) {
+    signer = new Signer(region, accessKeyId, secretAccessKey, sessionToken);
+    return this;
   }
 
   private InvokeApiServer(Vertx vertx) {
@@ -87,7 +115,16 @@ final class InvokeApiServer implements AutoCloseable {
     String name = m.group(1);
     req.body().onSuccess(payload -> {
       invocations.add(new Invocation(name, req.query(), req.getHeader("X-Amz-Invocation-Type"),
-          req.getHeader("Content-Type"), new JsonObject(payload)));
+          req.getHeader("Content-Type"), new JsonObject(payload), req.getHeader("Authorization")));
+      Signer required = signer;
+      if (required != null) {
+        String expected = sdkAuthorization(required, req, payload);
+        if (expected == null || !expected.equals(req.getHeader("Authorization"))) {
+          error(req, 403, "InvalidSignatureException", "The request signature we calculated does not match the"
+              + " signature you provided: expected " + expected + ", got " + req.getHeader("Authorization"));
+          return;
+        }
+      }
       Class<?> handler = handlers.get(name);
       Mode mode = modes.getOrDefault(name, Mode.RUN);
       if (handler == null) {
@@ -112,6 +149,48 @@ final class InvokeApiServer implements AutoCloseable {
       }
       // SILENT: never answered.
     });
+  }
+
+  /**
+   * The {@code Authorization} the AWS SDK's signer gives the request as received (its method,
+   * path, query, payload, {@code X-Amz-Date} and the headers it says it signed), or null when it
+   * is not signed.
+   */
+  private String sdkAuthorization(Signer s, HttpServerRequest req, Buffer payload) {
+    String auth = req.getHeader("Authorization");
+    String amzDate = req.getHeader("X-Amz-Date");
+    int list = auth == null ? -1 : auth.indexOf("SignedHeaders=");
+    if (list < 0 || amzDate == null) {
+      return null;
+    }
+    String names = auth.substring(list + "SignedHeaders=".length(), auth.indexOf(',', list));
+    SdkHttpRequest.Builder b = SdkHttpRequest.builder().method(SdkHttpMethod.POST).protocol("http")
+        .host("127.0.0.1").port(port()).encodedPath(req.path());
+    if (req.query() != null) {
+      for (String pair : req.query().split("&")) {
+        int eq = pair.indexOf('=');
+        b.appendRawQueryParameter(pair.substring(0, eq),
+            java.net.URLDecoder.decode(pair.substring(eq + 1), java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    for (String name : names.split(";")) {
+      // The SDK writes these itself, from the host and port, the clock and the credentials.
+      if (!name.equals("host") && !name.equals("x-amz-date") && !name.equals("x-amz-security-token")) {
+        b.putHeader(name, req.getHeader(name));
+      }
+    }
+    Instant signedAt = Instant.from(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+        .parse(amzDate));
+    AwsCredentialsIdentity identity = s.sessionToken() == null
+        ? AwsCredentialsIdentity.create(s.accessKeyId(), s.secretAccessKey())
+        : AwsSessionCredentialsIdentity.create(s.accessKeyId(), s.secretAccessKey(), s.sessionToken());
+    SignedRequest signed = AwsV4HttpSigner.create().sign(r -> r.identity(identity)
+        .request(b.build())
+        .payload(ContentStreamProvider.fromByteArray(payload.getBytes()))
+        .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "lambda")
+        .putProperty(AwsV4HttpSigner.REGION_NAME, s.region())
+        .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(signedAt, ZoneOffset.UTC)));
+    return signed.request().firstMatchingHeader("Authorization").orElse(null);
   }
 
   private static void error(HttpServerRequest req, int status, String type, String message) {

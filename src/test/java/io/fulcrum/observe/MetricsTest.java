@@ -104,7 +104,8 @@ class MetricsTest {
             target-type: ip
             protocol: HTTP
             port: 80
-            health-check: {path: /health, interval-seconds: 10, healthy-threshold-count: 2, unhealthy-threshold-count: 2}
+            health-check:
+              {path: /health, interval-seconds: 10, healthy-threshold-count: 2, unhealthy-threshold-count: 2}
             targets:
               - {id: 127.0.0.1, port: %d, zone: zone-a}
               - {id: 127.0.0.1, port: %d, zone: zone-a}
@@ -124,7 +125,8 @@ class MetricsTest {
             targets: [{id: 127.0.0.1, port: %d, zone: zone-a}]
           - {name: raw, target-type: lambda, targets: [{id: raw}]}
           - {name: gone, target-type: lambda, targets: [{id: gone}]}
-        """.formatted(Ports.free(), port, tlsPort, cert.certificate(), cert.privateKey(), app, second, Ports.free(), app);
+        """.formatted(Ports.free(), port, tlsPort, cert.certificate(), cert.privateKey(), app, second, Ports.free(),
+        app);
     gateway = Gateway.start(TestVertx.create(), yaml, 2, time);
     http = new Http(backends);
     Resources resources = gateway.fulcrum().config().resources();
