@@ -56,8 +56,8 @@ final class ClientConnection implements Handler<Void> {
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
-  /** Where the connection is counted (its load balancer in its zone); set by the listener as it opens. */
-  LoadBalancerMeters meters = new LoadBalancerMeters("-", "-");
+  /** Where the connection is counted (its load balancer in its zone), set by the listener as it opens; or null. */
+  LoadBalancerMeters meters;
 
   /**
    * Starts watching a new connection; its idle time and its life start now.

@@ -459,7 +459,9 @@ public final class ListenerVerticle extends VerticleBase {
     ClientConnection c = clients.remove(connection);
     if (c != null) {
       c.closed();
-      c.meters.connectionClosed();
+      if (c.meters != null) {
+        c.meters.connectionClosed();
+      }
     }
   }
 
