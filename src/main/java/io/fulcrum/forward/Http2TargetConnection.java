@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameAdapter;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -108,6 +109,21 @@ final class Http2TargetConnection extends Http2FrameAdapter {
 
       @Override
       public void onGoAwayReceived(int lastStreamId, long errorCode, ByteBuf debugData) {
+        // Streams above the last one the target processed were not processed (RFC 9113 §6.8): Netty closes
+        // them next, and their exchanges go again on another connection.
+        try {
+          connection.forEachActiveStream(stream -> {
+            if (stream.id() > lastStreamId) {
+              RelayExchange ex = stream.getProperty(key);
+              if (ex != null) {
+                ex.targetRefused();
+              }
+            }
+            return true;
+          });
+        } catch (Http2Exception e) {
+          throw new IllegalStateException(e); // the visitor throws nothing
+        }
         goAway();
       }
     });
@@ -279,6 +295,16 @@ final class Http2TargetConnection extends Http2FrameAdapter {
       return data.readableBytes() + padding;
     }
     return ex.targetData(data, padding, endOfStream);
+  }
+
+  @Override
+  public void onRstStreamRead(ChannelHandlerContext c, int streamId, long errorCode) {
+    if (errorCode == Http2Error.REFUSED_STREAM.code()) {
+      RelayExchange ex = exchange(streamId);
+      if (ex != null) {
+        ex.targetRefused(); // not processed: its close sends it again
+      }
+    }
   }
 
   @Override

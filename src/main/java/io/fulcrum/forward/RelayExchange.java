@@ -76,6 +76,19 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   private long lastActivity;
   private ScheduledFuture<?> timer;
   private int placements;
+  /**
+   * What of the body went to the target, kept (retained) until its response head comes, so that a
+   * stream the target did not process can go again; null while nothing was sent.
+   */
+  private ArrayDeque<Part> sent;
+  private int sentBytes;
+  /** The request may still be sent again: not too large, not replayed yet, no response head yet. */
+  private boolean replayable = true;
+  /** The target did not process the stream (refused, or above its GOAWAY's last stream id). */
+  private boolean unprocessed;
+
+  /** The most of a request kept for sending it again: requests with larger bodies are not replayed. */
+  static final int REPLAY_LIMIT = 64 * 1024;
 
   RelayExchange(LaneExchange.Client client, Http2Stream clientStream, Http2Headers request, boolean endAtHead,
       boolean grpc, Upstream target, Http2TargetPool pool, long idleMillis, ExchangeListener listener,
@@ -148,6 +161,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     if (pending != null) {
       ChannelHandlerContext ctx = c.ctx();
       for (Part p; (p = pending.poll()) != null; ) {
+        keep(p);
         if (p.trailers() != null) {
           c.encoder().writeHeaders(ctx, stream.id(), p.trailers(), 0, true, ctx.voidPromise());
         } else {
@@ -178,6 +192,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       return; // 100 Continue, 103 Early Hints: the final head follows
     }
     headWritten = true;
+    forgetSent(); // the target has processed it: never sent again
     listener.responseHead(status == null ? 0 : AsciiString.of(status).parseInt());
     if (hook != null) {
       hook.beforeHead(new Http2HeadersAdaptor(headers));
@@ -222,11 +237,35 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       return;
     }
     targetStream = null;
+    if (unprocessed && !headWritten && replayable) {
+      replay();
+      return;
+    }
     if (headWritten) {
       responseFailed();
     } else {
       fail(ElbError.TARGET_RESET, new IOException("the target reset the stream or closed the connection"));
     }
+  }
+
+  /**
+   * Sends the request again, on a stream of a connection the pool chooses (the one that refused it
+   * takes no new streams), once: what was sent goes first, then what the client sends meanwhile.
+   */
+  private void replay() {
+    ArrayDeque<Part> again = sent;
+    sent = null;
+    replayable = false; // once
+    unprocessed = false;
+    connection = null;
+    if (again != null) {
+      if (pending != null) {
+        again.addAll(pending);
+      }
+      pending = again;
+    }
+    LOG.debug("{} {}: the target did not process the stream; sent again", request.method(), request.path());
+    pool.stream(target, this);
   }
 
   /** The connection this exchange waited on went away before it had a stream. */
@@ -263,6 +302,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       held += bytes;
       return 0;
     }
+    keep(new Part(data, null, endOfStream));
     connection.writeData(targetStream, data.retain(), endOfStream);
     connection.flush();
     if (connection.writable(targetStream)) {
@@ -288,9 +328,44 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       pending.add(new Part(null, trailers, true));
       return;
     }
+    keep(new Part(null, trailers, true));
     ChannelHandlerContext ctx = connection.ctx();
     connection.encoder().writeHeaders(ctx, targetStream.id(), trailers, 0, true, ctx.voidPromise());
     connection.flush();
+  }
+
+  /** Keeps a copy of what goes to the target while the stream may still be sent again. */
+  private void keep(Part p) {
+    if (!replayable) {
+      return;
+    }
+    int bytes = p.data() == null ? 0 : p.data().readableBytes();
+    if (sentBytes + bytes > REPLAY_LIMIT) {
+      forgetSent();
+      return;
+    }
+    sentBytes += bytes;
+    if (sent == null) {
+      sent = new ArrayDeque<>(2);
+    }
+    sent.add(new Part(p.data() == null ? null : p.data().retainedDuplicate(), p.trailers(), p.end()));
+  }
+
+  /** The request will not be sent again: what was kept of it goes. */
+  private void forgetSent() {
+    replayable = false;
+    if (sent != null) {
+      sent.forEach(p -> ReferenceCountUtil.release(p.data()));
+      sent = null;
+    }
+  }
+
+  /**
+   * The target will not process this exchange's stream: RST_STREAM with REFUSED_STREAM, or a
+   * GOAWAY whose last stream id is below it (RFC 9113 §8.7). Its close then sends it again.
+   */
+  void targetRefused() {
+    unprocessed = true;
   }
 
   @Override
@@ -432,6 +507,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
 
   /** Lets the target's side go: its stream is reset, or the exchange leaves the queue it waits in. */
   private void dropTarget() {
+    forgetSent();
     if (pending != null) {
       pending.forEach(p -> ReferenceCountUtil.release(p.data()));
       pending = null;

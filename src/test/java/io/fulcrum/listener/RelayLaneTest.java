@@ -28,6 +28,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -188,6 +189,72 @@ class RelayLaneTest {
       assertThat(late.text()).isEqualTo("part");
       assertThat(late.reset()).isNotNull();
       assertThat(late.reset().errorCode()).isEqualTo(INTERNAL_ERROR);
+    }
+  }
+
+  @Test
+  void aStreamTheTargetDidNotProcess_goesAgainOnANewConnection_bodyIncluded() {
+    List<HttpConnection> connections = new CopyOnWriteArrayList<>();
+    AtomicReference<HttpServerRequest> first = new AtomicReference<>();
+    HttpServer target = target(100, req -> {
+      if (!connections.contains(req.connection())) {
+        connections.add(req.connection());
+      }
+      if (req.path().equals("/first")) {
+        first.set(req); // held: stream 1 of the first connection
+      } else if (req.connection() == connections.get(0)) {
+        // Stream 3 of the first connection: the target stops at stream 1 and never processes this one.
+        req.connection().goAway(0, 1);
+      } else {
+        req.body().onSuccess(b -> req.response().end("answer to " + req.path() + ": " + b));
+      }
+    });
+    start(target.actualPort());
+
+    try (H2Wire wire = connect()) {
+      wire.headers(1, request("GET", "/first"), true);
+      await().atMost(WAIT).until(() -> first.get() != null);
+      wire.headers(3, request("POST", "/again"), false);
+      wire.write(H2Wire.dataFrame(3, "body".getBytes(StandardCharsets.UTF_8), true));
+
+      Answer again = wire.answer(3, WAIT);
+      assertThat(again.head().status()).hasToString("200");
+      assertThat(again.text()).isEqualTo("answer to /again: body");
+      first.get().response().end("answer to /first");
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("answer to /first");
+    }
+    assertThat(connections).hasSize(2);
+  }
+
+  @Test
+  void aStreamTheTargetRefused_goesAgain() {
+    AtomicInteger seen = new AtomicInteger();
+    HttpServer target = target(100, req -> {
+      if (seen.incrementAndGet() == 1) {
+        req.response().reset(0x7); // REFUSED_STREAM: not processed
+      } else {
+        req.response().end("answer to " + req.path());
+      }
+    });
+    start(target.actualPort());
+
+    try (H2Wire wire = connect()) {
+      wire.headers(1, request("GET", "/refused-once"), true);
+      Answer a = wire.answer(1, WAIT);
+      assertThat(a.head().status()).hasToString("200");
+      assertThat(a.text()).isEqualTo("answer to /refused-once");
+    }
+    assertThat(seen).hasValue(2);
+  }
+
+  @Test
+  void aStreamRefusedTwice_is502() {
+    HttpServer target = target(100, req -> req.response().reset(0x7));
+    start(target.actualPort());
+
+    try (H2Wire wire = connect()) {
+      wire.headers(1, request("GET", "/always-refused"), true);
+      assertThat(wire.answer(1, WAIT).head().status()).hasToString("502");
     }
   }
 
