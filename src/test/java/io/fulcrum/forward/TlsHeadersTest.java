@@ -67,6 +67,9 @@ class TlsHeadersTest {
                   - priority: 1
                     conditions: [{field: path-pattern, values: [/lambda]}]
                     actions: [{type: forward, target-group: fn}]
+                  - priority: 2
+                    conditions: [{field: path-pattern, values: [/h2]}]
+                    actions: [{type: forward, target-group: h2}]
         target-groups:
           - name: tg
             target-type: ip
@@ -76,7 +79,13 @@ class TlsHeadersTest {
           - name: fn
             target-type: lambda
             targets: [{id: echo-event}]
-        """.formatted(enabled, port, cert.certificate(), cert.privateKey(), backend.port()));
+          - name: h2
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            protocol-version: HTTP2
+            targets: [{id: 127.0.0.1, port: %d}]
+        """.formatted(enabled, port, cert.certificate(), cert.privateKey(), backend.port(), backend.port()));
   }
 
   /** What the target received for a GET sent with {@code version} over {@code tls} with {@code cipher}. */
@@ -111,6 +120,25 @@ class TlsHeadersTest {
 
     assertThat(headers.getString("x-amzn-tls-version")).isEqualTo(tls);
     assertThat(headers.getString("x-amzn-tls-cipher-suite")).isEqualTo(openssl);
+  }
+
+  @Test
+  void enabled_anHttp2TargetGroupsTargetGetsThem_overTheRelay() throws Exception {
+    start(true);
+    SSLParameters params = new SSLParameters(new String[] {"TLS_AES_256_GCM_SHA384"}, new String[] {"TLSv1.3"});
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2).connectTimeout(Duration.ofSeconds(5))
+        .sslContext(TestCertificates.trusting(TestCertificates.read(cert.certificate()))).sslParameters(params).build();
+
+    HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + "/h2"))
+        .header("x-amzn-tls-version", "spoofed").timeout(Duration.ofSeconds(10)).build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonObject received = backend.lastRequest();
+    assertThat(received.getString("version")).as("HTTP/2 to the target").isEqualTo("HTTP_2");
+    assertThat(received.getJsonObject("headers").getString("x-amzn-tls-version")).isEqualTo("TLSv1.3");
+    assertThat(received.getJsonObject("headers").getString("x-amzn-tls-cipher-suite"))
+        .isEqualTo("TLS_AES_256_GCM_SHA384");
   }
 
   @Test
