@@ -107,10 +107,12 @@ public final class ForwardHeaders {
    * @param tls          the client connection's TLS, for the TLS headers when the load balancer
    *                     sends them; null over cleartext
    */
-  public static void prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
+  public static Values prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
       String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
-    rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, tls, headerBytes, epochSeconds, random)
-        .setOn(headers);
+    Values v = rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, tls, headerBytes, epochSeconds,
+        random);
+    v.setOn(headers);
+    return v;
   }
 
   /**
@@ -123,9 +125,7 @@ public final class ForwardHeaders {
       String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
-    if (settings.dropInvalidHeaders()) {
-      dropInvalid(headers);
-    }
+    boolean dropped = settings.dropInvalidHeaders() && dropInvalid(headers);
     // HTTP/2 requests keep header names in lower case: names given in another case would be
     // lower-cased into a new string on every call.
     Names n = headers instanceof io.netty.handler.codec.http.HttpHeaders ? Names.HTTP1 : Names.HTTP2;
@@ -157,7 +157,7 @@ public final class ForwardHeaders {
       headers.remove(X_AMZN_TLS_CIPHER_SUITE);
       sent = tls;
     }
-    return new Values(n, host, xff, scheme, listenerPort, trace, sent);
+    return new Values(n, host, xff, scheme, listenerPort, trace, sent, dropped);
   }
 
   /**
@@ -182,10 +182,11 @@ public final class ForwardHeaders {
    * The values the load balancer gives a forwarded request's Host, X-Forwarded-For (null: none,
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
    * X-Amzn-Trace-Id headers, and its x-amzn-tls-version and x-amzn-tls-cipher-suite ({@code tls};
-   * null: none).
+   * null: none); {@code droppedInvalid}: headers with names that are not valid were removed
+   * ({@code routing.http.drop_invalid_header_fields.enabled}).
    */
   public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId,
-      Tls tls) {
+      Tls tls, boolean droppedInvalid) {
 
     /** Sets the headers on {@code headers}, in this order, after the others. */
     public void setOn(MultiMap headers) {
@@ -310,7 +311,8 @@ public final class ForwardHeaders {
     return v6 ? "[" + ip + "]:" + client.port() : ip + ":" + client.port();
   }
 
-  private static void dropInvalid(MultiMap headers) {
+  /** Removes the headers whose names are not valid; whether there was one. */
+  private static boolean dropInvalid(MultiMap headers) {
     Iterator<Map.Entry<String, String>> it = headers.iterator();
     java.util.Set<String> bad = null;
     while (it.hasNext()) {
@@ -325,6 +327,7 @@ public final class ForwardHeaders {
     if (bad != null) {
       bad.forEach(headers::remove);
     }
+    return bad != null;
   }
 
   static boolean validName(String name) {

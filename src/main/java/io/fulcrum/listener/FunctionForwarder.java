@@ -76,9 +76,12 @@ final class FunctionForwarder {
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String scheme = plan.protocol() == Protocol.HTTPS ? "https" : "http";
     ForwardHeaders.Tls tls = proxy.tlsHeaders() ? ForwardHeaders.Tls.of(req.connection().sslSession()) : null;
-    ForwardHeaders.prepare(req.headers(), proxy, host,
+    ForwardHeaders.Values forwarded = ForwardHeaders.prepare(req.headers(), proxy, host,
         ForwardHeaders.forwardedFor(req.remoteAddress(), proxy.xffClientPort()), scheme, Integer.toString(plan.port()),
         tls, headerBytes, now / 1000, random);
+    if (forwarded.droppedInvalid()) {
+      meters.loadBalancer().droppedInvalidHeader();
+    }
     if (connection != null) {
       req.headers().set(HttpHeaders.CONNECTION, connection);
     }

@@ -348,8 +348,12 @@ final class RequestHandler {
     boolean xffPort = proxy.xffClientPort();
     String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
     ForwardHeaders.Tls tls = proxy.tlsHeaders() && plan.tls() != null && client != null ? client.tls() : null;
-    return ForwardHeaders.rewrite(headers, proxy, host, forwardedFor, plan.tls() == null ? "http" : "https",
-        binding.portText, tls, headerBytes, now / 1000, random);
+    ForwardHeaders.Values values = ForwardHeaders.rewrite(headers, proxy, host, forwardedFor,
+        plan.tls() == null ? "http" : "https", binding.portText, tls, headerBytes, now / 1000, random);
+    if (values.droppedInvalid()) {
+      binding.meters.droppedInvalidHeader();
+    }
+    return values;
   }
 
   /**

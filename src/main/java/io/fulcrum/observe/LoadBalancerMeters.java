@@ -26,6 +26,7 @@ public final class LoadBalancerMeters {
   long nonSticky;
   long desyncNonCompliant;
   long clientTlsErrors;
+  long droppedInvalidHeaders;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -106,6 +107,14 @@ public final class LoadBalancerMeters {
     clientTlsErrors++;
   }
 
+  /**
+   * Headers with names that are not valid were removed from a request
+   * ({@code routing.http.drop_invalid_header_fields.enabled}: {@code DroppedInvalidHeaderRequestCount}).
+   */
+  public void droppedInvalidHeader() {
+    droppedInvalidHeaders++;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -122,6 +131,7 @@ public final class LoadBalancerMeters {
     total.nonSticky += nonSticky;
     total.desyncNonCompliant += desyncNonCompliant;
     total.clientTlsErrors += clientTlsErrors;
+    total.droppedInvalidHeaders += droppedInvalidHeaders;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

@@ -56,6 +56,8 @@ public final class PrometheusText {
     t.lbCounter(lbs, "HTTP_Redirect_Count", "Redirect actions answered.", m -> m.redirects);
     t.lbCounter(lbs, "NonStickyRequestCount",
         "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
+    t.lbCounter(lbs, "DroppedInvalidHeaderRequestCount",
+        "Requests whose headers with names that are not valid were removed.", m -> m.droppedInvalidHeaders);
     t.lbCounter(lbs, "DesyncMitigationMode_NonCompliant_Request_Count",
         "HTTP/1.x requests desync mitigation classified other than Compliant.", m -> m.desyncNonCompliant);
 

@@ -76,6 +76,7 @@ class MetricsTest {
         load-balancers:
           - name: web
             zones: [zone-a]
+            attributes: {routing.http.drop_invalid_header_fields.enabled: "true"}
             listeners:
               - protocol: HTTP
                 port: %d
@@ -278,6 +279,17 @@ class MetricsTest {
     assertThat(send("GET /body HTTP/1.1\r\nHost: web\r\nContent-Length: 2\r\n\r\nhi")).isEqualTo(200);
 
     assertThat(scrape().sum("DesyncMitigationMode_NonCompliant_Request_Count", web)).isEqualTo(2);
+  }
+
+  @Test
+  void requestsWhoseInvalidHeadersWereDropped_areCounted_onEitherPath() {
+    assertThat(get("/valid")).isEqualTo(200);
+    assertThat(send("GET /direct HTTP/1.1\r\nHost: web\r\nX_Under_Score: 1\r\nConnection: close\r\n\r\n"))
+        .isEqualTo(200);
+    assertThat(send("HEAD /vertx HTTP/1.1\r\nHost: web\r\nX.Dotted: 1\r\nConnection: close\r\n\r\n"))
+        .isEqualTo(200);
+
+    assertThat(scrape().sum("DroppedInvalidHeaderRequestCount", web)).isEqualTo(2);
   }
 
   @Test
