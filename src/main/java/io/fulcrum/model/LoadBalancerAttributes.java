@@ -26,6 +26,10 @@ public final class LoadBalancerAttributes {
   public static final String CLIENT_KEEP_ALIVE = "client_keep_alive.seconds";
   public static final String CROSS_ZONE = "load_balancing.cross_zone.enabled";
   public static final String DNS_CLIENT_ROUTING = "dns_record.client_routing_policy";
+  public static final String WAF_FAIL_OPEN = "waf.fail_open.enabled";
+  public static final String ZONAL_SHIFT = "zonal_shift.config.enabled";
+  /** ALB's log destinations: each {@code <kind>.s3.enabled}, {@code .bucket} and {@code .prefix}. */
+  static final List<String> LOGS = List.of("access_logs", "connection_logs", "health_check_logs");
   /** Fulcrum's own: the connect timeout toward targets; ALB's is a fixed 10 s. */
   public static final String CONNECT_TIMEOUT_MS = "fulcrum.target_connect_timeout_ms";
 
@@ -45,6 +49,15 @@ public final class LoadBalancerAttributes {
       s.add(bool(TLS_HEADERS, false));
       s.add(oneOf(DESYNC_MODE, "defensive", List.of("monitor", "defensive", "strictest")));
       s.add(range(CLIENT_KEEP_ALIVE, 3600, 60, 604800));
+      // Accepted as ALB has them, so that tools sending the whole set (Terraform, CloudFormation) work:
+      // with no WAF and no zonal shift they change nothing; logs to S3 can only be off (see logsOff).
+      s.add(bool(WAF_FAIL_OPEN, false));
+      s.add(bool(ZONAL_SHIFT, false));
+      for (String log : LOGS) {
+        s.add(logsOff(log + ".s3.enabled"));
+        s.add(new AttributeSpec(log + ".s3.bucket", "", v -> null));
+        s.add(new AttributeSpec(log + ".s3.prefix", "", v -> null));
+      }
       // An ALB always balances across zones at the load balancer level; target groups may turn it off.
       s.add(oneOf(CROSS_ZONE, "true", List.of("true")));
       s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
@@ -55,6 +68,13 @@ public final class LoadBalancerAttributes {
       s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
     }
     return s;
+  }
+
+  /** A log to S3 that Fulcrum does not write: {@code false} only, and a refusal that says why. */
+  private static AttributeSpec logsOff(String key) {
+    return new AttributeSpec(key, "false", v -> v.equals("false") ? null
+        : v.equals("true") ? "Fulcrum writes no logs to S3; its metrics are at GET /metrics on the control port"
+        : "expected: false");
   }
 
   private final Attributes all;

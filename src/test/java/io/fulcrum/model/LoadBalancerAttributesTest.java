@@ -58,8 +58,35 @@ class LoadBalancerAttributesTest {
         entry("routing.http.x_amzn_tls_version_and_cipher_suite.enabled", "false"),
         entry("routing.http.desync_mitigation_mode", "defensive"),
         entry("client_keep_alive.seconds", "3600"),
+        entry("waf.fail_open.enabled", "false"),
+        entry("zonal_shift.config.enabled", "false"),
+        entry("access_logs.s3.enabled", "false"),
+        entry("access_logs.s3.bucket", ""),
+        entry("access_logs.s3.prefix", ""),
+        entry("connection_logs.s3.enabled", "false"),
+        entry("connection_logs.s3.bucket", ""),
+        entry("connection_logs.s3.prefix", ""),
+        entry("health_check_logs.s3.enabled", "false"),
+        entry("health_check_logs.s3.bucket", ""),
+        entry("health_check_logs.s3.prefix", ""),
         entry("load_balancing.cross_zone.enabled", "true"),
         entry("fulcrum.target_connect_timeout_ms", "10000"));
+  }
+
+  @Test
+  void logsToS3_canOnlyBeOff_andSaySo() {
+    Problems problems = new Problems();
+    LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
+        Map.of("access_logs.s3.enabled", "false", "access_logs.s3.bucket", "my-logs", "waf.fail_open.enabled", "true"),
+        problems);
+    assertThat(problems.isEmpty()).isTrue();
+    assertThat(a.get("access_logs.s3.bucket")).isEqualTo("my-logs");
+
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("access_logs.s3.enabled", "true"),
+        problems);
+    assertThat(problems.list()).extracting(Object::toString).containsExactly(
+        "access_logs.s3.enabled: 'true' is not valid (Fulcrum writes no logs to S3; its metrics are at GET /metrics"
+            + " on the control port)");
   }
 
   @Test
