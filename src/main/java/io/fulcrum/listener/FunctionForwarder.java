@@ -13,6 +13,7 @@ import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
+import io.fulcrum.forward.Upgrades;
 import io.fulcrum.function.FunctionRequests;
 import io.fulcrum.model.FunctionDefinition;
 import io.fulcrum.model.Protocol;
@@ -60,7 +61,8 @@ final class FunctionForwarder {
   void forward(HttpServerRequest req, NodeRequest facts, ListenerPlan plan, TargetGroupPlan group, Upstream target,
       long headerBytes, long now, HttpForwarder.ResponseHook hook, GroupMeters meters) {
     String uri = req.uri();
-    if (webSocketUpgrade(req.headers())) {
+    if (Upgrades.webSocket(req) != null) {
+      // A WebSocket upgrade as the proxy path reads one (GET, Connection: upgrade, Upgrade: websocket).
       reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters);
       return;
     }
@@ -108,14 +110,6 @@ final class FunctionForwarder {
     }
   }
 
-  static boolean webSocketUpgrade(MultiMap headers) {
-    for (String v : headers.getAll(HttpHeaders.UPGRADE)) {
-      if (v.toLowerCase(java.util.Locale.ROOT).contains("websocket")) {
-        return true;
-      }
-    }
-    return false;
-  }
 
   /** Answers an error before anything was sent to the function, and records it. */
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,

@@ -329,6 +329,15 @@ class LambdaErrorsTest {
   }
 
   @Test
+  void anUpgradeHeaderWithoutConnectionUpgrade_isNoWebSocket_andTheFunctionIsInvoked() {
+    RawConnection.Response r = exchange(("GET /greeter/hello HTTP/1.1\r\nHost: fn.example.com\r\n"
+        + "Upgrade: websocket\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(outcomes.next().errorReason()).isNull();
+  }
+
+  @Test
   void successfulInvocation_recordsTheFunctionsStatus_andNoErrorReason() {
     RawConnection.Response r = get("/greeter/teapot");
 
