@@ -38,6 +38,15 @@ public final class LoadBalancerMeters {
     this.zone = zone;
   }
 
+  /** What tells one load balancer in one zone from another, in maps of them. */
+  static String key(String loadBalancer, String zone) {
+    return loadBalancer + '\n' + zone;
+  }
+
+  String key() {
+    return key(loadBalancer, zone);
+  }
+
   /** The counters of requests this load balancer's node in this zone sends to the group {@code arn}. */
   public GroupMeters group(String arn) {
     GroupMeters g = groups.get(arn);

@@ -21,7 +21,7 @@ public final class LoopMeters {
    * @param loadBalancer the {@code LoadBalancer} dimension, {@code app/<name>/<id>}
    */
   public LoadBalancerMeters loadBalancer(String loadBalancer, String zone) {
-    String key = loadBalancer + '\n' + zone;
+    String key = LoadBalancerMeters.key(loadBalancer, zone);
     LoadBalancerMeters m = byKey.get(key);
     if (m == null) {
       m = new LoadBalancerMeters(loadBalancer, zone);

@@ -62,8 +62,11 @@ public final class Meters implements Shareable {
       for (int i = 0; i < all.size(); i++) {
         List<LoadBalancerMeters> copy = all.resultAt(i);
         for (LoadBalancerMeters m : copy) {
-          m.addTo(total.computeIfAbsent(m.loadBalancer + '\n' + m.zone,
-              k -> new LoadBalancerMeters(m.loadBalancer, m.zone)));
+          // Each is a copy already: the first of a load balancer and zone is the total the others add to.
+          LoadBalancerMeters first = total.putIfAbsent(m.key(), m);
+          if (first != null) {
+            m.addTo(first);
+          }
         }
       }
       return total.values();
