@@ -26,6 +26,8 @@ import io.fulcrum.model.LoadBalancerAttributes;
  * @param clientKeepAliveMillis the longest life of a client connection ({@code client_keep_alive.seconds})
  * @param desyncMode          {@code routing.http.desync_mitigation_mode}: {@code monitor},
  *                            {@code defensive} or {@code strictest}
+ * @param accessLogBucket     where the access log goes ({@code access_logs.s3.bucket}), or null while it is off
+ * @param accessLogPrefix     the access log's key prefix, {@code ""} for none
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -38,19 +40,21 @@ public record ProxySettings(
     boolean targetTls13,
     boolean tlsHeaders,
     long clientKeepAliveMillis,
-    String desyncMode) {
+    String desyncMode,
+    String accessLogBucket,
+    String accessLogPrefix) {
 
   /** ALB's default {@code client_keep_alive.seconds}: an hour. */
   public static final long DEFAULT_CLIENT_KEEP_ALIVE_MILLIS = 3_600_000;
 
   /**
    * Without TLS 1.3 toward targets, nor the TLS headers; client connections live an hour at most;
-   * desync mitigation defensive.
+   * desync mitigation defensive; no access log.
    */
   public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
       boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
     this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
-        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS, "defensive");
+        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS, "defensive", null, "");
   }
 
   public static ProxySettings of(LoadBalancer lb) {
@@ -61,6 +65,6 @@ public record ProxySettings(
     });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
         a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders(),
-        a.clientKeepAliveSeconds() * 1000L, a.desyncMode());
+        a.clientKeepAliveSeconds() * 1000L, a.desyncMode(), a.accessLogBucket(), a.accessLogPrefix());
   }
 }

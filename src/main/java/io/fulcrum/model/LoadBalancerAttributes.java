@@ -28,8 +28,11 @@ public final class LoadBalancerAttributes {
   public static final String DNS_CLIENT_ROUTING = "dns_record.client_routing_policy";
   public static final String WAF_FAIL_OPEN = "waf.fail_open.enabled";
   public static final String ZONAL_SHIFT = "zonal_shift.config.enabled";
-  /** ALB's log destinations: each {@code <kind>.s3.enabled}, {@code .bucket} and {@code .prefix}. */
-  static final List<String> LOGS = List.of("access_logs", "connection_logs", "health_check_logs");
+  public static final String ACCESS_LOGS = "access_logs.s3.enabled";
+  public static final String ACCESS_LOGS_BUCKET = "access_logs.s3.bucket";
+  public static final String ACCESS_LOGS_PREFIX = "access_logs.s3.prefix";
+  /** ALB's other log destinations: each {@code <kind>.s3.enabled}, {@code .bucket} and {@code .prefix}. */
+  static final List<String> LOGS = List.of("connection_logs", "health_check_logs");
   /** Fulcrum's own: the connect timeout toward targets; ALB's is a fixed 10 s. */
   public static final String CONNECT_TIMEOUT_MS = "fulcrum.target_connect_timeout_ms";
 
@@ -50,9 +53,13 @@ public final class LoadBalancerAttributes {
       s.add(oneOf(DESYNC_MODE, "defensive", List.of("monitor", "defensive", "strictest")));
       s.add(range(CLIENT_KEEP_ALIVE, 3600, 60, 604800));
       // Accepted as ALB has them, so that tools sending the whole set (Terraform, CloudFormation) work:
-      // with no WAF and no zonal shift they change nothing; logs to S3 can only be off (see logsOff).
+      // with no WAF and no zonal shift they change nothing; connection and health check logs can only be
+      // off (see logsOff). Access logs are written to a local directory named after the bucket.
       s.add(bool(WAF_FAIL_OPEN, false));
       s.add(bool(ZONAL_SHIFT, false));
+      s.add(bool(ACCESS_LOGS, false));
+      s.add(new AttributeSpec(ACCESS_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
+      s.add(new AttributeSpec(ACCESS_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
       for (String log : LOGS) {
         s.add(logsOff(log + ".s3.enabled"));
         s.add(new AttributeSpec(log + ".s3.bucket", "", v -> null));
@@ -73,10 +80,42 @@ public final class LoadBalancerAttributes {
   /** A log to S3 that Fulcrum does not write: {@code false} only, and a refusal that says why. */
   private static AttributeSpec logsOff(String key) {
     return new AttributeSpec(key, "false", v -> v.equals("false") ? null
-        : v.equals("true") ? "Fulcrum writes no logs to S3; its metrics are at GET /metrics on the control port"
+        : v.equals("true") ? "Fulcrum writes no connection or health check logs; its access log is access_logs.s3"
         : "expected: false");
   }
 
+  /**
+   * An S3 bucket name (3-63 lowercase letters, digits, dots and hyphens, starting and ending with a
+   * letter or digit, no two dots in a row), or empty; it names a directory, so nothing else can pass.
+   */
+  static String checkBucket(String v) {
+    if (v.isEmpty()) {
+      return null;
+    }
+    boolean valid = v.length() >= 3 && v.length() <= 63 && v.matches("[a-z0-9][a-z0-9.-]*[a-z0-9]") && !v.contains("..");
+    return valid ? null : "expected an S3 bucket name: 3-63 lowercase letters, digits, dots and hyphens";
+  }
+
+  /**
+   * A key prefix as ALB takes it: not starting or ending with {@code /}, without {@code AWSLogs};
+   * and, since it names directories here, printable ASCII without {@code \} or {@code .}/{@code ..}
+   * segments.
+   */
+  static String checkPrefix(String v) {
+    if (v.isEmpty()) {
+      return null;
+    }
+    if (v.length() > 512 || v.startsWith("/") || v.endsWith("/") || v.contains("//") || v.contains("AWSLogs")
+        || !v.matches("[\\x21-\\x7e&&[^\\\\]]+")) {
+      return "expected a prefix that neither starts nor ends with '/', without 'AWSLogs', '//', '\\' or spaces";
+    }
+    for (String segment : v.split("/")) {
+      if (segment.equals(".") || segment.equals("..")) {
+        return "expected a prefix without '.' or '..' segments";
+      }
+    }
+    return null;
+  }
   private final Attributes all;
 
   private LoadBalancerAttributes(Attributes all) {
@@ -92,6 +131,9 @@ public final class LoadBalancerAttributes {
       Map<String, String> given, Problems problems) {
     int before = problems.size();
     Attributes a = Attributes.resolve(specs(type), base == null ? null : base.all, given, "Load balancer", problems);
+    if (problems.size() == before && a.getBoolean(ACCESS_LOGS) && a.get(ACCESS_LOGS_BUCKET).isEmpty()) {
+      problems.at(ACCESS_LOGS_BUCKET).add("a bucket is required while " + ACCESS_LOGS + " is true");
+    }
     return problems.size() > before ? null : new LoadBalancerAttributes(a);
   }
 
@@ -149,6 +191,17 @@ public final class LoadBalancerAttributes {
   public int clientKeepAliveSeconds() {
     String v = all.get(CLIENT_KEEP_ALIVE);
     return v == null ? 3600 : Integer.parseInt(v);
+  }
+
+  /** The access log's bucket (a directory under the data dir's {@code s3/}), or null while the log is off. */
+  public String accessLogBucket() {
+    return "true".equals(all.get(ACCESS_LOGS)) ? all.get(ACCESS_LOGS_BUCKET) : null;
+  }
+
+  /** The access log's key prefix, {@code ""} for none. */
+  public String accessLogPrefix() {
+    String v = all.get(ACCESS_LOGS_PREFIX);
+    return v == null ? "" : v;
   }
 
   public boolean crossZone() {

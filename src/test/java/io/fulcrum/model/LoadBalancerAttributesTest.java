@@ -74,19 +74,59 @@ class LoadBalancerAttributesTest {
   }
 
   @Test
-  void logsToS3_canOnlyBeOff_andSaySo() {
+  void connectionAndHealthCheckLogs_canOnlyBeOff_andSaySo() {
     Problems problems = new Problems();
     LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
-        Map.of("access_logs.s3.enabled", "false", "access_logs.s3.bucket", "my-logs", "waf.fail_open.enabled", "true"),
+        Map.of("connection_logs.s3.enabled", "false", "connection_logs.s3.bucket", "my-logs", "waf.fail_open.enabled",
+            "true"),
         problems);
     assertThat(problems.isEmpty()).isTrue();
-    assertThat(a.get("access_logs.s3.bucket")).isEqualTo("my-logs");
+    assertThat(a.get("connection_logs.s3.bucket")).isEqualTo("my-logs");
 
-    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("access_logs.s3.enabled", "true"),
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("health_check_logs.s3.enabled", "true"),
         problems);
     assertThat(problems.list()).extracting(Object::toString).containsExactly(
-        "access_logs.s3.enabled: 'true' is not valid (Fulcrum writes no logs to S3; its metrics are at GET /metrics"
-            + " on the control port)");
+        "health_check_logs.s3.enabled: 'true' is not valid (Fulcrum writes no connection or health check logs; its"
+            + " access log is access_logs.s3)");
+  }
+
+  @Test
+  void accessLogs_needABucket_whoseNameAndPrefixStayInsideTheirDirectory() {
+    Problems ok = new Problems();
+    LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
+        Map.of("access_logs.s3.enabled", "true", "access_logs.s3.bucket", "my-logs.example", "access_logs.s3.prefix",
+            "team/web-1"),
+        ok);
+    assertThat(ok.isEmpty()).isTrue();
+    assertThat(a.accessLogBucket()).isEqualTo("my-logs.example");
+    assertThat(a.accessLogPrefix()).isEqualTo("team/web-1");
+    // Off: a bucket alone changes nothing.
+    assertThat(LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
+        Map.of("access_logs.s3.bucket", "my-logs"), ok).accessLogBucket()).isNull();
+    assertThat(LoadBalancerAttributes.defaults(LoadBalancerType.NETWORK).accessLogBucket()).isNull();
+
+    Map<Map<String, String>, String> refused = new java.util.LinkedHashMap<>();
+    refused.put(Map.of("access_logs.s3.enabled", "true"),
+        "access_logs.s3.bucket: a bucket is required while access_logs.s3.enabled is true");
+    for (String bucket : List.of("ab", "My-Logs", "-logs", "logs-", "a..b", "../etc", "logs/x", "x".repeat(64))) {
+      refused.put(Map.of("access_logs.s3.enabled", "true", "access_logs.s3.bucket", bucket),
+          "access_logs.s3.bucket: '" + bucket + "' is not valid (expected an S3 bucket name: 3-63 lowercase letters,"
+              + " digits, dots and hyphens)");
+    }
+    for (String prefix : List.of("/web", "web/", "a//b", "AWSLogs", "my AWSLogs", "a b", "a\\b", "tab\tx")) {
+      refused.put(Map.of("access_logs.s3.bucket", "logs", "access_logs.s3.prefix", prefix),
+          "access_logs.s3.prefix: '" + prefix + "' is not valid (expected a prefix that neither starts nor ends with"
+              + " '/', without 'AWSLogs', '//', '\\' or spaces)");
+    }
+    for (String prefix : List.of("..", "a/../b", "./a", "a/.")) {
+      refused.put(Map.of("access_logs.s3.bucket", "logs", "access_logs.s3.prefix", prefix),
+          "access_logs.s3.prefix: '" + prefix + "' is not valid (expected a prefix without '.' or '..' segments)");
+    }
+    refused.forEach((given, message) -> {
+      Problems problems = new Problems();
+      assertThat(LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, given, problems)).isNull();
+      assertThat(problems.list()).extracting(Object::toString).as("%s", given).containsExactly(message);
+    });
   }
 
   @Test
