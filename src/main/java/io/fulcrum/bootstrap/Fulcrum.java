@@ -18,12 +18,14 @@ import io.fulcrum.listener.ListenerVerticle;
 import io.fulcrum.listener.SocketHandover;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
+import io.fulcrum.observe.AccessLogVerticle;
 import io.fulcrum.registry.StateStore;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
 import java.util.List;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import java.time.Clock;
 import java.util.SplittableRandom;
@@ -33,11 +35,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running Fulcrum: the verticles of one process, deployed in order (function invoker, demo
- * targets, registry, health checker, control plane, DNS responder, then the listener verticle once
- * per event loop).
+ * targets, registry, health checker, stickiness keys, access log writer, control plane, DNS
+ * responder, then the listener verticle once per event loop).
  * Used by {@link Main} and by tests that run Fulcrum in-process exactly as it runs from the jar.
  */
 public final class Fulcrum {
+
+  /** Where access logs go in the data dir: a directory per bucket, as S3 keys. */
+  public static final String ACCESS_LOG_DIR = "s3";
 
   private static final Logger LOG = LoggerFactory.getLogger(Fulcrum.class);
 
@@ -51,6 +56,7 @@ public final class Fulcrum {
   private ControlVerticle control;
   private DnsResponderVerticle dns;
   private volatile String listenersDeployment;
+  private volatile String accessLogDeployment;
   private volatile boolean ready;
 
   private final AppliedVersions applied = new AppliedVersions();
@@ -130,6 +136,13 @@ public final class Fulcrum {
         })
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.keys))
+        // The access log's writer, before the listeners, which build lines only while it is there.
+        .compose(v -> vertx.deployVerticle(new AccessLogVerticle(config.dataDir().resolve(ACCESS_LOG_DIR), timers,
+            new SplittableRandom(seed - 2)), new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
+        .compose(id -> {
+          f.accessLogDeployment = id;
+          return Future.succeededFuture();
+        })
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges);
@@ -238,7 +251,10 @@ public final class Fulcrum {
     // A second call (a test closing a gateway it already shut down) finds nothing left to undeploy.
     listenersDeployment = null;
     Future<?> listeners = id == null ? Future.succeededFuture() : vertx.undeploy(id);
-    return listeners.mapEmpty();
+    // Then the access log's writer, which completes its files with what the listeners handed over as they stopped.
+    String log = accessLogDeployment;
+    accessLogDeployment = null;
+    return listeners.transform(ar -> log == null ? Future.succeededFuture() : vertx.undeploy(log)).mapEmpty();
   }
 
   /**
