@@ -35,6 +35,8 @@ public final class Upstream {
   private final String address;
   private final int port;
   private final String zone;
+  /** Made on first use by {@link #endpoint()}. */
+  private String endpoint;
   /** Made on first use by {@link #socketAddress()}. */
   private InetSocketAddress socketAddress;
   private volatile int outstanding;
@@ -58,6 +60,20 @@ public final class Upstream {
 
   public String key() {
     return key;
+  }
+
+  /**
+   * {@code address:port} ({@code [address]:port} for IPv6) as the access log's {@code target:port}
+   * has it, made on first use; the id for a Lambda function, which has no address.
+   */
+  public String endpoint() {
+    String e = endpoint;
+    if (e == null) {
+      String a = address == null ? id : address;
+      e = (a.indexOf(':') >= 0 ? "[" + a + "]" : a) + ":" + port;
+      endpoint = e;
+    }
+    return e;
   }
 
   /**

@@ -1,8 +1,8 @@
 package io.fulcrum.bus;
 
 /**
- * How one request a listener routed to a target group ended: what the access log (SPEC §11.5)
- * and metrics read. Published, local only, on {@link Addresses#EXCHANGES} by the listener
+ * How one request a listener routed to a target group ended, for whoever watches exchanges from
+ * another verticle (tests record them; the access log and metrics are kept on each event loop). Published, local only, on {@link Addresses#EXCHANGES} by the listener
  * verticle once the exchange ends, while anyone has subscribed through
  * {@link ExchangeOutcomes#subscribe} (nothing is built otherwise). Immutable.
  *

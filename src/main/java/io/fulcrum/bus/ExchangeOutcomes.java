@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * Who listens to {@link ExchangeOutcome}s on one Vert.x instance. Publishing an outcome costs a
  * record and an event-bus message per request, so the listener verticles publish on
  * {@link Addresses#EXCHANGES} only while at least one consumer has subscribed here: a consumer
- * (access log, metrics, a test's recorder) registers with {@link #subscribe}, never with a plain
+ * (a test's recorder) registers with {@link #subscribe}, never with a plain
  * {@code localConsumer} on the address, which would receive nothing while no one else subscribed.
  *
  * <p>Thread-safe: the listener verticles read {@link #listened()} (one volatile read) on their

@@ -90,4 +90,10 @@ public interface LaneExchange {
 
   /** Whether the exchange is over. */
   boolean finished();
+
+  /** The request body's bytes the client sent so far (the access log's {@code received_bytes}). */
+  long bodyReceived();
+
+  /** The response body's bytes written to the client so far ({@code sent_bytes}). */
+  long bodySent();
 }

@@ -74,6 +74,8 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   private boolean finished;
   private boolean clientGone;
   private long lastActivity;
+  private long bodyReceived;
+  private long bodySent;
   private ScheduledFuture<?> timer;
   private int placements;
   /**
@@ -211,6 +213,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     if (over || !headWritten) {
       return bytes;
     }
+    bodySent += data.readableBytes();
     client.writeData(clientStream, data.retain(), end);
     if (end) {
       complete();
@@ -285,8 +288,19 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   }
 
   @Override
+  public long bodyReceived() {
+    return bodyReceived;
+  }
+
+  @Override
+  public long bodySent() {
+    return bodySent;
+  }
+
+  @Override
   public int fromClient(ByteBuf data, int padding, boolean endOfStream) {
     int bytes = data.readableBytes() + padding;
+    bodyReceived += data.readableBytes();
     if (clientEnded) {
       return bytes;
     }

@@ -52,6 +52,8 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   private int held;
   private boolean requestReceived;
   private boolean headWritten;
+  private long bodyReceived;
+  private long bodySent;
   /**
    * The HEADERS frame, with room for a small body's DATA frame behind it, until that body is in:
    * written with it, or at the end of the target's read when the body is not all there yet.
@@ -102,8 +104,19 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
   }
 
   @Override
+  public long bodyReceived() {
+    return bodyReceived;
+  }
+
+  @Override
+  public long bodySent() {
+    return bodySent;
+  }
+
+  @Override
   public int fromClient(ByteBuf data, int padding, boolean endOfStream) {
     int bytes = data.readableBytes() + padding;
+    bodyReceived += data.readableBytes();
     if (requestReceived) {
       return bytes; // the decoder lets nothing follow the end of the stream; this is a guard
     }
@@ -232,6 +245,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void writeBody(TargetConnection c, HttpContent part) {
+    bodySent += part.content().readableBytes();
     if (heldHead == null || !client.appendData(heldHead, stream, part.content(), false)) {
       writeHeld();
       client.writeData(stream, part.content(), false);
@@ -244,6 +258,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void writeLast(LastHttpContent last) {
+    bodySent += last.content().readableBytes();
     Http2ConnectionEncoder encoder = client.encoder();
     ChannelHandlerContext ctx = client.ctx();
     HttpHeaders trailers = last.trailingHeaders();

@@ -58,6 +58,12 @@ final class ClientConnection implements Handler<Void> {
   private String forwardedFor;
   /** Where the connection is counted (its load balancer in its zone), set by the listener as it opens; or null. */
   LoadBalancerMeters meters;
+  /** The bytes of an HTTP/1.x connection while its load balancer has an access log, else null. */
+  ByteCounter bytes;
+  private long loggedRead;
+  private long loggedWritten;
+  /** The access log's {@code conn_trace_id}, once a line needed it. */
+  private String traceId;
 
   /**
    * Starts watching a new connection; its idle time and its life start now.
@@ -206,6 +212,44 @@ final class ClientConnection implements Handler<Void> {
       tls = t == null ? CLEARTEXT : t;
     }
     return tls == CLEARTEXT ? null : tls;
+  }
+
+  /**
+   * The bytes read since the last call (the access log's {@code received_bytes} of the request that
+   * ends now), or -1 when not counted (HTTP/2, or no access log when the connection opened). Exact
+   * unless requests are pipelined, when a request's bytes count with the one before it.
+   */
+  long received() {
+    if (bytes == null) {
+      return -1;
+    }
+    long n = bytes.read - loggedRead;
+    loggedRead = bytes.read;
+    return n;
+  }
+
+  /** The bytes written since the last call ({@code sent_bytes}), or -1 (see {@link #received}). */
+  long sent() {
+    if (bytes == null) {
+      return -1;
+    }
+    long n = bytes.written - loggedWritten;
+    loggedWritten = bytes.written;
+    return n;
+  }
+
+  /** The connection's id in the access log ({@code conn_trace_id}): {@code TID_} and 32 hex digits. */
+  String traceId(java.util.random.RandomGenerator random) {
+    if (traceId == null) {
+      traceId = "TID_" + java.util.HexFormat.of().toHexDigits(random.nextLong())
+          + java.util.HexFormat.of().toHexDigits(random.nextLong());
+    }
+    return traceId;
+  }
+
+  /** The TLS server name the client indicated (SNI), or null. */
+  String serverName() {
+    return connection.indicatedServerName();
   }
 
   /** A response ended (registered as each response's end handler). */

@@ -85,7 +85,12 @@ final class Desync {
    * mode, the one in which their tier (Acceptable) changes anything.
    */
   static Tier tier(Mode mode, String method, String uri, MultiMap headers) {
-    return classify(method, uri, headers, mode == Mode.STRICTEST).tier();
+    return verdict(mode, method, uri, headers).tier();
+  }
+
+  /** {@link #tier}, with its reason code (the access log's {@code classification_reason}). */
+  static Verdict verdict(Mode mode, String method, String uri, MultiMap headers) {
+    return classify(method, uri, headers, mode == Mode.STRICTEST);
   }
 
   /**

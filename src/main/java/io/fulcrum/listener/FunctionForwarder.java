@@ -56,20 +56,21 @@ final class FunctionForwarder {
   /**
    * Invokes the group's function for {@code req} (the target chosen is the function).
    *
-   * @param hook adds to the response head (stickiness cookies); may be null
+   * @param hook  adds to the response head (stickiness cookies); may be null
+   * @param entry the request's access log line, or null
    */
   void forward(HttpServerRequest req, NodeRequest facts, ListenerPlan plan, TargetGroupPlan group, Upstream target,
-      long headerBytes, long now, HttpForwarder.ResponseHook hook, GroupMeters meters) {
+      long headerBytes, long now, HttpForwarder.ResponseHook hook, GroupMeters meters, AccessEntry entry) {
     String uri = req.uri();
     if (Upgrades.webSocket(req) != null) {
       // A WebSocket upgrade as the proxy path reads one (GET, Connection: upgrade, Upgrade: websocket).
-      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters);
+      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters, entry);
       return;
     }
     String length = req.headers().get(HttpHeaders.CONTENT_LENGTH);
     if (length != null && declaredLength(length) > FunctionRequest.MAX_BODY_BYTES) {
       // The body is not read: the connection closes after the page.
-      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true, meters);
+      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true, meters, entry);
       return;
     }
     // ALB's event keeps the client's Connection header (SPEC §6.1), which preparing for a target drops.
@@ -84,12 +85,16 @@ final class FunctionForwarder {
     if (forwarded.droppedInvalid()) {
       meters.loadBalancer().droppedInvalidHeader();
     }
+    if (entry != null) {
+      entry.traceId = forwarded.traceId();
+    }
     if (connection != null) {
       req.headers().set(HttpHeaders.CONNECTION, connection);
     }
     target.dispatched();
     InFlight.Node node = verticle.inFlight().add(group.arn(), target, plan.lbName(), req.method().name(), uri, true);
     node.meters = meters;
+    node.entry = entry;
     Exchange ex = new Exchange(req, facts.originForm(), group, target, node, hook);
     node.exchange = ex;
     req.response().closeHandler(v -> ex.clientClosed());
@@ -113,10 +118,15 @@ final class FunctionForwarder {
 
   /** Answers an error before anything was sent to the function, and records it. */
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,
-      boolean close, GroupMeters meters) {
+      boolean close, GroupMeters meters, AccessEntry entry) {
     meters.lambdaError(error.userError());
     meters.loadBalancer().elbStatus(error.status());
     ElbResponses.send(req, error.elbError(), close);
+    if (entry != null) {
+      entry.groupArn = group.arn();
+      entry.errorReason = error.code();
+      entry.answered(error.status());
+    }
     if (verticle.outcomesListened()) {
       verticle.outcome(new ExchangeOutcome(plan.lbName(), group.arn(), null, req.method().name(), uri, error.status(),
           -1, error.code()));

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * and removing cost a few pointer writes and no lookup. When a snapshot drops a target whose
  * deregistration delay is over (or that left with a delay of 0), its requests still running are
  * cut (SPEC §2.4: the client gets 502). When a request ends, its {@link ExchangeOutcome} goes to
- * the outcome sink, while anyone listens. Touched only on the owning event loop.
+ * the outcome sink, while anyone listens, and its line to the access log, when its load balancer
+ * has one. Touched only on the owning event loop.
  */
 final class InFlight {
 
@@ -34,7 +35,7 @@ final class InFlight {
 
   /**
    * @param listened whether anyone consumes outcomes now; when not, none is built
-   * @param outcomes takes how each request ended (the access log and metrics read it)
+   * @param outcomes takes how each request ended
    */
   InFlight(BooleanSupplier listened, Consumer<ExchangeOutcome> outcomes) {
     this.listened = listened;
@@ -64,6 +65,8 @@ final class InFlight {
     GroupMeters meters;
     /** When the request left for the target ({@link System#nanoTime()}): TargetResponseTime runs from here. */
     long sentAt;
+    /** The request's access log line, or null (no access log). */
+    AccessEntry entry;
     private InFlight owner;
     private io.vertx.core.Vertx vertx;
     private long deadlineTimer = -1;
@@ -79,8 +82,14 @@ final class InFlight {
     public void responseHead(int status) {
       targetStatus = status;
       elbStatus = status;
-      if (meters != null) {
-        meters.targetResponse(status, System.nanoTime() - sentAt);
+      if (meters != null || entry != null) {
+        long now = System.nanoTime();
+        if (meters != null) {
+          meters.targetResponse(status, now - sentAt);
+        }
+        if (entry != null) {
+          entry.headNanos = now;
+        }
       }
       if (status >= 500) {
         target.failed();
@@ -132,11 +141,28 @@ final class InFlight {
         }
         o.remove(this);
         target.completed();
+        if (entry != null) {
+          log(entry);
+        }
         if (o.listened.getAsBoolean()) {
           o.outcomes.accept(new ExchangeOutcome(loadBalancer, groupArn, function ? null : target.key(), method, uri,
               elbStatus, targetStatus, errorReason));
         }
       }
+    }
+
+    private void log(AccessEntry e) {
+      e.sentNanos = sentAt == 0 ? -1 : sentAt;
+      e.elbStatus = elbStatus;
+      e.targetStatus = targetStatus;
+      e.errorReason = errorReason;
+      e.groupArn = groupArn;
+      e.target = function ? null : target.endpoint();
+      if (exchange instanceof io.fulcrum.forward.LaneExchange lane && e.received >= 0) {
+        e.received += lane.bodyReceived();
+        e.sent += lane.bodySent();
+      }
+      e.write();
     }
 
     /** A gRPC call's {@code grpc-timeout}: past it, the call ends with DEADLINE_EXCEEDED. */

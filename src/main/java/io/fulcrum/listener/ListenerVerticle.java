@@ -14,7 +14,10 @@ import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.ProtocolVersion;
+import io.fulcrum.observe.AccessLogs;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.observe.LogDestination;
+import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.observe.Meters;
 import io.fulcrum.sticky.KeyRing;
@@ -43,6 +46,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -83,6 +87,8 @@ public final class ListenerVerticle extends VerticleBase {
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
   /** The name of Vert.x's connection handler in an HTTP/1.x pipeline. */
   private static final String VERTX_HANDLER = "handler";
+  /** Vert.x's HTTP/1.x decoder in a client connection's pipeline. */
+  private static final String HTTP_DECODER = "httpDecoder";
   private static final int BIND_ATTEMPTS = 40;
   private static final long BIND_RETRY_MILLIS = 25;
 
@@ -103,6 +109,10 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's counters, which {@code /metrics} adds up with the other loops'. */
   private final LoopMeters meters = new LoopMeters();
   private Runnable unregisterMeters = () -> { };
+  /** The access log's lines of this loop; they go to the writer (see {@link AccessLogs}). */
+  private AccessLogs accessLogs;
+  private LoopLog log;
+  private Runnable unregisterLog = () -> { };
   /** Who consumes outcomes; nothing is built or published for an exchange while nobody does. */
   private ExchangeOutcomes outcomes;
   private HttpForwarder forwarder;
@@ -151,6 +161,9 @@ public final class ListenerVerticle extends VerticleBase {
       timers = new VertxTimers(vertx, clock);
     }
     unregisterMeters = Meters.of(vertx).register(context, meters);
+    accessLogs = AccessLogs.of(vertx);
+    log = accessLogs.newLoop();
+    unregisterLog = accessLogs.register(context, log);
     direct = new DirectForwarder(((VertxInternal) vertx).transport().channelFactory(false));
     lanes = directPath();
     forwarder = new HttpForwarder(vertx, direct);
@@ -181,7 +194,11 @@ public final class ListenerVerticle extends VerticleBase {
   public Future<?> stop() {
     return drain(drainMillis.getAsLong())
         .compose(v -> Future.join(forwarder.close(), direct.close()))
-        .onComplete(ar -> unregisterMeters.run());
+        .onComplete(ar -> {
+          unregisterMeters.run();
+          unregisterLog.run();
+          log.retain(Set.of()); // what is left goes to the writer
+        });
   }
 
   /**
@@ -244,6 +261,7 @@ public final class ListenerVerticle extends VerticleBase {
         }
         b.plan = plan;
         b.meters = meters(plan, b.node);
+        b.log = lines(plan, b.node);
         if (!b.ready.isComplete()) {
           binds.add(b.ready); // still binding for an earlier version: this one is applied once it serves
         }
@@ -253,6 +271,7 @@ public final class ListenerVerticle extends VerticleBase {
       if (!bindings.containsKey(e.getKey())) {
         Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
         b.meters = meters(b.plan, b.node);
+        b.log = lines(b.plan, b.node);
         bindings.put(e.getKey(), b);
         Future<?> handedOver = handovers.get(e.getKey());
         b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
@@ -261,6 +280,8 @@ public final class ListenerVerticle extends VerticleBase {
     }
     meters.retain(next.listeners().stream().map(l -> Arns.loadBalancerDimension(l.arn())).collect(Collectors.toSet()),
         next.groups().keySet());
+    log.retain(bindings.values().stream().filter(b -> b.log != null).map(b -> b.log.destination())
+        .collect(Collectors.toSet()));
     Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
     // Applied once every server of this version accepts (or failed to bind, which is logged): an API
     // change that adds a listener answers only when its port serves.
@@ -272,6 +293,18 @@ public final class ListenerVerticle extends VerticleBase {
   /** The counters of the load balancer of {@code plan} in the zone of {@code node}, on this loop. */
   private LoadBalancerMeters meters(ListenerPlan plan, Node node) {
     return meters.loadBalancer(Arns.loadBalancerDimension(plan.arn()), node.zone());
+  }
+
+  /**
+   * The access log lines of the load balancer of {@code plan} at {@code node}, on this loop; null
+   * while it has no access log (or nothing writes one).
+   */
+  private LoopLog.Lines lines(ListenerPlan plan, Node node) {
+    String bucket = plan.proxy().accessLogBucket();
+    if (bucket == null || !accessLogs.writing()) {
+      return null;
+    }
+    return log.lines(LogDestination.of(bucket, plan.proxy().accessLogPrefix(), plan.arn(), node.address()));
   }
 
   /**
@@ -334,6 +367,14 @@ public final class ListenerVerticle extends VerticleBase {
       clients.put(conn, client);
       client.meters = b.meters;
       b.meters.connectionOpened();
+      if (b.log != null && conn instanceof Http1xServerConnection http1) {
+        // The access log's byte counts: HTTP as it crosses the connection, after TLS and before the codec.
+        ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
+        if (pipeline.get(HTTP_DECODER) != null) {
+          client.bytes = new ByteCounter();
+          pipeline.addBefore(HTTP_DECODER, ByteCounter.NAME, client.bytes);
+        }
+      }
       conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
@@ -477,6 +518,8 @@ public final class ListenerVerticle extends VerticleBase {
     final String portText;
     /** The counters of its load balancer in its zone, on this loop. */
     LoadBalancerMeters meters;
+    /** Its load balancer's access log lines at its node, on this loop; null while there is no access log. */
+    LoopLog.Lines log;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();

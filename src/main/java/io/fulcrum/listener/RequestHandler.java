@@ -16,6 +16,7 @@ import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.RelayExchange;
 import io.fulcrum.forward.StreamExchange;
+import io.fulcrum.forward.TraceIds;
 import io.fulcrum.forward.Upgrades;
 import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
@@ -110,10 +111,11 @@ final class RequestHandler {
     }
     ListenerPlan plan = binding.plan;
     MultiMap headers = req.headers();
+    AccessEntry entry = binding.log == null ? null : entry(binding, req, client);
 
     LoadBalancerMeters meters = binding.meters;
     if (req.method() == HttpMethod.TRACE) {
-      answer(meters, req, ElbError.METHOD_NOT_ALLOWED);
+      answer(meters, entry, req, ElbError.METHOD_NOT_ALLOWED);
       return;
     }
     boolean chunked = false;
@@ -125,7 +127,7 @@ final class RequestHandler {
       } else {
         // Only chunked is accepted; anything else would leave the body's end unknown. (Netty's decoder
         // already refuses codings that do not end in chunked, identity included: see invalidStatus.)
-        answerAndClose(meters, req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
+        answerAndClose(meters, entry, req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
         return;
       }
     }
@@ -142,23 +144,31 @@ final class RequestHandler {
       return;
     }
     if (headerBytes < 0) {
-      answerAndClose(meters, req, client, ElbError.HEADER_TOO_LARGE);
+      answerAndClose(meters, entry, req, client, ElbError.HEADER_TOO_LARGE);
       return;
     }
+    if (entry != null && http2) {
+      entry.received = headerBytes;
+      entry.sent = 0;
+    }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
-      answer(meters, req, ElbError.XFF_TOO_LONG);
+      answer(meters, entry, req, ElbError.XFF_TOO_LONG);
       return;
     }
     boolean last = false;
     if (!http2) {
       Desync.Mode mode = Desync.Mode.of(plan.proxy().desyncMode());
-      Desync.Tier tier = Desync.tier(mode, req.method().name(), req.uri(), headers);
+      Desync.Verdict verdict = Desync.verdict(mode, req.method().name(), req.uri(), headers);
+      Desync.Tier tier = verdict.tier();
       if (tier != Desync.Tier.COMPLIANT) {
         meters.desyncNonCompliant();
+        if (entry != null) {
+          entry.classified(verdict);
+        }
       }
       Desync.Action desync = Desync.action(mode, tier);
       if (desync == Desync.Action.BLOCK) {
-        answerAndClose(meters, req, client, ElbError.BAD_REQUEST);
+        answerAndClose(meters, entry, req, client, ElbError.BAD_REQUEST);
         return;
       }
       if (desync == Desync.Action.FORWARD_THEN_CLOSE) {
@@ -173,47 +183,67 @@ final class RequestHandler {
 
     NodeRequest facts = new NodeRequest(req);
     RouteAction action = plan.routes().match(facts);
+    if (entry != null) {
+      entry.routed(action);
+    }
     if (action instanceof ForwardRoute f) {
-      forward(binding, plan, req, facts, f, chunked, headerBytes, client, last);
+      forward(binding, plan, req, facts, f, chunked, headerBytes, client, last, entry);
     } else if (action instanceof FixedRoute f) {
       meters.fixedResponse(f.statusCode());
       fixed(req, f);
+      if (entry != null) {
+        entry.answered(f.statusCode());
+      }
     } else if (action instanceof RedirectRoute r) {
       meters.redirect(r.statusCode());
-      redirect(req, plan, facts, r);
+      String location = redirect(req, plan, facts, r);
+      if (entry != null) {
+        entry.redirectUrl = location;
+        entry.answered(r.statusCode());
+      }
     }
   }
 
-  /** @param closeTarget the target connection is closed after the exchange (desync mitigation) */
+  /**
+   * @param closeTarget the target connection is closed after the exchange (desync mitigation)
+   * @param entry       the request's access log line, or null
+   */
   private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
-      boolean chunked, long headerBytes, ClientConnection client, boolean closeTarget) {
+      boolean chunked, long headerBytes, ClientConnection client, boolean closeTarget, AccessEntry entry) {
     long now = clock.millis();
     Choice choice = new Choice(route, req.headers(), now);
     GroupRuntime group = choice.group();
     if (group == null) {
-      answer(binding.meters, req, ElbError.NO_TARGET_GROUP);
+      answer(binding.meters, entry, req, ElbError.NO_TARGET_GROUP);
       return;
+    }
+    if (entry != null) {
+      entry.groupArn = group.plan().arn();
     }
     ProtocolVersion version = group.plan().protocolVersion();
     boolean grpc = Grpc.isGrpc(req);
     if (!compatible(req, grpc, version)) {
-      answer(binding.meters, req, ElbError.PROTOCOL_MISMATCH);
+      answer(binding.meters, entry, req, ElbError.PROTOCOL_MISMATCH);
       return;
     }
     Upstream target = choice.target(binding);
     if (target == null) {
-      answer(binding.meters, req, verticle.noTarget(group));
+      answer(binding.meters, entry, req, verticle.noTarget(group));
       return;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, req.headers());
     if (group.plan().lambda() != null) {
-      functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook, counted(binding, group, false));
+      functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook, counted(binding, group, false),
+          entry);
       return;
     }
     ProxySettings proxy = plan.proxy();
     String upgrade = Upgrades.webSocket(req); // read before the hop-by-hop headers leave
+    if (upgrade != null && entry != null) {
+      entry.type = plan.tls() == null ? "ws" : "wss";
+    }
     InFlight.Node node = dispatch(binding, group, target, facts, req.headers(), req.remoteAddress(), client, headerBytes,
-        now, grpc);
+        now, grpc, entry);
     if (upgrade != null) {
       HttpConnection connection = req.connection();
       node.exchange = forwarder.tunnel(req, facts.originForm(), upgrade, target, group.protocol(), proxy, node, hook,
@@ -331,9 +361,11 @@ final class RequestHandler {
    * requests in flight, which the caller gives the exchange.
    */
   private InFlight.Node dispatch(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
-      MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now, boolean grpc) {
-    forwardHeaders(binding, facts, headers, remote, client, headerBytes, now).setOn(headers);
-    return dispatched(binding, group, target, facts, grpc);
+      MultiMap headers, SocketAddress remote, ClientConnection client, long headerBytes, long now, boolean grpc,
+      AccessEntry entry) {
+    ForwardHeaders.Values values = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
+    values.setOn(headers);
+    return dispatched(binding, group, target, facts, grpc, entry, values);
   }
 
   /**
@@ -361,12 +393,16 @@ final class RequestHandler {
    * and the request counted.
    */
   private InFlight.Node dispatched(Binding binding, GroupRuntime group, Upstream target, NodeRequest facts,
-      boolean grpc) {
+      boolean grpc, AccessEntry entry, ForwardHeaders.Values forwarded) {
     target.dispatched();
     InFlight.Node node =
         verticle.inFlight().add(group.plan().arn(), target, binding.plan.lbName(), facts.method(), facts.uri(), false);
     node.meters = counted(binding, group, grpc);
     node.sentAt = System.nanoTime();
+    if (entry != null) {
+      entry.traceId = forwarded.traceId();
+      node.entry = entry;
+    }
     return node;
   }
 
@@ -382,9 +418,42 @@ final class RequestHandler {
   }
 
   /** The load balancer answers {@code error} itself; the connection stays open. */
-  private static void answer(LoadBalancerMeters meters, HttpServerRequest req, ElbError error) {
+  private static void answer(LoadBalancerMeters meters, AccessEntry entry, HttpServerRequest req, ElbError error) {
     meters.elbStatus(error.status());
     ElbResponses.send(req, error, false);
+    if (entry != null) {
+      entry.answered(error.status());
+    }
+  }
+
+  /**
+   * A new access log line for a request Vert.x's server parsed, from what it says of itself; its
+   * bytes over HTTP/2 are those of its body and the response's, to which the caller adds its headers'.
+   */
+  private AccessEntry entry(Binding binding, HttpServerRequest req, ClientConnection client) {
+    boolean http2 = req.version() == HttpVersion.HTTP_2;
+    String version = switch (req.version()) {
+      case HTTP_1_0 -> "HTTP/1.0";
+      case HTTP_1_1 -> "HTTP/1.1";
+      case HTTP_2 -> "HTTP/2.0";
+    };
+    HostAndPort authority = req.authority();
+    String type = http2 ? Grpc.isGrpc(req) ? "grpcs" : "h2" : binding.plan.tls() == null ? "http" : "https";
+    AccessEntry e = entry(binding, client, type, req.remoteAddress(), req.method().name(),
+        authority == null ? null : authority.host(), req.uri(), version, req.headers().get(HttpHeaders.USER_AGENT));
+    e.traceId = req.headers().get(TraceIds.HEADER);
+    if (http2) {
+      e.http2 = req;
+    }
+    return e;
+  }
+
+  private AccessEntry entry(Binding binding, ClientConnection client, String type, SocketAddress remote, String method,
+      String host, String uri, String version, String userAgent) {
+    boolean tls = binding.plan.tls() != null;
+    return new AccessEntry(binding.log, client, clock.millis(), client == null ? "-" : client.traceId(random), type,
+        remote, AccessEntry.request(method, tls, host, binding.plan.port(), uri, version), userAgent,
+        tls && client != null ? client.tls() : null, client == null ? null : client.serverName());
   }
 
   /**
@@ -416,7 +485,8 @@ final class RequestHandler {
       return null; // the usual path answers it
     }
     Desync.Mode mode = Desync.Mode.of(binding.plan.proxy().desyncMode());
-    Desync.Tier tier = Desync.tier(mode, method.name(), req.uri(), headers);
+    Desync.Verdict verdict = Desync.verdict(mode, method.name(), req.uri(), headers);
+    Desync.Tier tier = verdict.tier();
     if (Desync.action(mode, tier) != Desync.Action.FORWARD) {
       return null; // the usual path blocks it, or serves it and closes
     }
@@ -440,7 +510,16 @@ final class RequestHandler {
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     // The headers the load balancer sets are written after the others as the request goes out, not set in the map.
     ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
-    InFlight.Node node = dispatched(binding, group, target, facts, false);
+    AccessEntry entry = null;
+    if (binding.log != null) {
+      entry = entry(binding, client, binding.plan.tls() == null ? "http" : "https", remote, method.name(), facts.host(),
+          req.uri(), "HTTP/1.1", headers.get(HttpHeaders.USER_AGENT));
+      entry.routed(route);
+      if (tier != Desync.Tier.COMPLIANT) {
+        entry.classified(verdict);
+      }
+    }
+    InFlight.Node node = dispatched(binding, group, target, facts, false, entry, forwarded);
     req.setUri(facts.originForm());
     if (client != null) {
       client.requestStarted(false);
@@ -535,7 +614,15 @@ final class RequestHandler {
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     ForwardHeaders.Values forwarded = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
-    InFlight.Node node = dispatched(binding, group, target, facts, grpc);
+    AccessEntry entry = null;
+    if (binding.log != null) {
+      entry = entry(binding, client, grpc ? "grpcs" : "h2", remote, method.name(), authority.host(), facts.uri(),
+          "HTTP/2.0", headers.get(HttpHeaders.USER_AGENT));
+      entry.routed(route);
+      entry.received = headerBytes;
+      entry.sent = 0;
+    }
+    InFlight.Node node = dispatched(binding, group, target, facts, grpc, entry, forwarded);
     if (client != null) {
       client.requestStarted(true);
     }
@@ -615,7 +702,8 @@ final class RequestHandler {
     end(req, response, f.body());
   }
 
-  private static void redirect(HttpServerRequest req, ListenerPlan plan, NodeRequest facts, RedirectRoute r) {
+  /** Answers with the redirect; returns its location. */
+  private static String redirect(HttpServerRequest req, ListenerPlan plan, NodeRequest facts, RedirectRoute r) {
     String host = facts.host();
     String location = r.location(plan.protocol().wire(), host == null ? "" : host.toLowerCase(Locale.ROOT), plan.port(),
         facts.path(), req.query());
@@ -624,6 +712,7 @@ final class RequestHandler {
     response.setStatusCode(r.statusCode()).setStatusMessage(phrase);
     response.headers().set(SERVER_NAME, SERVER).set(LOCATION_NAME, location).set(CONTENT_TYPE_NAME, "text/html");
     end(req, response, Buffer.buffer(ElbResponses.page(r.statusCode() + " " + phrase)));
+    return location;
   }
 
   private static void end(HttpServerRequest req, HttpServerResponse response, Buffer body) {
@@ -637,20 +726,25 @@ final class RequestHandler {
 
   /** A request Vert.x's decoder could not read: the ELB status, and the connection closes. */
   void invalid(Binding binding, HttpServerRequest req) {
-    answerAndClose(binding.meters, req, verticle.client(req.connection()), invalidStatus(req));
+    ClientConnection client = verticle.client(req.connection());
+    answerAndClose(binding.meters, binding.log == null ? null : entry(binding, req, client), req, client,
+        invalidStatus(req));
   }
 
   /**
    * Answers with the ELB page and, over HTTP/1.x, closes the connection: nothing after this request
    * on it is served (HTTP/2 answers the stream only).
    */
-  private static void answerAndClose(LoadBalancerMeters meters, HttpServerRequest req, ClientConnection client,
-      ElbError error) {
+  private static void answerAndClose(LoadBalancerMeters meters, AccessEntry entry, HttpServerRequest req,
+      ClientConnection client, ElbError error) {
     meters.elbStatus(error.status());
     if (client != null && req.version() != HttpVersion.HTTP_2) {
       client.closeAfterResponse();
     }
     ElbResponses.send(req, error, true);
+    if (entry != null) {
+      entry.answered(error.status());
+    }
   }
 
   /** Whether the request has a Transfer-Encoding other than a lone {@code chunked}. */
