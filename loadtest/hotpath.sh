@@ -29,6 +29,7 @@ INSTANCES=${INSTANCES:-$(nproc)} # --instances: listener verticles, one per even
 JAVA_OPTS=${JAVA_OPTS:-}         # JVM flags for Fulcrum
 JFR=${JFR:-0}                    # 1: a further window under a JFR profile recording
 URL_PATH=${URL_PATH:-/}
+ACCESS_LOG=${ACCESS_LOG:-0}      # 1: the load balancer writes its access log (to $OUT/data/s3/hotpath)
 PORT=${PORT:-27080}              # the listener
 CONTROL_PORT=${CONTROL_PORT:-27090}
 BACKEND_PORT=${BACKEND_PORT:-27101} # first backend; the others follow
@@ -102,6 +103,7 @@ random-seed: 1
 load-balancers:
   - name: hot
     type: application
+    attributes: {access_logs.s3.enabled: "$([[ $ACCESS_LOG == 1 ]] && echo true || echo false)", access_logs.s3.bucket: hotpath}
     listeners:
       - protocol: HTTP
         port: $PORT
