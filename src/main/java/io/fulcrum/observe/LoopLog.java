@@ -41,13 +41,17 @@ public final class LoopLog {
     return byDestination.computeIfAbsent(destination, Lines::new);
   }
 
-  /** Sends the lines of destinations no longer in use to the writer and forgets them. */
+  /**
+   * Sends the lines of destinations no longer in use to the writer and forgets them (a line still
+   * written to one goes to the writer on its own).
+   */
   public void retain(Set<LogDestination> inUse) {
     byDestination.values().removeIf(l -> {
       if (inUse.contains(l.destination)) {
         return false;
       }
       l.flush();
+      l.retired = true;
       return true;
     });
   }
@@ -69,6 +73,11 @@ public final class LoopLog {
     private final LogDestination destination;
     private final StringBuilder text = new StringBuilder(256);
     private long periodEnd;
+    /**
+     * No longer collected (its load balancer's log went off, or the loop stopped): a line that a
+     * request in flight still writes goes to the writer at once.
+     */
+    private boolean retired;
     /** The second {@link #secondText} is, as {@code yyyy-MM-ddTHH:mm:ss.}, for {@link #time}. */
     private long second = Long.MIN_VALUE;
     private String secondText;
@@ -149,7 +158,7 @@ public final class LoopLog {
     /** The line appended since {@link #start} is complete. */
     public void end() {
       text.append('\n');
-      if (text.length() >= CHUNK) {
+      if (text.length() >= CHUNK || retired) {
         flush();
       }
     }
