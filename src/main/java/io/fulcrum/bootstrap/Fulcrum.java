@@ -136,9 +136,10 @@ public final class Fulcrum {
         })
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.keys))
-        // The access log's writer, before the listeners, which build lines only while it is there.
+        // The access log's writer, before the listeners, which build lines only while it is there. Its file
+        // names' random part is never seeded: two processes writing to one bucket must not collide.
         .compose(v -> vertx.deployVerticle(new AccessLogVerticle(config.dataDir().resolve(ACCESS_LOG_DIR), timers,
-            new SplittableRandom(seed - 2)), new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
+            new SplittableRandom()), new DeploymentOptions().setThreadingModel(ThreadingModel.WORKER)))
         .compose(id -> {
           f.accessLogDeployment = id;
           return Future.succeededFuture();

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.random.RandomGenerator;
+import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -141,7 +142,13 @@ public final class AccessLogVerticle extends VerticleBase {
     String name = key.destination().fileName(key.periodEnd(), new String(suffix));
     Path temporary = dir.resolve("." + name + ".tmp");
     OutputStream out = new GZIPOutputStream(new BufferedOutputStream(Files.newOutputStream(temporary), 64 * 1024),
-        8 * 1024);
+        64 * 1024) {
+      {
+        // The fastest level: the writer spends under half the default level's CPU per line, for files a
+        // quarter larger (loadtest/RESULTS.md, "What the access log costs").
+        def.setLevel(Deflater.BEST_SPEED);
+      }
+    };
     return new OpenFile(temporary, dir.resolve(name), out);
   }
 
