@@ -135,12 +135,7 @@ final class AccessEntry {
     b.append(headNanos < 0 ? "-1" : "0.000").append(' ');
     // An exchange that ended without any status went to a client that left first: ALB's 460.
     b.append(elbStatus == 0 ? InFlight.CLIENT_CLOSED : elbStatus).append(' ');
-    if (targetStatus < 0) {
-      b.append('-');
-    } else {
-      b.append(targetStatus);
-    }
-    b.append(' ').append(in).append(' ').append(out).append(' ');
+    targetStatus(b).append(' ').append(in).append(' ').append(out).append(' ');
     lines.quoted(request, MAX_FIELD).append(' ');
     lines.quoted(userAgent, MAX_USER_AGENT).append(' ');
     b.append(tls == null ? "-" : tls.cipherSuite()).append(' ').append(tls == null ? "-" : tls.version()).append(' ');
@@ -160,19 +155,18 @@ final class AccessEntry {
     lines.quoted(redirectUrl, MAX_FIELD).append(' ');
     lines.quoted(errorReason, MAX_FIELD).append(' ');
     lines.quoted(target, MAX_FIELD).append(' ');
-    b.append('"');
-    if (targetStatus < 0) {
-      b.append('-');
-    } else {
-      b.append(targetStatus);
-    }
-    b.append("\" ");
+    targetStatus(b.append('"')).append("\" ");
     lines.quoted(classification, MAX_FIELD).append(' ');
     lines.quoted(classificationReason, MAX_FIELD).append(' ');
     b.append(connectionId);
     // transformed_host, transformed_uri, request_transform_status: Fulcrum has no transforms.
     b.append(" \"-\" \"-\" \"-\"");
     lines.end();
+  }
+
+  /** The target's status, or {@code -} when there was none. */
+  private StringBuilder targetStatus(StringBuilder b) {
+    return targetStatus < 0 ? b.append('-') : b.append(targetStatus);
   }
 
   private static void address(StringBuilder b, SocketAddress a) {

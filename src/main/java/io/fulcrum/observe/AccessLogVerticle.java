@@ -37,16 +37,7 @@ public final class AccessLogVerticle extends VerticleBase {
   private record Key(LogDestination destination, long periodEnd) {
   }
 
-  private static final class OpenFile {
-    final Path temporary;
-    final Path complete;
-    final OutputStream out;
-
-    OpenFile(Path temporary, Path complete, OutputStream out) {
-      this.temporary = temporary;
-      this.complete = complete;
-      this.out = out;
-    }
+  private record OpenFile(Path temporary, Path complete, OutputStream out) {
   }
 
   private final Path root;
@@ -126,7 +117,7 @@ public final class AccessLogVerticle extends VerticleBase {
         f = create(key);
         open.put(key, f);
       }
-      f.out.write(chunk.text().getBytes(StandardCharsets.ISO_8859_1));
+      f.out().write(chunk.text().getBytes(StandardCharsets.ISO_8859_1));
     } catch (IOException e) {
       LOG.warn("access log lines for {} lost: {}", chunk.destination().loadBalancer(), e.getMessage());
     }
@@ -162,10 +153,10 @@ public final class AccessLogVerticle extends VerticleBase {
       it.remove();
       OpenFile f = e.getValue();
       try {
-        f.out.close();
-        Files.move(f.temporary, f.complete, StandardCopyOption.ATOMIC_MOVE);
+        f.out().close();
+        Files.move(f.temporary(), f.complete(), StandardCopyOption.ATOMIC_MOVE);
       } catch (IOException ex) {
-        LOG.warn("access log file {} could not be completed: {}", f.complete, ex.getMessage());
+        LOG.warn("access log file {} could not be completed: {}", f.complete(), ex.getMessage());
       }
     }
   }
