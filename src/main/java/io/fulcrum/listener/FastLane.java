@@ -20,7 +20,7 @@ import java.util.List;
 /**
  * The direct path's place in an HTTP/1.x client connection: a handler between Netty's HTTP
  * decoder and Vert.x's connection. It offers each parsed request to
- * {@link RequestHandler#direct}, which forwards the common case (a plain forward to an HTTP/1.1
+ * {@link DirectRequests#direct}, which forwards the common case (a plain forward to an HTTP/1.1
  * target group) itself; every other request, and everything while Vert.x has a request of the
  * connection in hand, passes on to Vert.x unchanged and takes the usual path.
  *
@@ -39,7 +39,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   /** Vert.x's name for the HTTP/1.x response encoder in the pipeline. */
   private static final String HTTP_ENCODER = "httpEncoder";
 
-  private final RequestHandler handler;
+  private final DirectRequests requests;
   private final Binding binding;
   private final ClientConnection client;
   private final SocketAddress remote;
@@ -65,8 +65,8 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   private ArrayDeque<Object> queued;
   private ChannelPromise closeWhenDone;
 
-  FastLane(RequestHandler handler, Binding binding, ClientConnection client, SocketAddress remote) {
-    this.handler = handler;
+  FastLane(DirectRequests requests, Binding binding, ClientConnection client, SocketAddress remote) {
+    this.requests = requests;
     this.binding = binding;
     this.client = client;
     this.remote = remote;
@@ -143,7 +143,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       return;
     }
     if (withVertx == 0 && !bodyToVertx && wire != null && msg instanceof HttpRequest request) {
-      DirectExchange started = handler.direct(binding, this, request, client, remote);
+      DirectExchange started = requests.direct(binding, this, request, client, remote);
       if (started != null) {
         if (!started.finished()) {
           exchange = started;

@@ -125,6 +125,7 @@ public final class ListenerVerticle extends VerticleBase {
   private boolean lanes;
   private Stickiness stickiness;
   private RequestHandler handler;
+  private DirectRequests directRequests;
   private boolean draining;
 
   /**
@@ -169,7 +170,9 @@ public final class ListenerVerticle extends VerticleBase {
     forwarder = new HttpForwarder(vertx, direct);
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
-    handler = new RequestHandler(this, forwarder, direct, stickiness, clock, random);
+    Dispatcher dispatcher = new Dispatcher(this, stickiness, clock, random);
+    handler = new RequestHandler(this, forwarder, dispatcher, clock, random);
+    directRequests = new DirectRequests(this, direct, dispatcher, clock);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));
     MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
@@ -380,11 +383,11 @@ public final class ListenerVerticle extends VerticleBase {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
         ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
         if (pipeline.get(VERTX_HANDLER) != null) {
-          pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(handler, b, client, conn.remoteAddress()));
+          pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(directRequests, b, client, conn.remoteAddress()));
         }
       } else if (lanes && conn instanceof Http2ServerConnection http2) {
         // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
-        StreamLane.install(handler, b, client, conn.remoteAddress(), http2);
+        StreamLane.install(directRequests, b, client, conn.remoteAddress(), http2);
       }
     });
     server.requestHandler(req -> handler.handle(b, req));

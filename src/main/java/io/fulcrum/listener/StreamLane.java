@@ -25,7 +25,7 @@ import java.util.ArrayDeque;
 /**
  * The direct path's place in an HTTP/2 client connection: a decorator of the frame listener that
  * Vert.x's HTTP/2 connection gave Netty's decoder. Each new stream's HEADERS frame is offered to
- * {@link RequestHandler#directStream}, which forwards the common case itself: a forward to an
+ * {@link DirectRequests#directStream}, which forwards the common case itself: a forward to an
  * HTTP/1.1 target group as a {@link StreamExchange}, to an HTTP2 or GRPC target group as
  * a {@link io.fulcrum.forward.RelayExchange}; the stream's later frames then go to that exchange.
  * Every other stream, and every frame that is not about a stream of the lane's, goes on to Vert.x
@@ -40,7 +40,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   /** The name of the lane's handler, after Vert.x's HTTP/2 handler in the pipeline (it sees writability). */
   static final String NAME = "fulcrum-h2-direct";
 
-  private final RequestHandler handler;
+  private final DirectRequests requests;
   private final Binding binding;
   private final ClientConnection client;
   private final SocketAddress remote;
@@ -58,13 +58,13 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
   private final Runnable flushTask = this::flushNow;
   private boolean flushPending;
 
-  private StreamLane(RequestHandler handler, Binding binding, ClientConnection client, SocketAddress remote,
+  private StreamLane(DirectRequests requests, Binding binding, ClientConnection client, SocketAddress remote,
       Http2ServerConnection vertx) {
     super(((Http2ConnectionHandler) vertx.channelHandlerContext().handler()).decoder().frameListener());
     ChannelHandlerContext ctx = vertx.channelHandlerContext();
     this.vertx = vertx;
     this.standIn = FulcrumStreams.standIn(vertx);
-    this.handler = handler;
+    this.requests = requests;
     this.binding = binding;
     this.client = client;
     this.remote = remote;
@@ -79,9 +79,9 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
    * Puts a lane in front of the frame listener of Vert.x's HTTP/2 connection {@code vertx} (called
    * once its SETTINGS are read, when Vert.x has set its listener).
    */
-  static void install(RequestHandler handler, Binding binding, ClientConnection client, SocketAddress remote,
+  static void install(DirectRequests requests, Binding binding, ClientConnection client, SocketAddress remote,
       Http2ServerConnection vertx) {
-    StreamLane lane = new StreamLane(handler, binding, client, remote, vertx);
+    StreamLane lane = new StreamLane(requests, binding, client, remote, vertx);
     ChannelHandlerContext ctx = lane.ctx;
     FlushIdleHandler.replace(ctx.pipeline()); // every frame the connection writes passes it
     lane.h2.decoder().frameListener(lane);
@@ -134,7 +134,7 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
       return false; // a stream Vert.x has (trailers, or a second HEADERS frame)
     }
     lastStream = streamId;
-    LaneExchange ex = handler.directStream(binding, this, stream, headers, endOfStream, client, remote);
+    LaneExchange ex = requests.directStream(binding, this, stream, headers, endOfStream, client, remote);
     if (ex == null) {
       return false;
     }
