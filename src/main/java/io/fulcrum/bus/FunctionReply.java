@@ -13,9 +13,11 @@ import java.util.Map;
  * @param statusMessage the reason phrase
  * @param headers       the response headers in order, hop-by-hop and Content-Length removed
  * @param body          the decoded body
+ * @param processedBytes the bytes of the event the function took and of the response it gave
+ *                       ({@code LambdaTargetProcessedBytes}); 0 when it took none
  */
 public record FunctionReply(LambdaError error, int statusCode, String statusMessage,
-    List<Map.Entry<String, String>> headers, Buffer body) {
+    List<Map.Entry<String, String>> headers, Buffer body, long processedBytes) {
 
   public FunctionReply {
     headers = headers == null ? List.of() : List.copyOf(headers);
@@ -23,7 +25,12 @@ public record FunctionReply(LambdaError error, int statusCode, String statusMess
   }
 
   public static FunctionReply failed(LambdaError error) {
-    return new FunctionReply(error, -1, null, List.of(), null);
+    return new FunctionReply(error, -1, null, List.of(), null, 0);
+  }
+
+  /** This reply, from a function that took and gave {@code bytes} in all. */
+  public FunctionReply processed(long bytes) {
+    return new FunctionReply(error, statusCode, statusMessage, headers, body, bytes);
   }
 
   public boolean ok() {

@@ -233,7 +233,7 @@ public final class AlbEvents {
     if (body.length() > 0 && headers.stream().noneMatch(e -> e.getKey().equalsIgnoreCase("content-type"))) {
       headers.add(Map.entry("Content-Type", "application/octet-stream"));
     }
-    return new FunctionReply(null, (int) status, reasonPhrase((int) status, description), headers, body);
+    return new FunctionReply(null, (int) status, reasonPhrase((int) status, description), headers, body, 0);
   }
 
   private static void header(List<Map.Entry<String, String>> out, String name, Object value) throws InvalidResponse {

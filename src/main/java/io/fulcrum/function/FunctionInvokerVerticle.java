@@ -207,7 +207,7 @@ public final class FunctionInvokerVerticle extends VerticleBase {
     // Lambda ends a function that runs past its timeout with an error; here the worker cannot be
     // stopped, so the client is answered at the deadline and the late result is dropped.
     long timer = vertx.setTimer(timeoutMillis, id -> {
-      if (done.tryComplete(FunctionReply.failed(LambdaError.UNHANDLED))) {
+      if (done.tryComplete(FunctionReply.failed(LambdaError.UNHANDLED).processed(event.length()))) {
         LOG.warn("function {} (request {}) timed out after {} s", def.name(), context.getAwsRequestId(),
             def.timeoutSeconds());
       }
@@ -218,9 +218,9 @@ public final class FunctionInvokerVerticle extends VerticleBase {
         out = f.invoke(event, context);
       } catch (Throwable t) {
         LOG.info("function {} (request {}) failed: {}", def.name(), context.getAwsRequestId(), t.toString());
-        return FunctionReply.failed(LambdaError.UNHANDLED);
+        return FunctionReply.failed(LambdaError.UNHANDLED).processed(event.length());
       }
-      return AlbEvents.response(out, r.multiValueHeaders());
+      return AlbEvents.response(out, r.multiValueHeaders()).processed(event.length() + out.length());
     }, false).onComplete(ar -> {
       inFlight.decrementAndGet();
       vertx.cancelTimer(timer);

@@ -111,7 +111,7 @@ final class RemoteFunction {
         if (rar.failed()) {
           done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR));
         } else {
-          read(rar.result(), multiValueHeaders, done);
+          read(rar.result(), multiValueHeaders, done, event.length());
         }
       });
     });
@@ -145,7 +145,9 @@ final class RemoteFunction {
     return false;
   }
 
-  private static void read(HttpClientResponse response, boolean multiValueHeaders, Promise<FunctionReply> done) {
+  /** @param eventBytes the size of the event the function was invoked with */
+  private static void read(HttpClientResponse response, boolean multiValueHeaders, Promise<FunctionReply> done,
+      long eventBytes) {
     int status = response.statusCode();
     String length = response.getHeader("Content-Length");
     response.exceptionHandler(e -> done.tryComplete(FunctionReply.failed(LambdaError.CONNECTION_ERROR)));
@@ -156,8 +158,10 @@ final class RemoteFunction {
     }
     if (status != 200 || response.getHeader(FUNCTION_ERROR) != null) {
       // The error document is small; reading it keeps the connection for the next invocation.
+      // Only a function error (200) is a response from the function; other statuses are the Invoke API's refusals.
       LambdaError error = status != 200 ? apiError(status) : LambdaError.UNHANDLED;
-      response.body().onComplete(ar -> done.tryComplete(FunctionReply.failed(error)));
+      response.body().onComplete(ar -> done.tryComplete(status != 200 ? FunctionReply.failed(error)
+          : FunctionReply.failed(error).processed(eventBytes + (ar.succeeded() ? ar.result().length() : 0))));
       return;
     }
     Buffer body = Buffer.buffer();
@@ -174,7 +178,7 @@ final class RemoteFunction {
     });
     response.endHandler(v -> {
       if (!done.future().isComplete()) {
-        done.tryComplete(AlbEvents.response(body, multiValueHeaders));
+        done.tryComplete(AlbEvents.response(body, multiValueHeaders).processed(eventBytes + body.length()));
       }
     });
   }

@@ -58,7 +58,7 @@ final class ClientConnection implements Handler<Void> {
   private String forwardedFor;
   /** Where the connection is counted (its load balancer in its zone), set by the listener as it opens; or null. */
   LoadBalancerMeters meters;
-  /** The bytes of an HTTP/1.x connection while its load balancer has an access log, else null. */
+  /** The bytes of an HTTP/1.x connection, else null (HTTP/2 counts each stream's). */
   ByteCounter bytes;
   private long loggedRead;
   private long loggedWritten;
@@ -216,7 +216,7 @@ final class ClientConnection implements Handler<Void> {
 
   /**
    * The bytes read since the last call (the access log's {@code received_bytes} of the request that
-   * ends now), or -1 when not counted (HTTP/2, or no access log when the connection opened). Exact
+   * ends now), or -1 when the connection does not count them (HTTP/2). Exact
    * unless requests are pipelined, when a request's bytes count with the one before it.
    */
   long received() {

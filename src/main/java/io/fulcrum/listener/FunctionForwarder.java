@@ -178,10 +178,11 @@ final class FunctionForwarder {
       node.sentAt = System.nanoTime();
       EventBus bus = verticle.eventBus();
       bus.<FunctionReply>request(Addresses.FUNCTION_INVOKE, r, INVOKE).onComplete(ar -> {
+        FunctionReply reply = ar.succeeded() ? ar.result().body() : FunctionReply.failed(LambdaError.UNHANDLED_EXCEPTION);
+        node.meters.lambdaProcessed(reply.processedBytes());
         if (done) {
           return;
         }
-        FunctionReply reply = ar.succeeded() ? ar.result().body() : FunctionReply.failed(LambdaError.UNHANDLED_EXCEPTION);
         if (reply.ok()) {
           respond(reply);
         } else {

@@ -24,6 +24,7 @@ import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -354,6 +355,26 @@ public final class ListenerVerticle extends VerticleBase {
   }
 
   /**
+   * Counts the connection's bytes as HTTP crosses it, after TLS and before the codec
+   * ({@code ProcessedBytes}, and the access log's byte fields over HTTP/1.x). A connection upgraded
+   * to h2c keeps the counter its HTTP/1.1 start put in.
+   */
+  private static void countBytes(HttpConnection conn, ClientConnection client, LoadBalancerMeters meters) {
+    if (conn instanceof Http1xServerConnection http1) {
+      ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
+      if (pipeline.get(HTTP_DECODER) != null && pipeline.get(ByteCounter.NAME) == null) {
+        client.bytes = new ByteCounter(meters);
+        pipeline.addBefore(HTTP_DECODER, ByteCounter.NAME, client.bytes);
+      }
+    } else if (conn instanceof Http2ServerConnection http2) {
+      ChannelHandlerContext ctx = http2.channelHandlerContext();
+      if (ctx.pipeline().get(ByteCounter.NAME) == null) {
+        ctx.pipeline().addBefore(ctx.name(), ByteCounter.NAME, new ByteCounter(meters));
+      }
+    }
+  }
+
+  /**
    * Binds; a port that a server of this process has just let go of may still be held for a moment
    * (its socket closes asynchronously when a listener is replaced, or deleted and created again), so
    * "address in use" is retried for up to a second before it counts.
@@ -370,14 +391,7 @@ public final class ListenerVerticle extends VerticleBase {
       clients.put(conn, client);
       client.meters = b.meters;
       b.meters.connectionOpened();
-      if (b.log != null && conn instanceof Http1xServerConnection http1) {
-        // The access log's byte counts: HTTP as it crosses the connection, after TLS and before the codec.
-        ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-        if (pipeline.get(HTTP_DECODER) != null) {
-          client.bytes = new ByteCounter();
-          pipeline.addBefore(HTTP_DECODER, ByteCounter.NAME, client.bytes);
-        }
-      }
+      countBytes(conn, client, b.meters);
       conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {
         // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.

@@ -37,6 +37,7 @@ public final class GroupMeters {
   long targetTlsErrors;
   long lambdaUserErrors;
   long lambdaInternalErrors;
+  long lambdaBytes;
 
   GroupMeters(LoadBalancerMeters owner, String arn) {
     this.owner = owner;
@@ -107,6 +108,15 @@ public final class GroupMeters {
     }
   }
 
+  /**
+   * {@code bytes} went to a Lambda function in an event and came back in its response
+   * ({@code LambdaTargetProcessedBytes}); they count in the load balancer's {@code ProcessedBytes} too.
+   */
+  public void lambdaProcessed(long bytes) {
+    lambdaBytes += bytes;
+    owner.processed(bytes);
+  }
+
   void addTo(GroupMeters total) {
     total.requests += requests;
     total.grpcRequests += grpcRequests;
@@ -122,5 +132,6 @@ public final class GroupMeters {
     total.targetTlsErrors += targetTlsErrors;
     total.lambdaUserErrors += lambdaUserErrors;
     total.lambdaInternalErrors += lambdaInternalErrors;
+    total.lambdaBytes += lambdaBytes;
   }
 }

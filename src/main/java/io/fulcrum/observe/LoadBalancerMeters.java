@@ -27,6 +27,7 @@ public final class LoadBalancerMeters {
   long desyncNonCompliant;
   long clientTlsErrors;
   long droppedInvalidHeaders;
+  long processedBytes;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -124,6 +125,14 @@ public final class LoadBalancerMeters {
     droppedInvalidHeaders++;
   }
 
+  /**
+   * The load balancer processed {@code bytes} of HTTP: read from or written to a client connection
+   * (after TLS), or sent to or received from a Lambda function ({@code ProcessedBytes}).
+   */
+  public void processed(long bytes) {
+    processedBytes += bytes;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -141,6 +150,7 @@ public final class LoadBalancerMeters {
     total.desyncNonCompliant += desyncNonCompliant;
     total.clientTlsErrors += clientTlsErrors;
     total.droppedInvalidHeaders += droppedInvalidHeaders;
+    total.processedBytes += processedBytes;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

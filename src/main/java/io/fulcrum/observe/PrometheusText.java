@@ -41,6 +41,9 @@ public final class PrometheusText {
 
     t.lbCounter(lbs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
     t.lbMetric(lbs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
+    t.lbCounter(lbs, "ProcessedBytes",
+        "Bytes of HTTP the load balancer read from and wrote to clients, and sent to and received from Lambda functions.",
+        m -> m.processedBytes);
     t.lbCounter(lbs, "ClientTLSNegotiationErrorCount", "Client TLS connections that did not establish a session.",
         m -> m.clientTlsErrors);
     for (int c = 3; c <= 5; c++) {
@@ -79,6 +82,8 @@ public final class PrometheusText {
     t.groupCounter(groups, "LambdaInternalError",
         "Requests to a Lambda function that failed because of the load balancer or Lambda.",
         g -> g.lambdaInternalErrors);
+    t.groupCounter(groups, "LambdaTargetProcessedBytes",
+        "Bytes of the events sent to Lambda functions and of their responses.", g -> g.lambdaBytes);
     t.responseTimes(groups);
 
     t.gauge(gauges.stream().filter(GroupGauges::healthChecked).toList(), "HealthyHostCount",

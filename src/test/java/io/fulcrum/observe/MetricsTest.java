@@ -92,7 +92,7 @@ class MetricsTest {
                      actions: [{type: forward, target-group: empty}]}
                   - {priority: 5, conditions: [{field: path-pattern, values: ["/sticky"]}],
                      actions: [{type: forward, target-group: sticky}]}
-                  - {priority: 6, conditions: [{field: path-pattern, values: ["/raw"]}],
+                  - {priority: 6, conditions: [{field: path-pattern, values: ["/raw", "/raw/*"]}],
                      actions: [{type: forward, target-group: raw}]}
                   - {priority: 7, conditions: [{field: path-pattern, values: ["/gone"]}],
                      actions: [{type: forward, target-group: gone}]}
@@ -304,6 +304,52 @@ class MetricsTest {
     assertThat(s.sum("LambdaInternalError", group("gone"))).as("LambdaConnectionError").isEqualTo(1);
     assertThat(s.sum("RequestCount", group("raw"))).isEqualTo(2);
     assertThat(s.sum("HTTPCode_ELB_502_Count", web)).isEqualTo(3);
+  }
+
+  @Test
+  void processedBytes_areTheHttpBytesOfClientConnections_andOfLambdaInvocations(@TempDir Path dir) throws Exception {
+    // HTTP/1.1, every byte each way: a keep-alive request on the direct path, then one Vert.x's path
+    // answers (the fixed response, Connection: close) pipelined behind it on the same connection.
+    String requests = "GET /ok HTTP/1.1\r\nHost: web\r\n\r\n"
+        + "POST /fixed HTTP/1.1\r\nHost: web\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello";
+    String responses = RawHttp.exchange("127.0.0.1", port, requests);
+    assertThat(responses).startsWith("HTTP/1.1 200").contains("HTTP/1.1 404");
+    long expected = requests.length() + responses.length();
+    assertThat(scrape().sum("ProcessedBytes", web)).isEqualTo(expected);
+
+    // Over TLS: the HTTP, not the TLS records that carry it.
+    String request = "GET /ok HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n";
+    try (javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) TestCertificates.trustingAnything().getSocketFactory()
+        .createSocket("127.0.0.1", tlsPort)) {
+      s.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String response = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+      assertThat(response).startsWith("HTTP/1.1 200");
+      expected += request.length() + response.length();
+    }
+    assertThat(scrape().sum("ProcessedBytes", web)).isEqualTo(expected);
+
+    // A Lambda function: the event it took and the response it gave, in both metrics.
+    String lambda = "GET /raw/size HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n";
+    String answer = RawHttp.exchange("127.0.0.1", port, lambda);
+    assertThat(RawHttp.status(answer)).isEqualTo(200);
+    int eventBytes = Integer.parseInt(answer.substring(answer.indexOf("\r\n\r\n") + 4));
+    long lambdaBytes = eventBytes + io.fulcrum.function.handlers.RawResponseHandler.sizeResponse(eventBytes).length();
+    expected += lambda.length() + answer.length() + lambdaBytes;
+    Scrape s = scrape();
+    assertThat(s.sum("LambdaTargetProcessedBytes", group("raw"))).isEqualTo(lambdaBytes);
+    assertThat(s.sum("ProcessedBytes", web)).isEqualTo(expected);
+
+    // HTTP/2 from Debian's curl: its frames, the 64 KB body among them.
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    Path body = dir.resolve("body");
+    Files.write(body, new byte[64 * 1024]);
+    Tool.Result h2 = Tool.run(dir, Duration.ofSeconds(30), List.of(curl.toString(), "-sk", "--http2", "-o",
+        "/dev/null", "-w", "%{http_version} %{http_code}", "--data-binary", "@" + body,
+        "https://127.0.0.1:" + tlsPort + "/ok"));
+    assertThat(h2.output()).isEqualTo("2 200");
+    long h2Bytes = (long) scrape().sum("ProcessedBytes", web) - expected;
+    assertThat(h2Bytes).as("the body, the headers and the frames' own bytes")
+        .isBetween(64L * 1024 + 100, 64L * 1024 + 4096);
   }
 
   @Test
