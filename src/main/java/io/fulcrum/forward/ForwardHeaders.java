@@ -125,7 +125,11 @@ public final class ForwardHeaders {
       String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
-    boolean dropped = settings.dropInvalidHeaders() && dropInvalid(headers);
+    boolean invalid = hasInvalidName(headers);
+    boolean dropped = invalid && settings.dropInvalidHeaders();
+    if (dropped) {
+      dropInvalid(headers);
+    }
     // HTTP/2 requests keep header names in lower case: names given in another case would be
     // lower-cased into a new string on every call.
     Names n = headers instanceof io.netty.handler.codec.http.HttpHeaders ? Names.HTTP1 : Names.HTTP2;
@@ -157,7 +161,7 @@ public final class ForwardHeaders {
       headers.remove(X_AMZN_TLS_CIPHER_SUITE);
       sent = tls;
     }
-    return new Values(n, host, xff, scheme, listenerPort, trace, sent, dropped);
+    return new Values(n, host, xff, scheme, listenerPort, trace, sent, dropped, invalid && !dropped);
   }
 
   /**
@@ -183,10 +187,11 @@ public final class ForwardHeaders {
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
    * X-Amzn-Trace-Id headers, and its x-amzn-tls-version and x-amzn-tls-cipher-suite ({@code tls};
    * null: none); {@code droppedInvalid}: headers with names that are not valid were removed
-   * ({@code routing.http.drop_invalid_header_fields.enabled}).
+   * ({@code routing.http.drop_invalid_header_fields.enabled}); {@code forwardedInvalid}: there
+   * were such headers, and they go on to the target.
    */
   public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId,
-      Tls tls, boolean droppedInvalid) {
+      Tls tls, boolean droppedInvalid, boolean forwardedInvalid) {
 
     /** Sets the headers on {@code headers}, in this order, after the others. */
     public void setOn(MultiMap headers) {
@@ -311,27 +316,41 @@ public final class ForwardHeaders {
     return v6 ? "[" + ip + "]:" + client.port() : ip + ":" + client.port();
   }
 
-  /** Removes the headers whose names are not valid; whether there was one. */
-  private static boolean dropInvalid(MultiMap headers) {
-    Iterator<Map.Entry<String, String>> it = headers.iterator();
-    java.util.Set<String> bad = null;
-    while (it.hasNext()) {
-      String name = it.next().getKey();
-      if (!validName(name)) {
-        if (bad == null) {
-          bad = new java.util.HashSet<>();
+  /**
+   * Whether a header's name is not valid ({@link #validName}). HTTP/1.x headers are read as they are
+   * stored, without making a String of each name.
+   */
+  static boolean hasInvalidName(MultiMap headers) {
+    if (headers instanceof io.netty.handler.codec.http.HttpHeaders stored) {
+      Iterator<Map.Entry<CharSequence, CharSequence>> it = stored.iteratorCharSequence();
+      while (it.hasNext()) {
+        if (!validName(it.next().getKey())) {
+          return true;
         }
-        bad.add(name);
+      }
+      return false;
+    }
+    for (Map.Entry<String, String> h : headers) {
+      if (!validName(h.getKey())) {
+        return true;
       }
     }
-    if (bad != null) {
-      bad.forEach(headers::remove);
-    }
-    return bad != null;
+    return false;
   }
 
-  static boolean validName(String name) {
-    if (name.isEmpty()) {
+  /** Removes the headers whose names are not valid. */
+  private static void dropInvalid(MultiMap headers) {
+    java.util.Set<String> bad = new java.util.HashSet<>();
+    for (Map.Entry<String, String> h : headers) {
+      if (!validName(h.getKey())) {
+        bad.add(h.getKey());
+      }
+    }
+    bad.forEach(headers::remove);
+  }
+
+  static boolean validName(CharSequence name) {
+    if (name.length() == 0) {
       return false;
     }
     for (int i = 0; i < name.length(); i++) {

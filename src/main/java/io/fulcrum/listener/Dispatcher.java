@@ -191,6 +191,9 @@ final class Dispatcher {
     if (values.droppedInvalid()) {
       binding.meters.droppedInvalidHeader();
     }
+    if (values.forwardedInvalid()) {
+      binding.meters.forwardedInvalidHeader();
+    }
     return values;
   }
 

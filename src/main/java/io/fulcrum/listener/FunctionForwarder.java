@@ -85,6 +85,9 @@ final class FunctionForwarder {
     if (forwarded.droppedInvalid()) {
       meters.loadBalancer().droppedInvalidHeader();
     }
+    if (forwarded.forwardedInvalid()) {
+      meters.loadBalancer().forwardedInvalidHeader();
+    }
     if (entry != null) {
       entry.traceId = forwarded.traceId();
     }

@@ -27,6 +27,7 @@ public final class LoadBalancerMeters {
   long desyncNonCompliant;
   long clientTlsErrors;
   long droppedInvalidHeaders;
+  long forwardedInvalidHeaders;
   long processedBytes;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
@@ -126,6 +127,14 @@ public final class LoadBalancerMeters {
   }
 
   /**
+   * A request with headers whose names are not valid went on with them: the load balancer does
+   * not drop them ({@code ForwardedInvalidHeaderRequestCount}).
+   */
+  public void forwardedInvalidHeader() {
+    forwardedInvalidHeaders++;
+  }
+
+  /**
    * The load balancer processed {@code bytes} of HTTP: read from or written to a client connection
    * (after TLS), or sent to or received from a Lambda function ({@code ProcessedBytes}).
    */
@@ -150,6 +159,7 @@ public final class LoadBalancerMeters {
     total.desyncNonCompliant += desyncNonCompliant;
     total.clientTlsErrors += clientTlsErrors;
     total.droppedInvalidHeaders += droppedInvalidHeaders;
+    total.forwardedInvalidHeaders += forwardedInvalidHeaders;
     total.processedBytes += processedBytes;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }

@@ -61,6 +61,8 @@ public final class PrometheusText {
         "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
     t.lbCounter(lbs, "DroppedInvalidHeaderRequestCount",
         "Requests whose headers with names that are not valid were removed.", m -> m.droppedInvalidHeaders);
+    t.lbCounter(lbs, "ForwardedInvalidHeaderRequestCount",
+        "Requests with headers whose names are not valid, forwarded with them.", m -> m.forwardedInvalidHeaders);
     t.lbCounter(lbs, "DesyncMitigationMode_NonCompliant_Request_Count",
         "HTTP/1.x requests desync mitigation classified other than Compliant.", m -> m.desyncNonCompliant);
 

@@ -181,7 +181,7 @@ class MetricsTest {
   @Test
   void everyAnswer_isCountedOnce_underItsCloudWatchName_summedOverTheLoops() {
     for (int i = 0; i < 6; i++) {
-      assertThat(get("/ok/" + i)).isEqualTo(200); // the direct path
+      assertThat(get("/ok/" + i)).isEqualTo(200);
     }
     assertThat(send("HEAD /ok HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n")).isEqualTo(200); // Vert.x's path
     assertThat(get("/error")).isEqualTo(503);
@@ -282,14 +282,31 @@ class MetricsTest {
   }
 
   @Test
-  void requestsWhoseInvalidHeadersWereDropped_areCounted_onEitherPath() {
+  void requestsWithInvalidHeaders_areCountedAsDroppedOrForwarded_onEitherPath() {
+    invalidHeaderRequests();
+    assertThat(scrape().sum("DroppedInvalidHeaderRequestCount", web)).isEqualTo(3);
+    assertThat(scrape().sum("ForwardedInvalidHeaderRequestCount", web)).isZero();
+
+    // With dropping off, the same requests go on with their headers, and count as forwarded.
+    gateway.reload(yaml.replace("routing.http.drop_invalid_header_fields.enabled: \"true\"",
+        "routing.http.drop_invalid_header_fields.enabled: \"false\""));
+    invalidHeaderRequests();
+    Scrape s = scrape();
+    assertThat(s.sum("ForwardedInvalidHeaderRequestCount", web)).isEqualTo(3);
+    assertThat(s.sum("DroppedInvalidHeaderRequestCount", web)).isEqualTo(3);
+  }
+
+  /** Three requests with a header whose name is not valid (one on each path, one to a function) and one without. */
+  private void invalidHeaderRequests() {
     assertThat(get("/valid")).isEqualTo(200);
-    assertThat(send("GET /direct HTTP/1.1\r\nHost: web\r\nX_Under_Score: 1\r\nConnection: close\r\n\r\n"))
-        .isEqualTo(200);
+    // Keep-alive: the direct path takes it; the fixed response behind it closes the connection.
+    String direct = RawHttp.exchange("127.0.0.1", port, "GET /direct HTTP/1.1\r\nHost: web\r\nX_Under_Score: 1\r\n\r\n"
+        + "GET /fixed HTTP/1.1\r\nHost: web\r\nConnection: close\r\n\r\n");
+    assertThat(direct).startsWith("HTTP/1.1 200").contains("HTTP/1.1 404");
     assertThat(send("HEAD /vertx HTTP/1.1\r\nHost: web\r\nX.Dotted: 1\r\nConnection: close\r\n\r\n"))
         .isEqualTo(200);
-
-    assertThat(scrape().sum("DroppedInvalidHeaderRequestCount", web)).isEqualTo(2);
+    assertThat(send("GET /raw/size HTTP/1.1\r\nHost: web\r\nX_Fn: 1\r\nConnection: close\r\n\r\n"))
+        .as("to a function").isEqualTo(200);
   }
 
   @Test
