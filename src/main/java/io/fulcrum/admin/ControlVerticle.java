@@ -19,8 +19,9 @@ import java.util.function.Supplier;
 
 /**
  * The control plane's HTTP server: the ELBv2 API ({@code /}), the probes ({@code /health/live},
- * {@code /health/ready}, {@code /health/ready/{zone}}) and the metrics ({@code /metrics}, in
- * Prometheus's text format under CloudWatch's names: see {@link PrometheusText}).
+ * {@code /health/ready}, {@code /health/ready/{zone}}), the metrics ({@code /metrics}, in
+ * Prometheus's text format under CloudWatch's names: see {@link PrometheusText}) and the live
+ * dashboard ({@code /ui}, the page, and {@code /ui/state}, what it shows: see {@link Dashboard}).
  *
  * <p>Readiness follows DNS failover (SPEC §10): a zone's node is ready when the process serves
  * (started, not draining) and every load balancer enabled in the zone advertises it in DNS
@@ -59,6 +60,15 @@ public final class ControlVerticle extends VerticleBase {
   private final io.fulcrum.api.ElbApi api;
   private Supplier<Future<List<GroupGauges>>> gauges = () -> Future.succeededFuture(List.of());
 
+  private Dashboard dashboard;
+  private String dashboardPage;
+
+  /** What {@code /ui} shows; without it, {@code /ui} is not served. Set before deployment. */
+  public ControlVerticle dashboard(Dashboard source) {
+    this.dashboard = source;
+    return this;
+  }
+
   /**
    * Where {@code /metrics} gets the target groups' state (the registry's); without it, only the
    * listeners' counters are shown. Set before deployment.
@@ -72,7 +82,9 @@ public final class ControlVerticle extends VerticleBase {
   public Future<?> start() {
     server = vertx.createHttpServer(new HttpServerOptions().setHost(address).setPort(port));
     server.requestHandler(this::handle);
-    return feed.start(vertx).compose(v -> server.listen());
+    Future<?> page = dashboard == null ? Future.succeededFuture()
+        : vertx.executeBlocking(ControlVerticle::readDashboardPage, false).onSuccess(text -> dashboardPage = text);
+    return page.compose(p -> feed.start(vertx)).compose(v -> server.listen());
   }
 
   /** The port actually bound (the configured one, or a free one when 0 was configured). */
@@ -89,6 +101,11 @@ public final class ControlVerticle extends VerticleBase {
       json(req, 405, new JsonObject().put("error", "method not allowed"));
     } else if (path.equals("/metrics")) {
       metrics(req);
+    } else if (dashboard != null && (path.equals("/ui") || path.equals("/ui/"))) {
+      req.response().putHeader("Content-Type", "text/html; charset=utf-8").putHeader("Cache-Control", "no-cache")
+          .end(dashboardPage);
+    } else if (dashboard != null && path.equals("/ui/state")) {
+      dashboardState(req);
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
@@ -109,8 +126,30 @@ public final class ControlVerticle extends VerticleBase {
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "metrics unavailable: " + e.getMessage())));
   }
 
+  /** The dashboard's document, with the process's readiness (as {@code /health/ready} gives it). */
+  private void dashboardState(HttpServerRequest req) {
+    dashboard.state()
+        .onSuccess(state -> json(req, 200, state.put("ready", readiness())))
+        .onFailure(e -> json(req, 500, new JsonObject().put("error", "state unavailable: " + e.getMessage())));
+  }
+
+  private static String readDashboardPage() throws java.io.IOException {
+    try (java.io.InputStream in = ControlVerticle.class.getResourceAsStream("/ui/dashboard.html")) {
+      if (in == null) {
+        throw new java.io.FileNotFoundException("ui/dashboard.html is not on the class path");
+      }
+      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+  }
+
   /** 200 when the process serves and at least one of its node zones is ready. */
   private void processReadiness(HttpServerRequest req) {
+    JsonObject body = readiness();
+    json(req, body.getString("status").equals("UP") ? 200 : 503, body);
+  }
+
+  /** Whether the process serves and which of its node zones are ready, with why not. */
+  private JsonObject readiness() {
     ZoneStatus status = feed.current();
     JsonObject byZone = new JsonObject();
     boolean anyReady = false;
@@ -127,7 +166,7 @@ public final class ControlVerticle extends VerticleBase {
     } else if (!ok) {
       body.put("reason", "no zone of this process passes DNS failover");
     }
-    json(req, ok ? 200 : 503, body);
+    return body;
   }
 
   /** 200 when the process serves and DNS advertises the zone for every load balancer enabled in it. */

@@ -23,7 +23,7 @@ import java.util.Map;
  * (or {@code unused} / {@code Target.NotInUse} when no rule uses its group); a target that is not
  * registered is {@code unused} / {@code Target.NotRegistered}, without a health check port.
  */
-final class TargetHealthOperation {
+public final class TargetHealthOperation {
 
   static final List<String> INCLUDE = List.of("AnomalyDetection", "All");
 
@@ -34,9 +34,26 @@ final class TargetHealthOperation {
     api.register("DescribeTargetHealth", TargetHealthOperation::describe);
   }
 
-  /** One target to report and what is known about it. */
-  private record Row(String id, int port, String zone, TargetHealth health, Integer healthCheckPort,
+  /**
+   * One target of a group as DescribeTargetHealth reports it.
+   *
+   * @param zone            the zone given at registration, or null
+   * @param healthCheckPort the port its health checks go to; null for a Lambda function and for a
+   *                        target that is not registered
+   * @param registered      false for a draining target, and for one a filter named that is not registered
+   */
+  public record Row(String id, int port, String zone, TargetHealth health, Integer healthCheckPort,
       boolean registered) {
+  }
+
+  /**
+   * Every registered and draining target of {@code g}, in order, as DescribeTargetHealth reports
+   * them (the dashboard shows the same).
+   */
+  public static Future<List<Row>> targets(ApiContext ctx, TargetGroup g) {
+    boolean inUse = ResourceLookup.inUse(ctx.resources(), g.arn());
+    return Future.all(ctx.health(g.arn()), ctx.registry().drainingTargets(g.arn()))
+        .map(all -> rows(g, List.of(), all.resultAt(0), all.resultAt(1), inUse));
   }
 
   static Future<List<Xml>> describe(QueryParams p, ApiContext ctx) {

@@ -68,6 +68,7 @@ final class Banner {
     String control = "http://" + host(config.control().address()) + ":" + controlPort;
     b.append("\n  control plane  ").append(control).append("/health/ready\n");
     b.append("  metrics        ").append(control).append("/metrics  (Prometheus, under CloudWatch's names)\n");
+    b.append("  dashboard      ").append(control).append("/ui\n");
     b.append("  elbv2 api      ").append(control).append("  (");
     if (config.source() == FulcrumConfig.ResourceSource.API) {
       b.append("owns the resources: kept in ").append(config.dataDir().resolve(StateStore.FILE))

@@ -18,7 +18,9 @@ import io.fulcrum.listener.ListenerVerticle;
 import io.fulcrum.listener.SocketHandover;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
+import io.fulcrum.admin.Dashboard;
 import io.fulcrum.observe.AccessLogVerticle;
+import io.fulcrum.observe.Meters;
 import io.fulcrum.registry.StateStore;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
@@ -146,7 +148,9 @@ public final class Fulcrum {
         })
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
-              () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges);
+              () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges)
+              .dashboard(new Dashboard(new FulcrumApiContext(f, timers), f.registry::gauges,
+                  () -> Meters.of(vertx).collect()));
           return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "
               + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })

@@ -1,7 +1,9 @@
 package io.fulcrum.model;
 
 import java.time.Instant;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -37,6 +39,26 @@ public record LoadBalancer(
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   private static final String NAME_RULES = "(expected 1-32 letters, digits and hyphens, not beginning or ending"
       + " with a hyphen, not beginning with 'internal-')";
+
+  /** The target groups this load balancer forwards to, in the order its listeners and rules name them. */
+  public Set<String> targetGroupArns() {
+    Set<String> arns = new LinkedHashSet<>();
+    for (Listener l : listeners) {
+      forwardedTo(l.defaultActions(), arns);
+      for (Rule r : l.rules()) {
+        forwardedTo(r.actions(), arns);
+      }
+    }
+    return arns;
+  }
+
+  private static void forwardedTo(List<Action> actions, Set<String> arns) {
+    for (Action a : actions) {
+      if (a instanceof Action.Forward f) {
+        f.targetGroups().forEach(w -> arns.add(w.arn()));
+      }
+    }
+  }
 
   public LoadBalancer {
     zones = List.copyOf(zones);

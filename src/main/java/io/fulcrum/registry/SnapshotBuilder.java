@@ -7,7 +7,6 @@ import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.forward.ProxySettings;
-import io.fulcrum.model.Action;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
@@ -17,7 +16,6 @@ import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
-import io.fulcrum.model.Rule;
 import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
@@ -28,7 +26,6 @@ import io.fulcrum.routing.RouteTable;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -92,33 +89,16 @@ final class SnapshotBuilder {
   static Map<String, List<String>> groupsInUse(Resources resources) {
     Map<String, List<String>> inUse = new LinkedHashMap<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
-      groupsOf(lb).forEach(arn -> inUse.putIfAbsent(arn, lb.zones()));
+      lb.targetGroupArns().forEach(arn -> inUse.putIfAbsent(arn, lb.zones()));
     }
     return inUse;
-  }
-
-  /** The target groups a load balancer forwards to, in the order its listeners and rules name them. */
-  static Set<String> groupsOf(LoadBalancer lb) {
-    Set<String> arns = new LinkedHashSet<>();
-    for (Listener l : lb.listeners()) {
-      List<Action> actions = new ArrayList<>(l.defaultActions());
-      for (Rule r : l.rules()) {
-        actions.addAll(r.actions());
-      }
-      for (Action a : actions) {
-        if (a instanceof Action.Forward f) {
-          f.targetGroups().forEach(w -> arns.add(w.arn()));
-        }
-      }
-    }
-    return arns;
   }
 
   /** Each load balancer's zones and whether each meets the DNS-failover threshold of every group it uses. */
   static ZoneStatus zones(long version, Environment env, Resources resources, Map<String, TargetGroupPlan> plans) {
     List<ZoneStatus.LoadBalancerZones> out = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
-      Set<String> arns = groupsOf(lb);
+      Set<String> arns = lb.targetGroupArns();
       List<ZoneStatus.Zone> zones = new ArrayList<>();
       for (String zone : lb.zones()) {
         List<String> failing = new ArrayList<>();
@@ -149,7 +129,7 @@ final class SnapshotBuilder {
     List<GroupGauges> out = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
       String lbDimension = Arns.loadBalancerDimension(lb.arn());
-      for (String arn : groupsOf(lb)) {
+      for (String arn : lb.targetGroupArns()) {
         TargetGroupPlan plan = plans.get(arn);
         TargetGroup group = resources.targetGroup(arn).orElse(null);
         if (plan == null || group == null) {

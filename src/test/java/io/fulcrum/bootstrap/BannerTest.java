@@ -42,6 +42,7 @@ class BannerTest {
 
     assertThat(banner.lines()).contains(
         "  metrics        http://127.0.0.1:9090/metrics  (Prometheus, under CloudWatch's names)",
+        "  dashboard      http://127.0.0.1:9090/ui",
         "  elbv2 api      http://127.0.0.1:9090  (owns the resources: kept in "
             + demo.dataDir().resolve("state.json") + "; delete it to seed them again from conf/fulcrum.yaml)",
         "  export AWS_ACCESS_KEY_ID=AKIAFULCRUMDEMO00001 AWS_SECRET_ACCESS_KEY=fulcrum-demo-secret"

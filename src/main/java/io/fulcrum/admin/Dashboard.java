@@ -1,0 +1,140 @@
+package io.fulcrum.admin;
+
+import io.fulcrum.api.ApiContext;
+import io.fulcrum.api.TargetHealthOperation;
+import io.fulcrum.model.AnomalyDetection;
+import io.fulcrum.model.Arns;
+import io.fulcrum.model.Listener;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.Resources;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetType;
+import io.fulcrum.observe.CounterTotals;
+import io.fulcrum.observe.GroupGauges;
+import io.fulcrum.observe.LoadBalancerMeters;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * What the live dashboard ({@code GET /ui}) shows, as one JSON document ({@code GET /ui/state}):
+ * every load balancer with its listeners and the target groups it forwards to, each group's state
+ * per zone as the metrics give it (healthy and unhealthy targets, routing and DNS failover,
+ * anomalies), every target as DescribeTargetHealth reports it, and the counters since the process
+ * started, from which the page makes rates. Built on request from the registry, the health checker
+ * and the listeners' counters; nothing is kept.
+ */
+public final class Dashboard {
+
+  private final ApiContext ctx;
+  private final Supplier<Future<List<GroupGauges>>> gauges;
+  private final Supplier<Future<Collection<LoadBalancerMeters>>> counters;
+
+  /**
+   * @param ctx      the running resources and their health
+   * @param gauges   the target groups' state per zone (the registry's)
+   * @param counters every listener verticle's counters, added up
+   */
+  public Dashboard(ApiContext ctx, Supplier<Future<List<GroupGauges>>> gauges,
+      Supplier<Future<Collection<LoadBalancerMeters>>> counters) {
+    this.ctx = ctx;
+    this.gauges = gauges;
+    this.counters = counters;
+  }
+
+  /** The document, as of now. */
+  public Future<JsonObject> state() {
+    Resources r = ctx.resources();
+    List<TargetGroup> groups = r.targetGroups();
+    List<Future<List<TargetHealthOperation.Row>>> targets = new ArrayList<>(groups.size());
+    List<Future<Map<String, AnomalyDetection>>> anomalies = new ArrayList<>(groups.size());
+    for (TargetGroup g : groups) {
+      targets.add(TargetHealthOperation.targets(ctx, g));
+      anomalies.add(ctx.anomalies(g.arn()));
+    }
+    return Future.all(gauges.get(), counters.get(), Future.all(targets), Future.all(anomalies)).map(all -> {
+      List<GroupGauges> zones = all.resultAt(0);
+      JsonObject totals = CounterTotals.byLoadBalancer(all.<Collection<LoadBalancerMeters>>resultAt(1));
+      JsonObject byArn = new JsonObject();
+      for (int i = 0; i < groups.size(); i++) {
+        byArn.put(groups.get(i).arn(), group(groups.get(i), targets.get(i).result(), anomalies.get(i).result()));
+      }
+      JsonArray lbs = new JsonArray();
+      for (LoadBalancer lb : r.loadBalancers()) {
+        lbs.add(loadBalancer(lb, byArn, zones, totals));
+      }
+      JsonArray unused = new JsonArray();
+      for (TargetGroup g : groups) {
+        if (r.loadBalancers().stream().noneMatch(lb -> lb.targetGroupArns().contains(g.arn()))) {
+          unused.add(byArn.getJsonObject(g.arn()));
+        }
+      }
+      return new JsonObject().put("time", Instant.ofEpochMilli(ctx.now()).toString()).put("loadBalancers", lbs)
+          .put("unusedTargetGroups", unused);
+    });
+  }
+
+  private static JsonObject loadBalancer(LoadBalancer lb, JsonObject groupsByArn, List<GroupGauges> zones,
+      JsonObject totals) {
+    String dimension = Arns.loadBalancerDimension(lb.arn());
+    JsonArray listeners = new JsonArray();
+    for (Listener l : lb.listeners()) {
+      listeners.add(new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire()).put("port", l.port())
+          .put("rules", l.rules().size()));
+    }
+    JsonObject counters = totals.getJsonObject(dimension, new JsonObject().put("groups", new JsonObject()));
+    JsonObject groupCounters = counters.getJsonObject("groups");
+    counters.remove("groups");
+    JsonArray groups = new JsonArray();
+    for (String arn : lb.targetGroupArns()) {
+      JsonObject g = groupsByArn.getJsonObject(arn);
+      if (g == null) {
+        continue;
+      }
+      String tg = Arns.targetGroupDimension(arn);
+      JsonArray byZone = new JsonArray();
+      for (GroupGauges z : zones) {
+        if (z.loadBalancer().equals(dimension) && z.targetGroup().equals(tg)) {
+          byZone.add(new JsonObject().put("zone", z.zone()).put("healthy", z.healthy()).put("unhealthy", z.unhealthy())
+              .put("routing", z.routingHealthy() ? "healthy" : "failover")
+              .put("dns", z.dnsHealthy() ? "healthy" : "failover")
+              .put("anomalous", z.anomalous()).put("mitigated", z.mitigated()));
+        }
+      }
+      groups.add(g.copy().put("zones", byZone).put("counters", groupCounters.getJsonObject(tg, new JsonObject())));
+    }
+    return new JsonObject().put("name", lb.name()).put("arn", lb.arn()).put("dnsName", lb.dnsName())
+        .put("zones", new JsonArray(lb.zones())).put("listeners", listeners).put("counters", counters)
+        .put("targetGroups", groups);
+  }
+
+  private static JsonObject group(TargetGroup g, List<TargetHealthOperation.Row> rows,
+      Map<String, AnomalyDetection> anomalies) {
+    JsonArray targets = new JsonArray();
+    for (TargetHealthOperation.Row row : rows) {
+      JsonObject t = new JsonObject().put("id", row.id()).put("state", row.health().state().wire())
+          .put("reason", row.health().reason()).put("description", row.health().description());
+      if (g.targetType() != TargetType.LAMBDA) {
+        t.put("port", row.port());
+      }
+      if (row.zone() != null) {
+        t.put("zone", row.zone());
+      }
+      AnomalyDetection a = anomalies.get(row.id() + ":" + row.port());
+      if (row.registered() && a != null && a.anomalous()) {
+        t.put("anomalous", true).put("mitigated", a.mitigationInEffect());
+      }
+      targets.add(t);
+    }
+    return new JsonObject().put("name", g.name()).put("arn", g.arn()).put("targetType", g.targetType().wire())
+        .put("protocol", g.protocol() == null ? null : g.protocol().wire())
+        .put("protocolVersion", g.protocolVersion() == null ? null : g.protocolVersion().wire())
+        .put("algorithm", g.attributes().algorithm()).put("targets", targets);
+  }
+}

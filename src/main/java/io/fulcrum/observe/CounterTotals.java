@@ -1,0 +1,58 @@
+package io.fulcrum.observe;
+
+import io.vertx.core.json.JsonObject;
+import java.util.Collection;
+
+/**
+ * The counters of every event loop, as {@link Meters#collect} adds them up, summed over zones for
+ * the dashboard: by load balancer ({@code app/<name>/<id>}), and within it by target group
+ * ({@code targetgroup/<name>/<id>}). Counts since the process started; a reader makes rates of them.
+ */
+public final class CounterTotals {
+
+  private CounterTotals() {
+  }
+
+  /** {@code {"<LoadBalancer>": {counters..., "groups": {"<TargetGroup>": {counters...}}}}}. */
+  public static JsonObject byLoadBalancer(Collection<LoadBalancerMeters> counters) {
+    JsonObject out = new JsonObject();
+    for (LoadBalancerMeters m : counters) {
+      JsonObject lb = out.getJsonObject(m.loadBalancer);
+      if (lb == null) {
+        lb = new JsonObject().put("requests", 0L).put("groups", new JsonObject());
+        out.put(m.loadBalancer, lb);
+      }
+      add(lb, "newConnections", m.newConnections);
+      add(lb, "activeConnections", m.activeConnections);
+      add(lb, "processedBytes", m.processedBytes);
+      for (int c = 3; c <= 5; c++) {
+        add(lb, "elb" + c + "xx", m.elbByClass[c]);
+      }
+      JsonObject groups = lb.getJsonObject("groups");
+      for (GroupMeters g : m.groups.values()) {
+        JsonObject tg = groups.getJsonObject(g.targetGroup);
+        if (tg == null) {
+          tg = new JsonObject();
+          groups.put(g.targetGroup, tg);
+        }
+        add(tg, "requests", g.requests);
+        add(lb, "requests", g.requests);
+        for (int c = 2; c <= 5; c++) {
+          add(tg, "target" + c + "xx", g.targetByClass[c]);
+        }
+        long responses = 0;
+        for (long n : g.responseTimes) {
+          responses += n;
+        }
+        add(tg, "responses", responses);
+        add(tg, "responseTimeNanos", g.responseTimeNanos);
+        add(tg, "targetConnectionErrors", g.targetConnectionErrors);
+      }
+    }
+    return out;
+  }
+
+  private static void add(JsonObject o, String key, long n) {
+    o.put(key, o.getLong(key, 0L) + n);
+  }
+}

@@ -1,0 +1,189 @@
+package io.fulcrum.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.testing.Await;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
+import io.fulcrum.testing.Interop;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.Tool;
+import io.fulcrum.testing.VirtualTime;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live dashboard on the control plane: {@code GET /ui} the page, {@code GET /ui/state} what it
+ * shows, read after real traffic and real health checks (on a virtual clock); and the page's own
+ * script run by Node against that state.
+ *
+ * <p>The load balancer {@code web} (zones a and b) forwards to {@code app}, one target in each
+ * zone, cross-zone off (each zone counts its own targets against the thresholds); {@code spare} is
+ * a target group no rule uses.
+ */
+class DashboardTest {
+
+  private final Vertx backends = TestVertx.create();
+  private final VirtualTime time = new VirtualTime();
+  private final AtomicInteger bHealth = new AtomicInteger(200);
+  private Gateway gateway;
+  private Http http;
+  private int port;
+
+  @BeforeEach
+  void start() {
+    port = Ports.free();
+    String yaml = """
+        nodes:
+          - {zone: zone-a, address: 127.0.0.1}
+          - {zone: zone-b, address: 127.0.0.2}
+        load-balancers:
+          - name: web
+            zones: [zone-a, zone-b]
+            listeners:
+              - {protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: app}]}
+        target-groups:
+          - name: app
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            health-check: {path: /health, interval-seconds: 10, unhealthy-threshold-count: 2}
+            attributes:
+              load_balancing.algorithm.type: least_outstanding_requests
+              load_balancing.cross_zone.enabled: "false"
+            targets:
+              - {id: 127.0.0.1, port: %d, zone: zone-a}
+              - {id: 127.0.0.1, port: %d, zone: zone-b}
+          - {name: spare, target-type: ip, protocol: HTTP, port: 80, targets: []}
+        """.formatted(port, target(new AtomicInteger(200)), target(bHealth));
+    gateway = Gateway.start(TestVertx.create(), yaml, 2, time);
+    http = new Http(backends);
+    tick();
+  }
+
+  private int target(AtomicInteger health) {
+    return Backend.start(backends, "t", "127.0.0.1", req -> req.response()
+        .setStatusCode(req.path().equals("/health") ? health.get() : 200).end("ok")).port();
+  }
+
+  @AfterEach
+  void stop() {
+    http.close();
+    gateway.close();
+    Await.result(backends.close());
+  }
+
+  private void tick() {
+    time.advance(Duration.ofSeconds(10), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+    gateway.awaitDataPlane();
+  }
+
+  private Http.Response control(String path) {
+    return http.get("127.0.0.1", gateway.controlPort(), path, Map.of());
+  }
+
+  private JsonObject state() {
+    Http.Response r = control("/ui/state");
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    assertThat(r.header("Content-Type")).startsWith("application/json");
+    return new JsonObject(r.body());
+  }
+
+  @Test
+  void thePage_isServed_andReadsTheState() {
+    Http.Response page = control("/ui");
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.header("Content-Type")).isEqualTo("text/html; charset=utf-8");
+    assertThat(page.body()).contains("<title>Fulcrum dashboard</title>").contains("fetch(\"/ui/state\"");
+    assertThat(control("/ui/").body()).isEqualTo(page.body());
+  }
+
+  @Test
+  void theState_showsListenersGroupsZonesTargetsAndCounters() {
+    for (int i = 0; i < 4; i++) {
+      assertThat(http.get("127.0.0.1", port, "/x", Map.of()).status()).isEqualTo(200);
+    }
+
+    JsonObject s = state();
+    assertThat(s.getJsonObject("ready").getString("status")).isEqualTo("UP");
+    assertThat(s.getString("time")).isEqualTo(time.instant().toString());
+    JsonObject web = s.getJsonArray("loadBalancers").getJsonObject(0);
+    assertThat(web.getString("name")).isEqualTo("web");
+    assertThat(web.getJsonArray("zones").getList()).containsExactly("zone-a", "zone-b");
+    assertThat(web.getJsonArray("listeners").getJsonObject(0).getMap()).containsEntry("protocol", "HTTP")
+        .containsEntry("port", port);
+    assertThat(web.getJsonObject("counters").getLong("requests")).isEqualTo(4);
+    assertThat(web.getJsonObject("counters").getLong("processedBytes")).isPositive();
+
+    JsonObject app = web.getJsonArray("targetGroups").getJsonObject(0);
+    assertThat(app.getString("name")).isEqualTo("app");
+    assertThat(app.getString("algorithm")).isEqualTo("least_outstanding_requests");
+    assertThat(app.getJsonObject("counters").getLong("requests")).isEqualTo(4);
+    assertThat(app.getJsonObject("counters").getLong("target2xx")).isEqualTo(4);
+    assertThat(app.getJsonArray("targets").stream().map(t -> ((JsonObject) t).getString("state")).toList())
+        .containsExactly("healthy", "healthy");
+    assertThat(zone(app, "zone-b").getMap()).containsEntry("healthy", 1).containsEntry("unhealthy", 0)
+        .containsEntry("routing", "healthy").containsEntry("dns", "healthy");
+
+    JsonArray unused = s.getJsonArray("unusedTargetGroups");
+    assertThat(unused.size()).isEqualTo(1);
+    assertThat(unused.getJsonObject(0).getString("name")).isEqualTo("spare");
+  }
+
+  @Test
+  void aTargetThatFails_showsItsReason_andItsZoneFailsOver() {
+    bHealth.set(503);
+    tick();
+    tick();
+
+    JsonObject app = state().getJsonArray("loadBalancers").getJsonObject(0).getJsonArray("targetGroups")
+        .getJsonObject(0);
+    JsonObject b = app.getJsonArray("targets").getJsonObject(1);
+    assertThat(b.getMap()).containsEntry("zone", "zone-b").containsEntry("state", "unhealthy")
+        .containsEntry("reason", "Target.ResponseCodeMismatch");
+    assertThat(zone(app, "zone-b").getMap()).containsEntry("healthy", 0).containsEntry("unhealthy", 1)
+        .containsEntry("routing", "failover").containsEntry("dns", "failover");
+    assertThat(zone(app, "zone-a").getMap()).containsEntry("routing", "healthy");
+  }
+
+  @Test
+  void thePagesScript_drawsTheState(@TempDir Path dir) throws Exception {
+    Path node = Interop.require("/usr/bin/node", "nodejs");
+    bHealth.set(503);
+    tick();
+    tick();
+    assertThat(http.get("127.0.0.1", port, "/x", Map.of()).status()).isEqualTo(200);
+    Path page = dir.resolve("dashboard.html");
+    Files.writeString(page, control("/ui").body());
+    Path state = dir.resolve("state.json");
+    Files.writeString(state, control("/ui/state").body());
+    Path render = Path.of(DashboardTest.class.getResource("/ui/render.js").toURI());
+
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
+        state.toString()));
+
+    assertThat(r.exitCode()).as(r.output()).isZero();
+    assertThat(r.output()).contains("READY UP").contains("web", "app").doesNotContain("undefined")
+        .contains("127.0.0.1:" + gateway.fulcrum().config().resources().targetGroups().get(0).targets().get(1).port()
+            + " zone-b unhealthy Target.ResponseCodeMismatch: Health checks failed with these codes: [503]")
+        .contains("least_outstanding_requests").contains("spare").contains("1 requests since start");
+  }
+
+  private static JsonObject zone(JsonObject group, String zone) {
+    return group.getJsonArray("zones").stream().map(JsonObject.class::cast)
+        .filter(z -> z.getString("zone").equals(zone)).findFirst().orElseThrow();
+  }
+}
