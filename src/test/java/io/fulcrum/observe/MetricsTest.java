@@ -360,10 +360,10 @@ class MetricsTest {
     Path curl = Interop.require("/usr/bin/curl", "curl");
     Path body = dir.resolve("body");
     Files.write(body, new byte[64 * 1024]);
-    Tool.Result h2 = Tool.run(dir, Duration.ofSeconds(30), List.of(curl.toString(), "-sk", "--http2", "-o",
+    Tool.Result h2 = Tool.run(dir, Duration.ofSeconds(30), List.of(curl.toString(), "-skS", "--http2", "-o",
         "/dev/null", "-w", "%{http_version} %{http_code}", "--data-binary", "@" + body,
         "https://127.0.0.1:" + tlsPort + "/ok"));
-    assertThat(h2.output()).isEqualTo("2 200");
+    assertThat(h2.output()).as("curl exit %d", h2.exitCode()).isEqualTo("2 200");
     long h2Bytes = (long) scrape().sum("ProcessedBytes", web) - expected;
     assertThat(h2Bytes).as("the body, the headers and the frames' own bytes")
         .isBetween(64L * 1024 + 100, 64L * 1024 + 4096);
