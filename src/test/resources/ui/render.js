@@ -1,9 +1,9 @@
 // Runs the dashboard page's script under Node against a state document, with a minimal stand-in for
 // the DOM, and prints the text the page would show (or the error it would show, exit status 1).
-//   node render.js dashboard.html state.json
+//   node render.js dashboard.html state.json events.json
 "use strict";
 const fs = require("fs");
-const [page, statePath] = process.argv.slice(2);
+const [page, statePath, eventsPath] = process.argv.slice(2);
 const html = fs.readFileSync(page, "utf8");
 const script = html.slice(html.indexOf("<script>") + "<script>".length, html.indexOf("</script>"));
 
@@ -22,8 +22,15 @@ global.document = {
   getElementById: id => byId[id] || (byId[id] = new FakeNode("div")),
 };
 global.fetch = async url => {
-  if (url !== "/ui/state") { throw new Error("unexpected fetch of " + url); }
-  return { ok: true, json: async () => JSON.parse(fs.readFileSync(statePath, "utf8")) };
+  if (url === "/ui/state") {
+    return { ok: true, json: async () => JSON.parse(fs.readFileSync(statePath, "utf8")) };
+  }
+  if (url.startsWith("/ui/events?after=")) {
+    // Every event on the first poll, none after.
+    const all = JSON.parse(fs.readFileSync(eventsPath, "utf8"));
+    return { ok: true, json: async () => url === "/ui/events?after=0" ? all : { events: [] } };
+  }
+  throw new Error("unexpected fetch of " + url);
 };
 let polls = 0;
 global.setTimeout = (f, millis) => {

@@ -106,6 +106,8 @@ public final class ControlVerticle extends VerticleBase {
           .end(dashboardPage);
     } else if (dashboard != null && path.equals("/ui/state")) {
       dashboardState(req);
+    } else if (dashboard != null && path.equals("/ui/events")) {
+      dashboardEvents(req);
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
@@ -131,6 +133,21 @@ public final class ControlVerticle extends VerticleBase {
     dashboard.state()
         .onSuccess(state -> json(req, 200, state.put("ready", readiness())))
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "state unavailable: " + e.getMessage())));
+  }
+
+  /** The journal's events after {@code ?after=N} (default 0: all that are kept). */
+  private void dashboardEvents(HttpServerRequest req) {
+    String after = req.getParam("after", "0");
+    long sequence;
+    try {
+      sequence = Long.parseLong(after);
+    } catch (NumberFormatException e) {
+      json(req, 400, new JsonObject().put("error", "after: '" + after + "' is not a number"));
+      return;
+    }
+    dashboard.events(sequence)
+        .onSuccess(events -> json(req, 200, events))
+        .onFailure(e -> json(req, 500, new JsonObject().put("error", "events unavailable: " + e.getMessage())));
   }
 
   private static String readDashboardPage() throws java.io.IOException {

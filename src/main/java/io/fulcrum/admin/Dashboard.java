@@ -28,7 +28,8 @@ import java.util.function.Supplier;
  * per zone as the metrics give it (healthy and unhealthy targets, routing and DNS failover,
  * anomalies), every target as DescribeTargetHealth reports it, and the counters since the process
  * started, from which the page makes rates. Built on request from the registry, the health checker
- * and the listeners' counters; nothing is kept.
+ * and the listeners' counters; nothing is kept. Beside it, the registry's journal of health, draining
+ * and failover decisions ({@code GET /ui/events}, see {@link io.fulcrum.registry.Journal}).
  */
 public final class Dashboard {
 
@@ -46,6 +47,18 @@ public final class Dashboard {
     this.ctx = ctx;
     this.gauges = gauges;
     this.counters = counters;
+  }
+
+  /**
+   * The journal's events after the one numbered {@code after} (0: every event kept), oldest first:
+   * {@code {"events": [...]}}.
+   */
+  public Future<JsonObject> events(long after) {
+    return ctx.registry().events(after).map(events -> {
+      JsonArray out = new JsonArray();
+      events.forEach(e -> out.add(e.toJson()));
+      return new JsonObject().put("events", out);
+    });
   }
 
   /** The document, as of now. */

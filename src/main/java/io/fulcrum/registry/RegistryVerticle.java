@@ -1,5 +1,6 @@
 package io.fulcrum.registry;
 
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.Addresses;
@@ -9,6 +10,7 @@ import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
+import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
@@ -17,6 +19,7 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
 import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.time.Timers;
@@ -64,6 +67,9 @@ public final class RegistryVerticle extends VerticleBase {
   /** Anomaly-mitigation weights by group and target key (absent: 1). */
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
+  private final Journal journal = new Journal(Journal.CAPACITY);
+  /** Whether each target group's zone breaches its routing threshold, by group ARN and zone, as last published. */
+  private final Map<String, Boolean> routingFailover = new HashMap<>();
   private DataPlaneSnapshot current;
   private volatile ZoneStatus zones = ZoneStatus.EMPTY;
   private volatile Registrations registrations;
@@ -267,13 +273,19 @@ public final class RegistryVerticle extends VerticleBase {
     long timer = timers.setTimer(delay, id -> drainEnded(arn, t.key()));
     draining.computeIfAbsent(arn, k -> new LinkedHashMap<>()).put(t.key(), new Draining(t, timers.now() + delay, timer));
     LOG.info("target {} of {}: draining for {} s", t.key(), group.name(), delay / 1000);
+    journal.add(timers.now(), Journal.TARGET_DRAINING, null, group.name(), t.key(), zoneOf(t), null, "draining",
+        "Target.DeregistrationInProgress", "deregistration delay " + delay / 1000 + " s");
   }
 
   private void drainEnded(String arn, String key) {
     Map<String, Draining> d = draining.get(arn);
-    if (d == null || d.remove(key) == null) {
+    Draining ended = d == null ? null : d.remove(key);
+    if (ended == null) {
       return;
     }
+    String name = resources.targetGroup(arn).map(TargetGroup::name).orElse(Arns.targetGroupDimension(arn));
+    journal.add(timers.now(), Journal.TARGET_DRAINED, null, name, key, zoneOf(ended.target()), "draining", "unused",
+        "Target.NotRegistered", "deregistration delay over");
     if (d.isEmpty()) {
       draining.remove(arn);
     }
@@ -305,6 +317,9 @@ public final class RegistryVerticle extends VerticleBase {
     TargetGroup group = resources.targetGroup(gh.groupArn()).orElse(null);
     if (group != null) {
       trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets(), gh.decidedAt());
+      if (previous != null) {
+        journalHealth(group, previous.targets(), gh.targets(), gh.decidedAt());
+      }
     }
     List<String> zones = inUse.get(gh.groupArn());
     if (group == null || zones == null) {
@@ -312,6 +327,35 @@ public final class RegistryVerticle extends VerticleBase {
     }
     plans.put(group.arn(), plan(group, zones));
     publishSnapshot();
+  }
+
+  /**
+   * Journals each target whose health state the health checker changed, or whose reason it changed
+   * while the target stays unhealthy (a timeout that becomes a wrong status code). A target it
+   * reports for the first time is not journaled.
+   */
+  private void journalHealth(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after,
+      long time) {
+    for (Target t : group.targets()) {
+      TargetHealth was = before.get(t.key());
+      TargetHealth now = after.get(t.key());
+      if (was != null && now != null && (was.state() != now.state()
+          || now.state() == TargetState.UNHEALTHY && !java.util.Objects.equals(was.reason(), now.reason()))) {
+        journal.add(time, Journal.TARGET_HEALTH, null, group.name(), t.key(), zoneOf(t), was.state().wire(),
+            now.state().wire(), now.reason(), now.description());
+      }
+    }
+  }
+
+  private static String zoneOf(Target t) {
+    return Target.ALL_ZONES.equals(t.zone()) ? null : t.zone();
+  }
+
+  /** The journal's events after {@code sequence}, oldest first. Safe from any thread. */
+  public Future<List<Journal.Event>> events(long sequence) {
+    Promise<List<Journal.Event>> p = Promise.promise();
+    context.runOnContext(v -> p.complete(journal.after(sequence)));
+    return p.future();
   }
 
   /**
@@ -419,8 +463,10 @@ public final class RegistryVerticle extends VerticleBase {
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.SNAPSHOT, current);
     }
+    journalRouting();
     ZoneStatus next = SnapshotBuilder.zones(version, environment, resources, plans);
     if (!next.loadBalancers().equals(zones.loadBalancers())) {
+      journalDns(zones, next);
       zones = next;
       if (vertx != null) {
         vertx.eventBus().publish(Addresses.ZONES, zones);
@@ -429,6 +475,55 @@ public final class RegistryVerticle extends VerticleBase {
                 z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "")));
       }
     }
+  }
+
+  /** Journals each target group's zone whose routing failover began or ended with these plans. */
+  private void journalRouting() {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (TargetGroup g : resources.targetGroups()) {
+      TargetGroupPlan plan = plans.get(g.arn());
+      List<String> zones = inUse.get(g.arn());
+      if (plan == null || zones == null) {
+        continue;
+      }
+      for (String zone : zones) {
+        Scope scope = plan.scope(zone);
+        if (scope == null) {
+          continue;
+        }
+        String key = g.arn() + '\n' + zone;
+        seen.add(key);
+        Boolean was = routingFailover.put(key, scope.unhealthyRouting());
+        if (was != null && was != scope.unhealthyRouting()) {
+          journal.add(timers.now(), Journal.ZONE_ROUTING, null, g.name(), null, zone, state(was),
+              state(scope.unhealthyRouting()), null, scope.unhealthyRouting()
+                  ? "below the unhealthy-state routing threshold: every target takes requests"
+                  : "meets the unhealthy-state routing threshold");
+        }
+      }
+    }
+    routingFailover.keySet().retainAll(seen);
+  }
+
+  /** Journals each load balancer zone that left DNS or came back between {@code before} and {@code after}. */
+  private void journalDns(ZoneStatus before, ZoneStatus after) {
+    Map<String, Boolean> was = new HashMap<>();
+    before.loadBalancers().forEach(lb -> lb.zones().forEach(z -> was.put(lb.name() + '\n' + z.name(), z.passing())));
+    for (ZoneStatus.LoadBalancerZones lb : after.loadBalancers()) {
+      for (ZoneStatus.Zone z : lb.zones()) {
+        Boolean passing = was.get(lb.name() + '\n' + z.name());
+        if (passing != null && passing != z.passing()) {
+          journal.add(timers.now(), Journal.ZONE_DNS, lb.name(), null, null, z.name(), state(!passing),
+              state(!z.passing()), z.passing() ? null : String.join(",", z.failing()),
+              z.passing() ? "advertised in DNS again" : "removed from DNS" + (lb.failOpen()
+                  ? " (every zone fails, so DNS advertises all)" : ""));
+        }
+      }
+    }
+  }
+
+  private static String state(boolean failover) {
+    return failover ? "failover" : "healthy";
   }
 
   private void scheduleAnomalyTick() {

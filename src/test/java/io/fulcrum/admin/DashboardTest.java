@@ -17,6 +17,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live dashboard on the control plane: {@code GET /ui} the page, {@code GET /ui/state} what it
- * shows, read after real traffic and real health checks (on a virtual clock); and the page's own
- * script run by Node against that state.
+ * shows, read after real traffic and real health checks (on a virtual clock), and {@code GET
+ * /ui/events}, the registry's journal of the decisions behind it; and the page's own script run by
+ * Node against both.
  *
  * <p>The load balancer {@code web} (zones a and b) forwards to {@code app}, one target in each
  * zone, cross-zone off (each zone counts its own targets against the thresholds); {@code spare} is
@@ -42,11 +44,12 @@ class DashboardTest {
   private Gateway gateway;
   private Http http;
   private int port;
+  private String yaml;
 
   @BeforeEach
   void start() {
     port = Ports.free();
-    String yaml = """
+    yaml = """
         nodes:
           - {zone: zone-a, address: 127.0.0.1}
           - {zone: zone-b, address: 127.0.0.2}
@@ -160,6 +163,81 @@ class DashboardTest {
   }
 
   @Test
+  void theJournal_recordsEachHealthChangeAndFailover_atTheTimeItWasDecided() {
+    List<JsonObject> starting = events(0);
+    assertThat(starting).extracting(e -> e.getString("type") + " " + e.getString("zone") + " " + e.getString("to"))
+        .as("each target passing its first checks, and its zone leaving failover (no healthy target at the start)")
+        .containsExactlyInAnyOrder("TargetHealth zone-a healthy", "TargetHealth zone-b healthy",
+            "ZoneRoutingFailover zone-a healthy", "ZoneRoutingFailover zone-b healthy",
+            "ZoneDnsFailover zone-a healthy", "ZoneDnsFailover zone-b healthy");
+    Instant start = time.instant();
+    bHealth.set(503);
+    tick();
+    tick();
+    Instant failed = time.instant();
+
+    List<JsonObject> events = events(starting.get(starting.size() - 1).getLong("sequence"));
+    JsonObject health = only(events, "TargetHealth");
+    assertThat(health.getMap()).containsEntry("targetGroup", "app").containsEntry("zone", "zone-b")
+        .containsEntry("from", "healthy").containsEntry("to", "unhealthy")
+        .containsEntry("reason", "Target.ResponseCodeMismatch")
+        .containsEntry("description", "Health checks failed with these codes: [503]");
+    assertThat(health.getString("target")).endsWith(":" + targetPort(1));
+    Instant decided = Instant.parse(health.getString("time"));
+    assertThat(decided).isAfter(start).isBeforeOrEqualTo(failed);
+    assertThat(only(events, "ZoneRoutingFailover").getMap()).containsEntry("targetGroup", "app")
+        .containsEntry("zone", "zone-b").containsEntry("from", "healthy").containsEntry("to", "failover")
+        .containsEntry("time", decided.toString());
+    assertThat(only(events, "ZoneDnsFailover").getMap()).containsEntry("loadBalancer", "web")
+        .containsEntry("zone", "zone-b").containsEntry("to", "failover").containsEntry("reason", "app");
+    assertThat(events).extracting(e -> e.getLong("sequence")).isSorted().doesNotHaveDuplicates();
+
+    long seen = events.get(events.size() - 1).getLong("sequence");
+    assertThat(events(seen)).as("nothing after the last one").isEmpty();
+    bHealth.set(200);
+    for (int i = 0; i < 5; i++) {
+      tick(); // ALB's healthy threshold: 5 checks
+    }
+    List<JsonObject> recovered = events(seen);
+    assertThat(recovered).extracting(e -> e.getString("type") + " " + e.getString("to"))
+        .containsExactlyInAnyOrder("TargetHealth healthy", "ZoneRoutingFailover healthy", "ZoneDnsFailover healthy");
+    assertThat(control("/ui/events?after=x").status()).isEqualTo(400);
+  }
+
+  @Test
+  void theJournal_recordsADeregisteredTargetDraining_andItsDelayEnding() {
+    String withoutB = yaml.lines().filter(l -> !l.contains("port: " + targetPort(1) + ","))
+        .collect(java.util.stream.Collectors.joining("\n"));
+    assertThat(withoutB).isNotEqualTo(yaml);
+    gateway.reload(withoutB);
+    JsonObject draining = only(events(0), "TargetDraining");
+    assertThat(draining.getMap()).containsEntry("targetGroup", "app").containsEntry("zone", "zone-b")
+        .containsEntry("to", "draining").containsEntry("reason", "Target.DeregistrationInProgress")
+        .containsEntry("description", "deregistration delay 300 s").containsEntry("time", time.instant().toString());
+
+    Instant end = time.instant().plusSeconds(300);
+    time.advance(Duration.ofSeconds(300), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+    assertThat(only(events(0), "TargetDrained").getMap()).containsEntry("target", draining.getString("target"))
+        .containsEntry("from", "draining").containsEntry("to", "unused").containsEntry("time", end.toString());
+  }
+
+  private List<JsonObject> events(long after) {
+    Http.Response r = control("/ui/events?after=" + after);
+    assertThat(r.status()).as(r.body()).isEqualTo(200);
+    return new JsonObject(r.body()).getJsonArray("events").stream().map(JsonObject.class::cast).toList();
+  }
+
+  private static JsonObject only(List<JsonObject> events, String type) {
+    List<JsonObject> of = events.stream().filter(e -> e.getString("type").equals(type)).toList();
+    assertThat(of).as("%s events in %s", type, events).hasSize(1);
+    return of.get(0);
+  }
+
+  private int targetPort(int index) {
+    return gateway.fulcrum().config().resources().targetGroups().get(0).targets().get(index).port();
+  }
+
+  @Test
   void thePagesScript_drawsTheState(@TempDir Path dir) throws Exception {
     Path node = Interop.require("/usr/bin/node", "nodejs");
     bHealth.set(503);
@@ -170,16 +248,20 @@ class DashboardTest {
     Files.writeString(page, control("/ui").body());
     Path state = dir.resolve("state.json");
     Files.writeString(state, control("/ui/state").body());
+    Path events = dir.resolve("events.json");
+    Files.writeString(events, control("/ui/events").body());
     Path render = Path.of(DashboardTest.class.getResource("/ui/render.js").toURI());
 
     Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
-        state.toString()));
+        state.toString(), events.toString()));
 
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("READY UP").contains("web", "app").doesNotContain("undefined")
-        .contains("127.0.0.1:" + gateway.fulcrum().config().resources().targetGroups().get(0).targets().get(1).port()
+        .contains("127.0.0.1:" + targetPort(1)
             + " zone-b unhealthy Target.ResponseCodeMismatch: Health checks failed with these codes: [503]")
-        .contains("least_outstanding_requests").contains("spare").contains("1 requests since start");
+        .contains("least_outstanding_requests").contains("spare").contains("1 requests since start")
+        .contains("Recent events").contains("TargetHealth app 127.0.0.1:" + targetPort(1) + " zone-b healthy")
+        .contains("ZoneDnsFailover web zone-b healthy").contains("failover app: removed from DNS");
   }
 
   private static JsonObject zone(JsonObject group, String zone) {
