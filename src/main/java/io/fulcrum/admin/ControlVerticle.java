@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * The control plane's HTTP server: the ELBv2 API ({@code /}), the probes ({@code /health/live},
  * {@code /health/ready}, {@code /health/ready/{zone}}), the metrics ({@code /metrics}, in
  * Prometheus's text format under CloudWatch's names: see {@link PrometheusText}) and the live
- * dashboard ({@code /ui}, the page, and {@code /ui/state}, what it shows: see {@link Dashboard}).
+ * dashboard ({@code /ui}, the page; {@code /ui/state}, what it shows; {@code /ui/events}, the
+ * journal; {@code /ui/what-if}, where traffic would go if targets failed: see {@link Dashboard}).
  *
  * <p>Readiness follows DNS failover (SPEC §10): a zone's node is ready when the process serves
  * (started, not draining) and every load balancer enabled in the zone advertises it in DNS
@@ -108,6 +109,8 @@ public final class ControlVerticle extends VerticleBase {
       dashboardState(req);
     } else if (dashboard != null && path.equals("/ui/events")) {
       dashboardEvents(req);
+    } else if (dashboard != null && path.equals("/ui/what-if")) {
+      whatIf(req);
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
@@ -148,6 +151,22 @@ public final class ControlVerticle extends VerticleBase {
     dashboard.events(sequence)
         .onSuccess(events -> json(req, 200, events))
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "events unavailable: " + e.getMessage())));
+  }
+
+  /**
+   * {@code ?targetGroup=<name or ARN>&fail=<id:port>&fail=...}: where traffic would go if those
+   * targets failed. 400 without a group or with a target it does not have, 404 for an unknown group.
+   */
+  private void whatIf(HttpServerRequest req) {
+    String group = req.getParam("targetGroup");
+    if (group == null || group.isEmpty()) {
+      json(req, 400, new JsonObject().put("error", "targetGroup: a target group name or ARN is required"));
+      return;
+    }
+    dashboard.whatIf(group, new java.util.LinkedHashSet<>(req.params().getAll("fail")))
+        .onSuccess(answer -> json(req, 200, answer))
+        .onFailure(e -> json(req, e instanceof java.util.NoSuchElementException ? 404
+            : e instanceof IllegalArgumentException ? 400 : 500, new JsonObject().put("error", e.getMessage())));
   }
 
   private static String readDashboardPage() throws java.io.IOException {

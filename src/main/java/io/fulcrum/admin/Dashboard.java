@@ -1,7 +1,9 @@
 package io.fulcrum.admin;
 
 import io.fulcrum.api.ApiContext;
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.api.TargetHealthOperation;
+import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Listener;
@@ -12,6 +14,7 @@ import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.CounterTotals;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.registry.RegistryVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -20,6 +23,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -59,6 +64,53 @@ public final class Dashboard {
       events.forEach(e -> out.add(e.toJson()));
       return new JsonObject().put("events", out);
     });
+  }
+
+  /**
+   * Where traffic would go if the targets {@code failing} ({@code id:port}) of the target group
+   * {@code group} (a name or an ARN) failed their health checks, beside where it goes now: for each
+   * zone the group is used in, its healthy targets, whether it breaches the routing and DNS
+   * thresholds and which targets take its requests; for each load balancer that forwards to it,
+   * which zones DNS advertises. Nothing changes. Fails like {@link RegistryVerticle#whatIf}.
+   */
+  public Future<JsonObject> whatIf(String group, Set<String> failing) {
+    return ctx.registry().whatIf(group, failing).map(w -> {
+      JsonArray zones = new JsonArray();
+      for (String zone : w.zones()) {
+        zones.add(new JsonObject().put("zone", zone).put("now", outlook(w.now().scope(zone)))
+            .put("ifFailing", outlook(w.then().scope(zone))));
+      }
+      JsonArray lbs = new JsonArray();
+      for (LoadBalancer lb : ctx.resources().loadBalancers()) {
+        if (!lb.targetGroupArns().contains(w.group().arn())) {
+          continue;
+        }
+        ZoneStatus.LoadBalancerZones now = w.dnsNow().byDnsName(lb.dnsName());
+        ZoneStatus.LoadBalancerZones then = w.dnsThen().byDnsName(lb.dnsName());
+        JsonArray byZone = new JsonArray();
+        for (String zone : lb.zones()) {
+          byZone.add(new JsonObject().put("zone", zone).put("now", dns(now, zone)).put("ifFailing", dns(then, zone)));
+        }
+        lbs.add(new JsonObject().put("name", lb.name()).put("dnsName", lb.dnsName()).put("zones", byZone));
+      }
+      return new JsonObject().put("targetGroup", w.group().name()).put("failing", new JsonArray(new TreeSet<>(
+          w.failing()).stream().toList())).put("zones", zones).put("loadBalancers", lbs);
+    });
+  }
+
+  private static JsonObject outlook(Scope scope) {
+    if (scope == null) {
+      return new JsonObject().put("registered", 0).put("healthy", 0).put("receiving", new JsonArray());
+    }
+    return new JsonObject().put("registered", scope.registered()).put("healthy", scope.healthy())
+        .put("routing", scope.unhealthyRouting() ? "failover" : "healthy")
+        .put("dns", scope.dnsBreached() ? "failover" : "healthy")
+        .put("receiving", new JsonArray(scope.eligibleKeys()));
+  }
+
+  /** {@code advertised} or {@code removed} (from the load balancer's DNS answers). */
+  private static String dns(ZoneStatus.LoadBalancerZones lb, String zone) {
+    return lb != null && lb.advertised(zone) ? "advertised" : "removed";
   }
 
   /** The document, as of now. */

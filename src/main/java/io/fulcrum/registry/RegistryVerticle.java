@@ -351,6 +351,65 @@ public final class RegistryVerticle extends VerticleBase {
     return Target.ALL_ZONES.equals(t.zone()) ? null : t.zone();
   }
 
+  /** The health a what-if gives the targets it assumes failing. */
+  static final TargetHealth ASSUMED_FAILING = new TargetHealth(TargetState.UNHEALTHY, "WhatIf.AssumedFailing",
+      "Assumed failing by a what-if");
+
+  /**
+   * Where traffic would go if the targets {@code failing} (keys {@code id:port}) of the group named
+   * {@code group} (a name or an ARN) failed their health checks now, beside where it goes now: the
+   * group's plan and every load balancer's DNS zones both ways. Nothing changes. Fails with
+   * {@link java.util.NoSuchElementException} for an unknown group, {@link IllegalArgumentException}
+   * for a target it does not have or a group no load balancer forwards to. Safe from any thread.
+   */
+  public Future<WhatIf> whatIf(String group, java.util.Set<String> failing) {
+    Promise<WhatIf> p = Promise.promise();
+    context.runOnContext(v -> {
+      try {
+        p.complete(whatIfNow(group, failing));
+      } catch (RuntimeException e) {
+        p.fail(e);
+      }
+    });
+    return p.future();
+  }
+
+  private WhatIf whatIfNow(String name, java.util.Set<String> failing) {
+    TargetGroup g = resources.targetGroup(name).or(() -> resources.targetGroupByName(name))
+        .orElseThrow(() -> new java.util.NoSuchElementException("no target group '" + name + "'"));
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    g.targets().forEach(t -> keys.add(t.key()));
+    for (String key : failing) {
+      if (!keys.contains(key)) {
+        throw new IllegalArgumentException("target " + key + " is not registered in target group " + g.name()
+            + " (expected id:port, one of " + new java.util.TreeSet<>(keys) + ")");
+      }
+    }
+    List<String> zones = inUse.get(g.arn());
+    TargetGroupPlan now = plans.get(g.arn());
+    if (zones == null || now == null) {
+      throw new IllegalArgumentException("no load balancer forwards to target group " + g.name());
+    }
+    GroupHealth gh = health.get(g.arn());
+    Map<String, TargetHealth> h = new HashMap<>(gh == null ? Map.of() : gh.targets());
+    failing.forEach(key -> h.put(key, ASSUMED_FAILING));
+    TargetGroupPlan then = plan(g, zones, h);
+    Map<String, TargetGroupPlan> thenPlans = new HashMap<>(plans);
+    thenPlans.put(g.arn(), then);
+    return new WhatIf(g, zones, java.util.Set.copyOf(failing), now, then, this.zones,
+        SnapshotBuilder.zones(version, environment, resources, thenPlans));
+  }
+
+  /**
+   * A what-if's answer: the group's plan and the load balancers' DNS zones now ({@code now},
+   * {@code dnsNow}) and if {@code failing} failed ({@code then}, {@code dnsThen}).
+   *
+   * @param zones the zones the group is used in
+   */
+  public record WhatIf(TargetGroup group, List<String> zones, java.util.Set<String> failing, TargetGroupPlan now,
+      TargetGroupPlan then, ZoneStatus dnsNow, ZoneStatus dnsThen) {
+  }
+
   /** The journal's events after {@code sequence}, oldest first. Safe from any thread. */
   public Future<List<Journal.Event>> events(long sequence) {
     Promise<List<Journal.Event>> p = Promise.promise();
@@ -442,7 +501,11 @@ public final class RegistryVerticle extends VerticleBase {
 
   private TargetGroupPlan plan(TargetGroup g, List<String> zones) {
     GroupHealth gh = health.get(g.arn());
-    Map<String, TargetHealth> h = gh == null ? Map.of() : gh.targets();
+    return plan(g, zones, gh == null ? Map.of() : gh.targets());
+  }
+
+  /** The group's plan with its targets' health as {@code h} says (absent: initial). */
+  private TargetGroupPlan plan(TargetGroup g, List<String> zones, Map<String, TargetHealth> h) {
     if (h.containsValue(TargetHealth.NOT_IN_USE)) {
       // The group is in use now and the health checker hears of it with these registrations: until
       // it reports, its targets are starting rather than unused, which would answer 503 meanwhile.

@@ -221,6 +221,53 @@ class DashboardTest {
         .containsEntry("from", "draining").containsEntry("to", "unused").containsEntry("time", end.toString());
   }
 
+  @Test
+  void whatIf_showsWhereTrafficWouldGo_ifTargetsFailed_andChangesNothing() {
+    String a = "127.0.0.1:" + targetPort(0);
+    String b = "127.0.0.1:" + targetPort(1);
+    List<JsonObject> journal = events(0);
+
+    JsonObject one = whatIf("targetGroup=app&fail=" + b, 200);
+    assertThat(one.getString("targetGroup")).isEqualTo("app");
+    assertThat(one.getJsonArray("failing").getList()).containsExactly(b);
+    JsonObject zoneB = zone(one, "zone-b");
+    assertThat(zoneB.getJsonObject("now").getMap()).containsEntry("registered", 1).containsEntry("healthy", 1)
+        .containsEntry("routing", "healthy").containsEntry("dns", "healthy");
+    assertThat(zoneB.getJsonObject("ifFailing").getMap()).containsEntry("healthy", 0)
+        .containsEntry("routing", "failover").containsEntry("dns", "failover");
+    assertThat(zoneB.getJsonObject("ifFailing").getJsonArray("receiving").getList())
+        .as("fail-open: the zone's node sends to its unhealthy target").containsExactly(b);
+    assertThat(zone(one, "zone-a").getJsonObject("ifFailing").getJsonArray("receiving").getList()).containsExactly(a);
+    JsonObject web = one.getJsonArray("loadBalancers").getJsonObject(0);
+    assertThat(web.getString("name")).isEqualTo("web");
+    assertThat(zone(web, "zone-a").getMap()).containsEntry("now", "advertised").containsEntry("ifFailing", "advertised");
+    assertThat(zone(web, "zone-b").getMap()).containsEntry("now", "advertised").containsEntry("ifFailing", "removed");
+
+    String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
+    JsonObject both = whatIf("targetGroup=" + arn + "&fail=" + a + "&fail=" + b, 200);
+    assertThat(zone(both.getJsonArray("loadBalancers").getJsonObject(0), "zone-a").getString("ifFailing"))
+        .as("every zone fails: DNS fails open and advertises them all").isEqualTo("advertised");
+
+    assertThat(whatIf("targetGroup=nope", 404).getString("error")).isEqualTo("no target group 'nope'");
+    assertThat(whatIf("targetGroup=app&fail=127.0.0.9:80", 400).getString("error"))
+        .startsWith("target 127.0.0.9:80 is not registered in target group app");
+    assertThat(whatIf("targetGroup=spare", 400).getString("error"))
+        .isEqualTo("no load balancer forwards to target group spare");
+    assertThat(whatIf("fail=" + b, 400).getString("error")).contains("targetGroup");
+
+    assertThat(events(0)).as("no event").isEqualTo(journal);
+    JsonObject app = state().getJsonArray("loadBalancers").getJsonObject(0).getJsonArray("targetGroups")
+        .getJsonObject(0);
+    assertThat(zone(app, "zone-b").getMap()).containsEntry("healthy", 1).containsEntry("routing", "healthy");
+    assertThat(http.get("127.0.0.1", port, "/x", Map.of()).status()).isEqualTo(200);
+  }
+
+  private JsonObject whatIf(String query, int status) {
+    Http.Response r = control("/ui/what-if?" + query);
+    assertThat(r.status()).as(r.body()).isEqualTo(status);
+    return new JsonObject(r.body());
+  }
+
   private List<JsonObject> events(long after) {
     Http.Response r = control("/ui/events?after=" + after);
     assertThat(r.status()).as(r.body()).isEqualTo(200);
@@ -264,8 +311,9 @@ class DashboardTest {
         .contains("ZoneDnsFailover web zone-b healthy").contains("failover app: removed from DNS");
   }
 
-  private static JsonObject zone(JsonObject group, String zone) {
-    return group.getJsonArray("zones").stream().map(JsonObject.class::cast)
+  /** The entry for {@code zone} in the {@code zones} of {@code of}. */
+  private static JsonObject zone(JsonObject of, String zone) {
+    return of.getJsonArray("zones").stream().map(JsonObject.class::cast)
         .filter(z -> z.getString("zone").equals(zone)).findFirst().orElseThrow();
   }
 }
