@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * {@code /health/ready}, {@code /health/ready/{zone}}), the metrics ({@code /metrics}, in
  * Prometheus's text format under CloudWatch's names: see {@link PrometheusText}) and the live
  * dashboard ({@code /ui}, the page; {@code /ui/state}, what it shows; {@code /ui/events}, the
- * journal; {@code /ui/what-if}, where traffic would go if targets failed: see {@link Dashboard}).
+ * journal; {@code /ui/what-if}, where traffic would go if targets failed; {@code /ui/explain},
+ * which rule a request would match and where it would go: see {@link Dashboard}).
  *
  * <p>Readiness follows DNS failover (SPEC §10): a zone's node is ready when the process serves
  * (started, not draining) and every load balancer enabled in the zone advertises it in DNS
@@ -111,6 +112,8 @@ public final class ControlVerticle extends VerticleBase {
       dashboardEvents(req);
     } else if (dashboard != null && path.equals("/ui/what-if")) {
       whatIf(req);
+    } else if (dashboard != null && path.equals("/ui/explain")) {
+      explain(req);
     } else if (path.equals("/health/live")) {
       json(req, 200, new JsonObject().put("status", "UP"));
     } else if (path.equals("/health/ready")) {
@@ -164,6 +167,27 @@ public final class ControlVerticle extends VerticleBase {
       return;
     }
     dashboard.whatIf(group, new java.util.LinkedHashSet<>(req.params().getAll("fail")))
+        .onSuccess(answer -> json(req, 200, answer))
+        .onFailure(e -> json(req, e instanceof java.util.NoSuchElementException ? 404
+            : e instanceof IllegalArgumentException ? 400 : 500, new JsonObject().put("error", e.getMessage())));
+  }
+
+  /**
+   * {@code ?port=8080&method=GET&path=/a?b=c&host=example.com&header=Name:%20value&source=10.0.0.1
+   * &zone=zone-a&loadBalancer=web}: which rule that request would match, and where it would go.
+   * Only {@code port} is required (method GET, path /, source 127.0.0.1, the load balancer's first
+   * zone). 400 for a parameter that does not parse or names no single listener, 404 when no load
+   * balancer listens on the port.
+   */
+  private void explain(HttpServerRequest req) {
+    Explainer.Request request;
+    try {
+      request = Explainer.Request.fromQuery(req.params());
+    } catch (IllegalArgumentException e) {
+      json(req, 400, new JsonObject().put("error", e.getMessage()));
+      return;
+    }
+    dashboard.explain(request)
         .onSuccess(answer -> json(req, 200, answer))
         .onFailure(e -> json(req, e instanceof java.util.NoSuchElementException ? 404
             : e instanceof IllegalArgumentException ? 400 : 500, new JsonObject().put("error", e.getMessage())));

@@ -41,6 +41,7 @@ public final class Dashboard {
   private final ApiContext ctx;
   private final Supplier<Future<List<GroupGauges>>> gauges;
   private final Supplier<Future<Collection<LoadBalancerMeters>>> counters;
+  private final Explainer explainer;
 
   /**
    * @param ctx      the running resources and their health
@@ -52,6 +53,12 @@ public final class Dashboard {
     this.ctx = ctx;
     this.gauges = gauges;
     this.counters = counters;
+    this.explainer = new Explainer(ctx);
+  }
+
+  /** Which rule a described request would match, and where it would go (see {@link Explainer}). */
+  public Future<JsonObject> explain(Explainer.Request request) {
+    return explainer.explain(request);
   }
 
   /**
@@ -98,7 +105,8 @@ public final class Dashboard {
     });
   }
 
-  private static JsonObject outlook(Scope scope) {
+  /** A zone's view of a target group: what its node would route by. */
+  static JsonObject outlook(Scope scope) {
     if (scope == null) {
       return new JsonObject().put("registered", 0).put("healthy", 0).put("receiving", new JsonArray());
     }

@@ -410,6 +410,13 @@ public final class RegistryVerticle extends VerticleBase {
       TargetGroupPlan then, ZoneStatus dnsNow, ZoneStatus dnsThen) {
   }
 
+  /** The snapshot the listeners route by now. Safe from any thread. */
+  public Future<DataPlaneSnapshot> snapshot() {
+    Promise<DataPlaneSnapshot> p = Promise.promise();
+    context.runOnContext(v -> p.complete(current));
+    return p.future();
+  }
+
   /** The journal's events after {@code sequence}, oldest first. Safe from any thread. */
   public Future<List<Journal.Event>> events(long sequence) {
     Promise<List<Journal.Event>> p = Promise.promise();

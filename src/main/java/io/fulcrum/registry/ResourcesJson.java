@@ -41,7 +41,7 @@ import java.util.Map;
  * the same validation as the config file, so a state file cannot smuggle in what the API would
  * refuse.
  */
-final class ResourcesJson {
+public final class ResourcesJson {
 
   static final int FORMAT = 1;
 
@@ -114,7 +114,8 @@ final class ResourcesJson {
     return new JsonObject().put("format", FORMAT).put("loadBalancers", lbs).put("targetGroups", tgs).put("tags", tags);
   }
 
-  private static JsonArray conditions(List<RuleCondition> conditions) {
+  /** Rule conditions as the state file writes them (and the dashboard shows them). */
+  public static JsonArray conditions(List<RuleCondition> conditions) {
     JsonArray out = new JsonArray();
     for (RuleCondition c : conditions) {
       JsonObject o = new JsonObject().put("field", c.field());
@@ -140,7 +141,8 @@ final class ResourcesJson {
     return out;
   }
 
-  private static JsonArray actions(List<Action> actions) {
+  /** Actions as the state file writes them (and the dashboard shows them). */
+  public static JsonArray actions(List<Action> actions) {
     JsonArray out = new JsonArray();
     for (Action a : actions) {
       JsonObject o = new JsonObject().put("type", a.type());

@@ -109,6 +109,39 @@ public final class RouteTable {
     return defaultAction;
   }
 
+  /**
+   * How {@link #match} decides for {@code request}, rule by rule in priority order: whether each
+   * condition matches, up to the first rule whose conditions all do (the one whose action it takes;
+   * none: the default action). For explaining a decision, not for the request path.
+   */
+  public List<RuleVerdict> explain(RequestFacts request) {
+    List<RuleVerdict> out = new ArrayList<>();
+    for (int i = 0; i < conditions.length; i++) {
+      List<Boolean> each = new ArrayList<>(conditions[i].length);
+      boolean all = true;
+      for (ConditionMatcher m : conditions[i]) {
+        boolean ok = m.matches(request);
+        each.add(ok);
+        all &= ok;
+      }
+      out.add(new RuleVerdict(i, each, all));
+      if (all) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * One rule's verdict on a request.
+   *
+   * @param index      the rule's place in the listener's rules (in priority order)
+   * @param conditions whether each of its conditions matches, in order
+   * @param matched    whether they all do
+   */
+  public record RuleVerdict(int index, List<Boolean> conditions, boolean matched) {
+  }
+
   private static boolean startsWithAny(String path, String[] starts) {
     for (String s : starts) {
       if (path.startsWith(s)) {

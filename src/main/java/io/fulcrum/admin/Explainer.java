@@ -1,0 +1,179 @@
+package io.fulcrum.admin;
+
+import io.fulcrum.api.ApiContext;
+import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.listener.RequestFactsOf;
+import io.fulcrum.model.Action;
+import io.fulcrum.model.IpAddresses;
+import io.fulcrum.model.Listener;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.Rule;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.registry.ResourcesJson;
+import io.fulcrum.routing.RouteTable;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * "Explain this request" (DESIGN §7): which rule of a listener a described request would match
+ * and why (each condition of each rule tried, in priority order), the action it would take, and,
+ * for a forward, each target group as the node of the request's zone routes by it now: healthy
+ * targets, failover, and the targets that would take the request. The rules are the listeners'
+ * own compiled rules, run on the request as a listener reads it; nothing is sent anywhere.
+ */
+public final class Explainer {
+
+  private final ApiContext ctx;
+
+  public Explainer(ApiContext ctx) {
+    this.ctx = ctx;
+  }
+
+  /**
+   * The request to explain.
+   *
+   * @param port         the listener's port
+   * @param loadBalancer the load balancer's name; null when only one listens on the port
+   * @param zone         the zone of the node the request arrives on; null for the load balancer's first
+   * @param method       the method
+   * @param uri          the request target ({@code /path?query})
+   * @param headers      its headers, Host among them
+   * @param source       the client's IP address
+   */
+  public record Request(int port, String loadBalancer, String zone, String method, String uri, MultiMap headers,
+      String source) {
+
+    /**
+     * The request {@code /ui/explain}'s parameters describe: {@code port} (required),
+     * {@code loadBalancer}, {@code zone}, {@code method} (GET), {@code path} (/), {@code host},
+     * {@code header} ({@code Name: value}, repeatable), {@code source} (127.0.0.1).
+     *
+     * @throws IllegalArgumentException naming the parameter that does not parse
+     */
+    public static Request fromQuery(MultiMap params) {
+      String port = params.get("port");
+      int p;
+      try {
+        p = Integer.parseInt(port == null ? "" : port);
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException("port: the listener's port is required (got " + port + ")");
+      }
+      String method = params.get("method") == null ? "GET" : params.get("method");
+      String path = params.get("path") == null ? "/" : params.get("path");
+      if (!path.startsWith("/")) {
+        throw new IllegalArgumentException("path: '" + path + "' does not start with /");
+      }
+      MultiMap headers = HttpHeaders.headers();
+      if (params.get("host") != null) {
+        headers.add("Host", params.get("host"));
+      }
+      for (String h : params.getAll("header")) {
+        int colon = h.indexOf(':');
+        if (colon <= 0) {
+          throw new IllegalArgumentException("header: '" + h + "' is not 'Name: value'");
+        }
+        headers.add(h.substring(0, colon).trim(), h.substring(colon + 1).trim());
+      }
+      String source = params.get("source") == null ? "127.0.0.1" : params.get("source");
+      if (IpAddresses.parse(source) == null) {
+        throw new IllegalArgumentException("source: '" + source + "' is not an IP address");
+      }
+      return new Request(p, params.get("loadBalancer"), params.get("zone"), method, path, headers, source);
+    }
+  }
+
+  /**
+   * The explanation; fails with {@link NoSuchElementException} when no load balancer listens on
+   * the port (or none of that name), {@link IllegalArgumentException} for a request that names
+   * no single listener or a zone the load balancer is not in.
+   */
+  public Future<JsonObject> explain(Request r) {
+    List<LoadBalancer> candidates = new ArrayList<>();
+    for (LoadBalancer lb : ctx.resources().loadBalancers()) {
+      boolean named = r.loadBalancer() == null || lb.name().equals(r.loadBalancer());
+      if (named && lb.listeners().stream().anyMatch(l -> l.port() == r.port())) {
+        candidates.add(lb);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return Future.failedFuture(new NoSuchElementException("no load balancer" + (r.loadBalancer() == null ? ""
+          : " named '" + r.loadBalancer() + "'") + " listens on port " + r.port()));
+    }
+    if (candidates.size() > 1) {
+      return Future.failedFuture(new IllegalArgumentException("several load balancers listen on port " + r.port()
+          + " (" + String.join(", ", candidates.stream().map(LoadBalancer::name).toList())
+          + "): name one with loadBalancer="));
+    }
+    LoadBalancer lb = candidates.get(0);
+    String zone = r.zone() == null ? lb.zones().get(0) : r.zone();
+    if (!lb.zones().contains(zone)) {
+      return Future.failedFuture(new IllegalArgumentException("load balancer " + lb.name() + " is not in zone '" + zone
+          + "' (its zones: " + String.join(", ", lb.zones()) + ")"));
+    }
+    Listener listener = lb.listeners().stream().filter(l -> l.port() == r.port()).findFirst().orElseThrow();
+    return ctx.registry().snapshot().map(snapshot -> explain(r, lb, listener, zone, snapshot));
+  }
+
+  private JsonObject explain(Request r, LoadBalancer lb, Listener listener, String zone, DataPlaneSnapshot snapshot) {
+    ListenerPlan plan = snapshot.listeners().stream().filter(p -> p.arn().equals(listener.arn())).findFirst()
+        .orElseThrow(() -> new IllegalStateException("listener " + listener.arn() + " is not applied yet"));
+    List<RouteTable.RuleVerdict> verdicts = plan.routes().explain(RequestFactsOf.http1(r.method(), r.uri(),
+        r.headers(), SocketAddress.inetSocketAddress(0, r.source())));
+    JsonArray rules = new JsonArray();
+    List<Action> actions = listener.defaultActions();
+    String decidedBy = "default";
+    for (RouteTable.RuleVerdict v : verdicts) {
+      Rule rule = listener.rules().get(v.index());
+      JsonArray conditions = ResourcesJson.conditions(rule.conditions());
+      for (int i = 0; i < conditions.size(); i++) {
+        conditions.getJsonObject(i).put("matched", v.conditions().get(i));
+      }
+      rules.add(new JsonObject().put("priority", rule.priority()).put("conditions", conditions)
+          .put("matched", v.matched()));
+      if (v.matched()) {
+        actions = rule.actions();
+        decidedBy = Integer.toString(rule.priority());
+      }
+    }
+    JsonObject action = ResourcesJson.actions(actions).getJsonObject(0);
+    if (actions.get(0) instanceof Action.Forward forward) {
+      JsonArray groups = action.getJsonArray("targetGroups");
+      for (int i = 0; i < groups.size(); i++) {
+        JsonObject g = groups.getJsonObject(i);
+        String arn = forward.targetGroups().get(i).arn();
+        TargetGroup group = ctx.resources().targetGroup(arn).orElse(null);
+        TargetGroupPlan groupPlan = snapshot.groups().get(arn);
+        if (group != null) {
+          g.put("algorithm", group.attributes().algorithm()).put("stickiness", group.attributes().stickinessEnabled()
+              ? group.attributes().stickinessType() : "off");
+        }
+        g.put("inZone", Dashboard.outlook(groupPlan == null ? null : groupPlan.scope(zone)));
+      }
+    }
+    return new JsonObject()
+        .put("loadBalancer", lb.name())
+        .put("listener", new JsonObject().put("arn", listener.arn()).put("protocol", listener.protocol().wire())
+            .put("port", listener.port()))
+        .put("zone", zone)
+        .put("request", new JsonObject().put("method", r.method()).put("uri", r.uri())
+            .put("headers", headers(r.headers())).put("source", r.source()))
+        .put("rules", rules)
+        .put("decidedBy", decidedBy)
+        .put("action", action);
+  }
+
+  private static JsonArray headers(MultiMap headers) {
+    JsonArray out = new JsonArray();
+    headers.forEach(h -> out.add(h.getKey() + ": " + h.getValue()));
+    return out;
+  }
+}
