@@ -1,10 +1,23 @@
 package io.fulcrum.registry;
 
+import io.fulcrum.balancer.Scope;
+import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.bus.ZoneStatus;
+import io.fulcrum.model.Resources;
+import io.fulcrum.model.Target;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 
 /**
  * The registry's journal: every decision that changes where traffic goes, as data with its reason
@@ -80,6 +93,8 @@ public final class Journal {
   private final int capacity;
   private final ArrayDeque<Event> events;
   private long sequence;
+  /** Whether each target group's zone breached its routing threshold, by group ARN and zone, as last published. */
+  private final Map<String, Boolean> routingFailover = new HashMap<>();
 
   public Journal(int capacity) {
     this.capacity = capacity;
@@ -96,6 +111,94 @@ public final class Journal {
     }
     events.addLast(e);
     return e;
+  }
+
+  /**
+   * Records each target whose health state the health checker changed, or whose reason it changed
+   * while the target stays unhealthy (a timeout that becomes a wrong status code). A target it
+   * reports for the first time is not recorded.
+   */
+  void healthChanged(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after,
+      long time) {
+    for (Target t : group.targets()) {
+      TargetHealth was = before.get(t.key());
+      TargetHealth now = after.get(t.key());
+      if (was != null && now != null && (was.state() != now.state()
+          || now.state() == TargetState.UNHEALTHY && !Objects.equals(was.reason(), now.reason()))) {
+        add(time, TARGET_HEALTH, null, group.name(), t.key(), zoneOf(t), was.state().wire(), now.state().wire(),
+            now.reason(), now.description());
+      }
+    }
+  }
+
+  /** Records a deregistered target starting to drain for {@code delayMillis}. */
+  void drainingStarted(TargetGroup group, Target t, long delayMillis, long time) {
+    add(time, TARGET_DRAINING, null, group.name(), t.key(), zoneOf(t), null, "draining",
+        "Target.DeregistrationInProgress", "deregistration delay " + delayMillis / 1000 + " s");
+  }
+
+  /** Records a draining target's delay ending ({@code group}: its group's name). */
+  void drainingEnded(String group, Target t, long time) {
+    add(time, TARGET_DRAINED, null, group, t.key(), zoneOf(t), "draining", "unused", "Target.NotRegistered",
+        "deregistration delay over");
+  }
+
+  /**
+   * Records each target group's zone whose routing failover began or ended with the plans just
+   * published (a zone seen for the first time is not recorded).
+   *
+   * @param inUse the zones each group is used in, by ARN
+   */
+  void routingPublished(Resources resources, Map<String, List<String>> inUse, Map<String, TargetGroupPlan> plans,
+      long time) {
+    Set<String> seen = new HashSet<>();
+    for (TargetGroup g : resources.targetGroups()) {
+      TargetGroupPlan plan = plans.get(g.arn());
+      List<String> zones = inUse.get(g.arn());
+      if (plan == null || zones == null) {
+        continue;
+      }
+      for (String zone : zones) {
+        Scope scope = plan.scope(zone);
+        if (scope == null) {
+          continue;
+        }
+        String key = g.arn() + '\n' + zone;
+        seen.add(key);
+        boolean failover = scope.unhealthyRouting();
+        Boolean was = routingFailover.put(key, failover);
+        if (was != null && was != failover) {
+          add(time, ZONE_ROUTING, null, g.name(), null, zone, state(was), state(failover), null, failover
+              ? "below the unhealthy-state routing threshold: every target takes requests"
+              : "meets the unhealthy-state routing threshold");
+        }
+      }
+    }
+    routingFailover.keySet().retainAll(seen);
+  }
+
+  /** Records each load balancer zone that left DNS or came back between {@code before} and {@code after}. */
+  void dnsChanged(ZoneStatus before, ZoneStatus after, long time) {
+    Map<String, Boolean> was = new HashMap<>();
+    before.loadBalancers().forEach(lb -> lb.zones().forEach(z -> was.put(lb.name() + '\n' + z.name(), z.passing())));
+    for (ZoneStatus.LoadBalancerZones lb : after.loadBalancers()) {
+      for (ZoneStatus.Zone z : lb.zones()) {
+        Boolean passing = was.get(lb.name() + '\n' + z.name());
+        if (passing != null && passing != z.passing()) {
+          add(time, ZONE_DNS, lb.name(), null, null, z.name(), state(!passing), state(!z.passing()),
+              z.passing() ? null : String.join(",", z.failing()), z.passing() ? "advertised in DNS again"
+                  : "removed from DNS" + (lb.failOpen() ? " (every zone fails, so DNS advertises all)" : ""));
+        }
+      }
+    }
+  }
+
+  private static String zoneOf(Target t) {
+    return Target.ALL_ZONES.equals(t.zone()) ? null : t.zone();
+  }
+
+  private static String state(boolean failover) {
+    return failover ? "failover" : "healthy";
   }
 
   /** The events kept whose sequence is above {@code after}, oldest first. */

@@ -1,6 +1,5 @@
 package io.fulcrum.registry;
 
-import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.Addresses;
@@ -68,8 +67,6 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
   private final Journal journal = new Journal(Journal.CAPACITY);
-  /** Whether each target group's zone breaches its routing threshold, by group ARN and zone, as last published. */
-  private final Map<String, Boolean> routingFailover = new HashMap<>();
   private DataPlaneSnapshot current;
   private volatile ZoneStatus zones = ZoneStatus.EMPTY;
   private volatile Registrations registrations;
@@ -273,8 +270,7 @@ public final class RegistryVerticle extends VerticleBase {
     long timer = timers.setTimer(delay, id -> drainEnded(arn, t.key()));
     draining.computeIfAbsent(arn, k -> new LinkedHashMap<>()).put(t.key(), new Draining(t, timers.now() + delay, timer));
     LOG.info("target {} of {}: draining for {} s", t.key(), group.name(), delay / 1000);
-    journal.add(timers.now(), Journal.TARGET_DRAINING, null, group.name(), t.key(), zoneOf(t), null, "draining",
-        "Target.DeregistrationInProgress", "deregistration delay " + delay / 1000 + " s");
+    journal.drainingStarted(group, t, delay, timers.now());
   }
 
   private void drainEnded(String arn, String key) {
@@ -283,9 +279,8 @@ public final class RegistryVerticle extends VerticleBase {
     if (ended == null) {
       return;
     }
-    String name = resources.targetGroup(arn).map(TargetGroup::name).orElse(Arns.targetGroupDimension(arn));
-    journal.add(timers.now(), Journal.TARGET_DRAINED, null, name, key, zoneOf(ended.target()), "draining", "unused",
-        "Target.NotRegistered", "deregistration delay over");
+    journal.drainingEnded(resources.targetGroup(arn).map(TargetGroup::name).orElse(Arns.targetGroupDimension(arn)),
+        ended.target(), timers.now());
     if (d.isEmpty()) {
       draining.remove(arn);
     }
@@ -318,7 +313,7 @@ public final class RegistryVerticle extends VerticleBase {
     if (group != null) {
       trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets(), gh.decidedAt());
       if (previous != null) {
-        journalHealth(group, previous.targets(), gh.targets(), gh.decidedAt());
+        journal.healthChanged(group, previous.targets(), gh.targets(), gh.decidedAt());
       }
     }
     List<String> zones = inUse.get(gh.groupArn());
@@ -327,28 +322,6 @@ public final class RegistryVerticle extends VerticleBase {
     }
     plans.put(group.arn(), plan(group, zones));
     publishSnapshot();
-  }
-
-  /**
-   * Journals each target whose health state the health checker changed, or whose reason it changed
-   * while the target stays unhealthy (a timeout that becomes a wrong status code). A target it
-   * reports for the first time is not journaled.
-   */
-  private void journalHealth(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after,
-      long time) {
-    for (Target t : group.targets()) {
-      TargetHealth was = before.get(t.key());
-      TargetHealth now = after.get(t.key());
-      if (was != null && now != null && (was.state() != now.state()
-          || now.state() == TargetState.UNHEALTHY && !java.util.Objects.equals(was.reason(), now.reason()))) {
-        journal.add(time, Journal.TARGET_HEALTH, null, group.name(), t.key(), zoneOf(t), was.state().wire(),
-            now.state().wire(), now.reason(), now.description());
-      }
-    }
-  }
-
-  private static String zoneOf(Target t) {
-    return Target.ALL_ZONES.equals(t.zone()) ? null : t.zone();
   }
 
   /** The health a what-if gives the targets it assumes failing. */
@@ -533,10 +506,10 @@ public final class RegistryVerticle extends VerticleBase {
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.SNAPSHOT, current);
     }
-    journalRouting();
+    journal.routingPublished(resources, inUse, plans, timers.now());
     ZoneStatus next = SnapshotBuilder.zones(version, environment, resources, plans);
     if (!next.loadBalancers().equals(zones.loadBalancers())) {
-      journalDns(zones, next);
+      journal.dnsChanged(zones, next, timers.now());
       zones = next;
       if (vertx != null) {
         vertx.eventBus().publish(Addresses.ZONES, zones);
@@ -545,55 +518,6 @@ public final class RegistryVerticle extends VerticleBase {
                 z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "")));
       }
     }
-  }
-
-  /** Journals each target group's zone whose routing failover began or ended with these plans. */
-  private void journalRouting() {
-    java.util.Set<String> seen = new java.util.HashSet<>();
-    for (TargetGroup g : resources.targetGroups()) {
-      TargetGroupPlan plan = plans.get(g.arn());
-      List<String> zones = inUse.get(g.arn());
-      if (plan == null || zones == null) {
-        continue;
-      }
-      for (String zone : zones) {
-        Scope scope = plan.scope(zone);
-        if (scope == null) {
-          continue;
-        }
-        String key = g.arn() + '\n' + zone;
-        seen.add(key);
-        Boolean was = routingFailover.put(key, scope.unhealthyRouting());
-        if (was != null && was != scope.unhealthyRouting()) {
-          journal.add(timers.now(), Journal.ZONE_ROUTING, null, g.name(), null, zone, state(was),
-              state(scope.unhealthyRouting()), null, scope.unhealthyRouting()
-                  ? "below the unhealthy-state routing threshold: every target takes requests"
-                  : "meets the unhealthy-state routing threshold");
-        }
-      }
-    }
-    routingFailover.keySet().retainAll(seen);
-  }
-
-  /** Journals each load balancer zone that left DNS or came back between {@code before} and {@code after}. */
-  private void journalDns(ZoneStatus before, ZoneStatus after) {
-    Map<String, Boolean> was = new HashMap<>();
-    before.loadBalancers().forEach(lb -> lb.zones().forEach(z -> was.put(lb.name() + '\n' + z.name(), z.passing())));
-    for (ZoneStatus.LoadBalancerZones lb : after.loadBalancers()) {
-      for (ZoneStatus.Zone z : lb.zones()) {
-        Boolean passing = was.get(lb.name() + '\n' + z.name());
-        if (passing != null && passing != z.passing()) {
-          journal.add(timers.now(), Journal.ZONE_DNS, lb.name(), null, null, z.name(), state(!passing),
-              state(!z.passing()), z.passing() ? null : String.join(",", z.failing()),
-              z.passing() ? "advertised in DNS again" : "removed from DNS" + (lb.failOpen()
-                  ? " (every zone fails, so DNS advertises all)" : ""));
-        }
-      }
-    }
-  }
-
-  private static String state(boolean failover) {
-    return failover ? "failover" : "healthy";
   }
 
   private void scheduleAnomalyTick() {
