@@ -1,8 +1,8 @@
 package io.fulcrum.admin;
 
 import io.fulcrum.api.ApiContext;
-import io.fulcrum.balancer.Scope;
 import io.fulcrum.api.TargetHealthOperation;
+import io.fulcrum.balancer.Scope;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
@@ -33,8 +33,10 @@ import java.util.function.Supplier;
  * per zone as the metrics give it (healthy and unhealthy targets, routing and DNS failover,
  * anomalies), every target as DescribeTargetHealth reports it, and the counters since the process
  * started, from which the page makes rates. Built on request from the registry, the health checker
- * and the listeners' counters; nothing is kept. Beside it, the registry's journal of health, draining
- * and failover decisions ({@code GET /ui/events}, see {@link io.fulcrum.registry.Journal}).
+ * and the listeners' counters; nothing is kept. Beside it: the registry's journal of health, draining
+ * and failover decisions ({@code GET /ui/events}, see {@link io.fulcrum.registry.Journal}), what would
+ * happen if targets failed ({@code GET /ui/what-if}) and which rule a request would match
+ * ({@code GET /ui/explain}, see {@link Explainer}).
  */
 public final class Dashboard {
 

@@ -1,6 +1,7 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.admin.ControlVerticle;
+import io.fulcrum.admin.Dashboard;
 import io.fulcrum.admin.DnsResponderVerticle;
 import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.DataPlaneSnapshot;
@@ -18,7 +19,6 @@ import io.fulcrum.listener.ListenerVerticle;
 import io.fulcrum.listener.SocketHandover;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
-import io.fulcrum.admin.Dashboard;
 import io.fulcrum.observe.AccessLogVerticle;
 import io.fulcrum.observe.Meters;
 import io.fulcrum.registry.StateStore;
