@@ -321,7 +321,7 @@ public final class RegistryVerticle extends VerticleBase {
       return;
     }
     plans.put(group.arn(), plan(group, zones));
-    publishSnapshot();
+    publishSnapshot(gh.decidedAt());
   }
 
   /** The health a what-if gives the targets it assumes failing. */
@@ -502,14 +502,23 @@ public final class RegistryVerticle extends VerticleBase {
   }
 
   private void publishSnapshot() {
+    publishSnapshot(timers.now());
+  }
+
+  /**
+   * Publishes the snapshot and the zones' DNS state; {@code decidedAt} is when what changed them was
+   * decided (a health check's answer may reach the registry later), the time the journal gives the
+   * failovers they start or end.
+   */
+  private void publishSnapshot(long decidedAt) {
     current = new DataPlaneSnapshot(++version, listeners, plans);
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.SNAPSHOT, current);
     }
-    journal.routingPublished(resources, inUse, plans, timers.now());
+    journal.routingPublished(resources, inUse, plans, decidedAt);
     ZoneStatus next = SnapshotBuilder.zones(version, environment, resources, plans);
     if (!next.loadBalancers().equals(zones.loadBalancers())) {
-      journal.dnsChanged(zones, next, timers.now());
+      journal.dnsChanged(zones, next, decidedAt);
       zones = next;
       if (vertx != null) {
         vertx.eventBus().publish(Addresses.ZONES, zones);

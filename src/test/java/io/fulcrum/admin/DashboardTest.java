@@ -297,10 +297,15 @@ class DashboardTest {
     Files.writeString(state, control("/ui/state").body());
     Path events = dir.resolve("events.json");
     Files.writeString(events, control("/ui/events").body());
+    Path explain = dir.resolve("explain.json");
+    Files.writeString(explain, control("/ui/explain?port=" + port + "&path=/x").body());
+    String a = "127.0.0.1:" + targetPort(0);
+    Path whatIf = dir.resolve("whatif.json");
+    Files.writeString(whatIf, control("/ui/what-if?targetGroup=app&fail=" + a).body());
     Path render = Path.of(DashboardTest.class.getResource("/ui/render.js").toURI());
 
     Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
-        state.toString(), events.toString()));
+        state.toString(), events.toString(), explain.toString(), whatIf.toString(), a));
 
     assertThat(r.exitCode()).as(r.output()).isZero();
     assertThat(r.output()).contains("READY UP").contains("web", "app").doesNotContain("undefined")
@@ -308,7 +313,15 @@ class DashboardTest {
             + " zone-b unhealthy Target.ResponseCodeMismatch: Health checks failed with these codes: [503]")
         .contains("least_outstanding_requests").contains("spare").contains("1 requests since start")
         .contains("Recent events").contains("TargetHealth app 127.0.0.1:" + targetPort(1) + " zone-b healthy")
-        .contains("ZoneDnsFailover web zone-b healthy").contains("failover app: removed from DNS");
+        .contains("ZoneDnsFailover web zone-b healthy").contains("failover app: removed from DNS")
+        .as("the forms ask with what was filled in, and show the answers")
+        .contains("ASKED /ui/explain?port=" + port + "&method=GET&path=%2Fx /ui/what-if?targetGroup=app&fail="
+            + a.replace(":", "%3A"))
+        .contains("EXPLAINED Load balancer web, listener HTTP:" + port + ", zone zone-a: no rule matches, the default"
+            + " action \u2192 forward app (weight 1, 1 healthy in zone-a: " + a + ")")
+        .contains("WHATIF Zone Healthy Routing DNS Would take requests zone-a 1 \u2192 0 healthy \u2192 failover"
+            + " healthy \u2192 failover " + a)
+        .contains("web in DNS: zone-a advertised, zone-b removed \u2192 advertised"); // both fail: DNS fails open
   }
 
   /** The entry for {@code zone} in the {@code zones} of {@code of}. */
