@@ -13,7 +13,9 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -166,10 +168,7 @@ public final class ControlVerticle extends VerticleBase {
       json(req, 400, new JsonObject().put("error", "targetGroup: a target group name or ARN is required"));
       return;
     }
-    dashboard.whatIf(group, new java.util.LinkedHashSet<>(req.params().getAll("fail")))
-        .onSuccess(answer -> json(req, 200, answer))
-        .onFailure(e -> json(req, e instanceof java.util.NoSuchElementException ? 404
-            : e instanceof IllegalArgumentException ? 400 : 500, new JsonObject().put("error", e.getMessage())));
+    answer(req, dashboard.whatIf(group, new LinkedHashSet<>(req.params().getAll("fail"))));
   }
 
   /**
@@ -187,10 +186,17 @@ public final class ControlVerticle extends VerticleBase {
       json(req, 400, new JsonObject().put("error", e.getMessage()));
       return;
     }
-    dashboard.explain(request)
-        .onSuccess(answer -> json(req, 200, answer))
-        .onFailure(e -> json(req, e instanceof java.util.NoSuchElementException ? 404
-            : e instanceof IllegalArgumentException ? 400 : 500, new JsonObject().put("error", e.getMessage())));
+    answer(req, dashboard.explain(request));
+  }
+
+  /**
+   * 200 with the answer; 404 when it names something that does not exist, 400 for a question that
+   * does not hold, 500 otherwise; the error's message as {@code error}.
+   */
+  private static void answer(HttpServerRequest req, Future<JsonObject> answer) {
+    answer.onSuccess(body -> json(req, 200, body))
+        .onFailure(e -> json(req, e instanceof NoSuchElementException ? 404 : e instanceof IllegalArgumentException ? 400
+            : 500, new JsonObject().put("error", e.getMessage())));
   }
 
   private static String readDashboardPage() throws java.io.IOException {

@@ -18,7 +18,6 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetHealth;
-import io.fulcrum.model.TargetState;
 import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.time.Timers;
@@ -27,9 +26,13 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,7 +65,7 @@ public final class RegistryVerticle extends VerticleBase {
    * Targets that may slow-start when they turn healthy: registered while their group already had
    * a healthy target not in slow start, or healthy before (then slow start starts over).
    */
-  private final Map<String, java.util.Set<String>> slowStartCandidates = new HashMap<>();
+  private final Map<String, Set<String>> slowStartCandidates = new HashMap<>();
   /** Anomaly-mitigation weights by group and target key (absent: 1). */
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
@@ -324,22 +327,15 @@ public final class RegistryVerticle extends VerticleBase {
     publishSnapshot(gh.decidedAt());
   }
 
-  /** The health a what-if gives the targets it assumes failing. */
-  static final TargetHealth ASSUMED_FAILING = new TargetHealth(TargetState.UNHEALTHY, "WhatIf.AssumedFailing",
-      "Assumed failing by a what-if");
-
   /**
-   * Where traffic would go if the targets {@code failing} (keys {@code id:port}) of the group named
-   * {@code group} (a name or an ARN) failed their health checks now, beside where it goes now: the
-   * group's plan and every load balancer's DNS zones both ways. Nothing changes. Fails with
-   * {@link java.util.NoSuchElementException} for an unknown group, {@link IllegalArgumentException}
-   * for a target it does not have or a group no load balancer forwards to. Safe from any thread.
+   * Runs {@code read} on the registry's context, where its state lives, for a caller on any thread;
+   * the future fails with what {@code read} throws.
    */
-  public Future<WhatIf> whatIf(String group, java.util.Set<String> failing) {
-    Promise<WhatIf> p = Promise.promise();
+  private <T> Future<T> onContext(java.util.function.Supplier<T> read) {
+    Promise<T> p = Promise.promise();
     context.runOnContext(v -> {
       try {
-        p.complete(whatIfNow(group, failing));
+        p.complete(read.get());
       } catch (RuntimeException e) {
         p.fail(e);
       }
@@ -347,15 +343,26 @@ public final class RegistryVerticle extends VerticleBase {
     return p.future();
   }
 
-  private WhatIf whatIfNow(String name, java.util.Set<String> failing) {
+  /**
+   * Where traffic would go if the targets {@code failing} (keys {@code id:port}) of the group named
+   * {@code group} (a name or an ARN) failed their health checks now, beside where it goes now: the
+   * group's plan and every load balancer's DNS zones both ways. Nothing changes. Fails with
+   * {@link NoSuchElementException} for an unknown group, {@link IllegalArgumentException}
+   * for a target it does not have or a group no load balancer forwards to. Safe from any thread.
+   */
+  public Future<WhatIf> whatIf(String group, Set<String> failing) {
+    return onContext(() -> whatIfNow(group, failing));
+  }
+
+  private WhatIf whatIfNow(String name, Set<String> failing) {
     TargetGroup g = resources.targetGroup(name).or(() -> resources.targetGroupByName(name))
-        .orElseThrow(() -> new java.util.NoSuchElementException("no target group '" + name + "'"));
-    java.util.Set<String> keys = new java.util.HashSet<>();
+        .orElseThrow(() -> new NoSuchElementException("no target group '" + name + "'"));
+    Set<String> keys = new HashSet<>();
     g.targets().forEach(t -> keys.add(t.key()));
     for (String key : failing) {
       if (!keys.contains(key)) {
         throw new IllegalArgumentException("target " + key + " is not registered in target group " + g.name()
-            + " (expected id:port, one of " + new java.util.TreeSet<>(keys) + ")");
+            + " (expected id:port, one of " + new TreeSet<>(keys) + ")");
       }
     }
     List<String> zones = inUse.get(g.arn());
@@ -365,36 +372,22 @@ public final class RegistryVerticle extends VerticleBase {
     }
     GroupHealth gh = health.get(g.arn());
     Map<String, TargetHealth> h = new HashMap<>(gh == null ? Map.of() : gh.targets());
-    failing.forEach(key -> h.put(key, ASSUMED_FAILING));
+    failing.forEach(key -> h.put(key, WhatIf.ASSUMED_FAILING));
     TargetGroupPlan then = plan(g, zones, h);
     Map<String, TargetGroupPlan> thenPlans = new HashMap<>(plans);
     thenPlans.put(g.arn(), then);
-    return new WhatIf(g, zones, java.util.Set.copyOf(failing), now, then, this.zones,
+    return new WhatIf(g, zones, Set.copyOf(failing), now, then, this.zones,
         SnapshotBuilder.zones(version, environment, resources, thenPlans));
-  }
-
-  /**
-   * A what-if's answer: the group's plan and the load balancers' DNS zones now ({@code now},
-   * {@code dnsNow}) and if {@code failing} failed ({@code then}, {@code dnsThen}).
-   *
-   * @param zones the zones the group is used in
-   */
-  public record WhatIf(TargetGroup group, List<String> zones, java.util.Set<String> failing, TargetGroupPlan now,
-      TargetGroupPlan then, ZoneStatus dnsNow, ZoneStatus dnsThen) {
   }
 
   /** The snapshot the listeners route by now. Safe from any thread. */
   public Future<DataPlaneSnapshot> snapshot() {
-    Promise<DataPlaneSnapshot> p = Promise.promise();
-    context.runOnContext(v -> p.complete(current));
-    return p.future();
+    return onContext(() -> current);
   }
 
   /** The journal's events after {@code sequence}, oldest first. Safe from any thread. */
   public Future<List<Journal.Event>> events(long sequence) {
-    Promise<List<Journal.Event>> p = Promise.promise();
-    context.runOnContext(v -> p.complete(journal.after(sequence)));
-    return p.future();
+    return onContext(() -> journal.after(sequence));
   }
 
   /**
@@ -407,7 +400,7 @@ public final class RegistryVerticle extends VerticleBase {
       long now) {
     long duration = group.attributes().slowStartSeconds() * 1000L;
     Map<String, Long> since = slowStart.computeIfAbsent(group.arn(), k -> new HashMap<>());
-    java.util.Set<String> candidates = slowStartCandidates.computeIfAbsent(group.arn(), k -> new java.util.HashSet<>());
+    Set<String> candidates = slowStartCandidates.computeIfAbsent(group.arn(), k -> new HashSet<>());
     since.values().removeIf(t -> now - t >= duration);
     since.keySet().removeIf(key -> !after.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy());
     if (duration == 0) {
@@ -433,8 +426,8 @@ public final class RegistryVerticle extends VerticleBase {
     before.targetGroups().forEach(g -> old.put(g.arn(), g));
     for (TargetGroup g : next.targetGroups()) {
       TargetGroup prev = old.get(g.arn());
-      java.util.Set<String> candidates = slowStartCandidates.computeIfAbsent(g.arn(), k -> new java.util.HashSet<>());
-      java.util.Set<String> known = new java.util.HashSet<>();
+      Set<String> candidates = slowStartCandidates.computeIfAbsent(g.arn(), k -> new HashSet<>());
+      Set<String> known = new HashSet<>();
       if (prev != null) {
         prev.targets().forEach(t -> known.add(t.key()));
       }
@@ -452,7 +445,7 @@ public final class RegistryVerticle extends VerticleBase {
         }
       }
       if (prev != null) {
-        java.util.Set<String> current = new java.util.HashSet<>();
+        Set<String> current = new HashSet<>();
         g.targets().forEach(t -> current.add(t.key()));
         candidates.retainAll(current);
       }
@@ -573,12 +566,10 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Anomaly detection results of a group's targets, by key (DescribeTargetHealth, Include=AnomalyDetection). */
   public Future<Map<String, AnomalyDetection>> anomalies(String groupArn) {
-    Promise<Map<String, AnomalyDetection>> p = Promise.promise();
-    context.runOnContext(v -> {
+    return onContext(() -> {
       AnomalyDetector d = detectors.get(groupArn);
-      p.complete(d == null ? Map.of() : Map.copyOf(d.results()));
+      return d == null ? Map.of() : Map.copyOf(d.results());
     });
-    return p.future();
   }
 
   /**
@@ -586,26 +577,22 @@ public final class RegistryVerticle extends VerticleBase {
    * it ({@code HealthyHostCount}, {@code UnhealthyStateRouting}, ...). Safe from any thread.
    */
   public Future<List<GroupGauges>> gauges() {
-    Promise<List<GroupGauges>> p = Promise.promise();
-    context.runOnContext(v -> {
+    return onContext(() -> {
       Map<String, Map<String, TargetHealth>> byGroup = new HashMap<>();
       health.forEach((arn, gh) -> byGroup.put(arn, gh.targets()));
       Map<String, Map<String, AnomalyDetection>> anomalies = new HashMap<>();
       detectors.forEach((arn, d) -> anomalies.put(arn, d.results()));
-      p.complete(SnapshotBuilder.gauges(resources, plans, byGroup, anomalies));
+      return SnapshotBuilder.gauges(resources, plans, byGroup, anomalies);
     });
-    return p.future();
   }
 
   /** Draining targets of a group with the end of their delay (epoch millis), by target key. */
   public Future<Map<String, Long>> draining(String groupArn) {
-    Promise<Map<String, Long>> p = Promise.promise();
-    context.runOnContext(v -> {
+    return onContext(() -> {
       Map<String, Long> out = new HashMap<>();
       draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.deadline()));
-      p.complete(out);
+      return out;
     });
-    return p.future();
   }
 
   /**
@@ -613,13 +600,11 @@ public final class RegistryVerticle extends VerticleBase {
    * the zone given), by target key.
    */
   public Future<Map<String, Target>> drainingTargets(String groupArn) {
-    Promise<Map<String, Target>> p = Promise.promise();
-    context.runOnContext(v -> {
+    return onContext(() -> {
       Map<String, Target> out = new LinkedHashMap<>();
       draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.target()));
-      p.complete(out);
+      return out;
     });
-    return p.future();
   }
 
   /** The version of the latest registrations published to the health checker; any thread. */
