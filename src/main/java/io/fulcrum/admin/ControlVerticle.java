@@ -2,6 +2,7 @@ package io.fulcrum.admin;
 
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.observe.GroupGauges;
+import io.fulcrum.optimizer.TargetControlVerticle;
 import io.fulcrum.observe.Meters;
 import io.fulcrum.observe.ProcessMetrics;
 import io.fulcrum.observe.PrometheusText;
@@ -63,6 +64,7 @@ public final class ControlVerticle extends VerticleBase {
 
   private final io.fulcrum.api.ElbApi api;
   private Supplier<Future<List<GroupGauges>>> gauges = () -> Future.succeededFuture(List.of());
+  private Supplier<List<TargetControlVerticle.ChannelCounts>> channels = List::of;
 
   private Dashboard dashboard;
   private String dashboardPage;
@@ -79,6 +81,12 @@ public final class ControlVerticle extends VerticleBase {
    */
   public ControlVerticle gauges(Supplier<Future<List<GroupGauges>>> source) {
     this.gauges = source;
+    return this;
+  }
+
+  /** Where {@code /metrics} gets the target optimizer's channel counters. Set before deployment. */
+  public ControlVerticle channels(Supplier<List<TargetControlVerticle.ChannelCounts>> source) {
+    this.channels = source;
     return this;
   }
 
@@ -131,7 +139,7 @@ public final class ControlVerticle extends VerticleBase {
   private void metrics(HttpServerRequest req) {
     Meters.of(vertx).collect()
         .compose(counters -> gauges.get().compose(g -> vertx.executeBlocking(ProcessMetrics::read, false)
-            .map(process -> PrometheusText.render(counters, g, process))))
+            .map(process -> PrometheusText.render(counters, g, channels.get(), process))))
         .onSuccess(text -> req.response().putHeader("Content-Type", PrometheusText.CONTENT_TYPE).end(text))
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "metrics unavailable: " + e.getMessage())));
   }

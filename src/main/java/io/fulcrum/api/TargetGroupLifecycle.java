@@ -95,6 +95,9 @@ final class TargetGroupLifecycle {
       if (ipType != IpAddressType.IPV4) {
         throw ApiError.validation("IP address type '" + ipText + "'" + LAMBDA_FORBIDS);
       }
+      if (controlPort != null) {
+        throw ApiError.validation("Target control port" + LAMBDA_FORBIDS);
+      }
     } else {
       if (protocolText == null) {
         throw ApiError.validation("A protocol must be specified");
@@ -124,7 +127,7 @@ final class TargetGroupLifecycle {
       }
     }
     HealthCheck hc = TargetGroupShapes.resolveHealthCheck(hcInput, type, protocol, version);
-    TargetGroupAttributes attributes = TargetGroupAttributes.defaults(type, protocol);
+    TargetGroupAttributes attributes = TargetGroupAttributes.defaults(type, protocol, controlPort != null);
     String arn = ctx.environment().arns().targetGroup(name, randomId());
     TargetGroup candidate = new TargetGroup(arn, name, type, protocol, port, version, ipType, hc, attributes, List.of(),
         controlPort);

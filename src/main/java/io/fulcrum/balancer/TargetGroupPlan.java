@@ -74,6 +74,21 @@ public final class TargetGroupPlan {
   public record Lambda(boolean multiValueHeaders) {
   }
 
+  /**
+   * The target optimizer (SPEC §9): the group has a {@code TargetControlPort}, so a target takes a
+   * request only with a credit its agent granted.
+   *
+   * @param controlPort the agents' control port on each target
+   * @param queueMillis how long a request waits for a credit when no target has one
+   *                    ({@code fulcrum.target_optimizer.queue_timeout_ms}; 0: 503 at once)
+   * @param targets     every registered target in an enabled zone: the agents to hold a channel with
+   */
+  public record Optimizer(int controlPort, long queueMillis, List<Upstream> targets) {
+    public Optimizer {
+      targets = List.copyOf(targets);
+    }
+  }
+
   private final String arn;
   private final String name;
   private final boolean tls;
@@ -86,10 +101,11 @@ public final class TargetGroupPlan {
   private final Map<String, Scope> byZone;
   private final boolean registered;
   private final Set<String> kept;
+  private final Optimizer optimizer;
 
   private TargetGroupPlan(String arn, String name, boolean tls, Lambda lambda, Algorithm algorithm,
       ProtocolVersion protocolVersion, Stickiness stickiness, boolean crossZone, Scope all, Map<String, Scope> byZone,
-      boolean registered, Set<String> kept) {
+      boolean registered, Set<String> kept, Optimizer optimizer) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
@@ -102,6 +118,7 @@ public final class TargetGroupPlan {
     this.byZone = byZone;
     this.registered = registered;
     this.kept = kept;
+    this.optimizer = optimizer;
   }
 
   /** A plan without health information: every registered target counts as initial. */
@@ -145,9 +162,14 @@ public final class TargetGroupPlan {
     Stickiness stickiness = new Stickiness(attrs.stickinessEnabled(), attrs.stickinessType(),
         attrs.lbCookieDurationSeconds(), attrs.appCookieName(), attrs.appCookieDurationSeconds());
     Lambda lambda = group.targetType() == TargetType.LAMBDA ? new Lambda(attrs.multiValueHeaders()) : null;
+    Optimizer optimizer = null;
+    if (group.targetControlPort() != null && lambda == null) {
+      optimizer = new Optimizer(group.targetControlPort(), attrs.optimizerQueueMillis(),
+          inZones.stream().map(in.upstreams()).toList());
+    }
     return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS, lambda,
         Algorithm.of(attrs.algorithm()), group.protocolVersion() == null ? ProtocolVersion.HTTP1 : group.protocolVersion(),
-        stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept));
+        stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept), optimizer);
   }
 
   private static Scope scope(List<Target> targets, Inputs in, Thresholds routing, Thresholds dns, long slowStartMillis) {
@@ -234,6 +256,11 @@ public final class TargetGroupPlan {
 
   public boolean crossZone() {
     return crossZone;
+  }
+
+  /** The target optimizer, or null when the group has no {@code TargetControlPort}. */
+  public Optimizer optimizer() {
+    return optimizer;
   }
 
   /** Whether the group has any registered target in an enabled zone (else: 503, no registered targets). */

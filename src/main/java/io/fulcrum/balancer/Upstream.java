@@ -21,10 +21,12 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Upstream {
 
   private static final VarHandle OUTSTANDING;
+  private static final VarHandle CREDITS;
 
   static {
     try {
       OUTSTANDING = MethodHandles.lookup().findVarHandle(Upstream.class, "outstanding", int.class);
+      CREDITS = MethodHandles.lookup().findVarHandle(Upstream.class, "credits", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -40,6 +42,10 @@ public final class Upstream {
   /** Made on first use by {@link #socketAddress()}. */
   private InetSocketAddress socketAddress;
   private volatile int outstanding;
+  /** Target optimizer: requests the target's agent has said it is ready for and that are not yet sent. */
+  private volatile int credits;
+  /** Target optimizer: moves on each time the credits are revoked, so that older credits are not given back. */
+  private volatile int creditEpoch;
   private final LongAdder requests = new LongAdder();
   private final LongAdder errors = new LongAdder();
 
@@ -125,6 +131,52 @@ public final class Upstream {
   /** Called when a dispatched request ends, whatever its outcome. */
   public void completed() {
     OUTSTANDING.getAndAdd(this, -1);
+  }
+
+  /**
+   * Target optimizer (SPEC §9): takes one of the credits the target's agent granted, if it has one
+   * (lock-free; event loops race for the last one and one of them gets it).
+   */
+  public boolean takeCredit() {
+    int c;
+    do {
+      c = credits;
+      if (c <= 0) {
+        return false;
+      }
+    } while (!CREDITS.compareAndSet(this, c, c - 1));
+    return true;
+  }
+
+  /** Target optimizer: the agent granted {@code n} more requests. */
+  public void grantCredits(int n) {
+    CREDITS.getAndAdd(this, n);
+  }
+
+  /**
+   * Target optimizer: gives back a credit taken in {@code epoch} whose request never reached the
+   * target (the connection to it failed); a credit of an earlier channel is dropped.
+   */
+  public void returnCredit(int epoch) {
+    if (epoch == creditEpoch) {
+      CREDITS.getAndAdd(this, 1);
+    }
+  }
+
+  /** Target optimizer: the channel to the agent closed; its credits are void. */
+  public void revokeCredits() {
+    creditEpoch++; // written only by the owner of the channel
+    credits = 0;
+  }
+
+  /** Target optimizer: credits not yet taken. */
+  public int credits() {
+    return credits;
+  }
+
+  /** Target optimizer: the generation of the current credits (see {@link #returnCredit}). */
+  public int creditEpoch() {
+    return creditEpoch;
   }
 
   /** Counts an error for anomaly detection: a 5xx from the target, or a connection or TLS error. */

@@ -11,6 +11,7 @@ record Args(Path config, int instances, boolean help) {
         --instances N    listener verticle instances, one per event loop (default: number of cores)
         --help           this text
       Or: java -jar fulcrum.jar rotate-stickiness-key [--config PATH | --data-dir DIR]
+      Or: java -jar fulcrum.jar target-control-agent --destination HOST:PORT [...] (--help for its options)
       Environment: FULCRUM_DATA_DIR, FULCRUM_<KEY>__<SUBKEY>=value overrides (see docs/configuration.md)""";
 
   static Args parse(String[] argv) {

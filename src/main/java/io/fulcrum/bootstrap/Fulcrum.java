@@ -16,6 +16,7 @@ import io.fulcrum.time.VertxTimers;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.demo.DemoTargetsVerticle;
 import io.fulcrum.listener.ListenerVerticle;
+import io.fulcrum.optimizer.TargetControlVerticle;
 import io.fulcrum.listener.SocketHandover;
 import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
@@ -53,6 +54,7 @@ public final class Fulcrum {
   private RegistryVerticle registry;
   private final Timers timers;
   private final HealthCheckVerticle health;
+  private final TargetControlVerticle optimizer;
   private final FunctionInvokerVerticle functions;
   private final KeyRingVerticle keys;
   private ControlVerticle control;
@@ -68,6 +70,7 @@ public final class Fulcrum {
     this.config = config;
     this.timers = timers;
     this.health = new HealthCheckVerticle(timers, healthRandom);
+    this.optimizer = new TargetControlVerticle(timers);
     this.functions = new FunctionInvokerVerticle(config.environment().region(), config.environment().account(),
         config.environment().functions());
     this.keys = new KeyRingVerticle(config.dataDir(), config.reload().scanPeriodMillis());
@@ -137,6 +140,7 @@ public final class Fulcrum {
           return vertx.deployVerticle(r);
         })
         .compose(v -> vertx.deployVerticle(f.health))
+        .compose(v -> vertx.deployVerticle(f.optimizer))
         .compose(v -> vertx.deployVerticle(f.keys))
         // The access log's writer, before the listeners, which build lines only while it is there. Its file
         // names' random part is never seeded: two processes writing to one bucket must not collide.
@@ -149,6 +153,7 @@ public final class Fulcrum {
         .compose(v -> {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges)
+              .channels(f.optimizer::channelCounts)
               .dashboard(new Dashboard(new FulcrumApiContext(f, timers), f.registry::gauges,
                   () -> Meters.of(vertx).collect()));
           return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "
@@ -218,6 +223,11 @@ public final class Fulcrum {
   }
 
   /** The registry: the API reads resources from it and sends it every change. */
+  /** The target optimizer's control channels. */
+  public TargetControlVerticle targetControl() {
+    return optimizer;
+  }
+
   public RegistryVerticle registry() {
     return registry;
   }

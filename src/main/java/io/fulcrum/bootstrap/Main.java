@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * (exit code 2 with every problem listed when it is bad; nothing starts), deploys Fulcrum, prints
  * the banner, watches the file for changes, and shuts down gracefully on SIGTERM (exit code 0).
  * {@code java -jar fulcrum.jar rotate-stickiness-key} rotates the stickiness key ring and exits
- * ({@link RotateKeyCommand}).
+ * ({@link RotateKeyCommand}); {@code java -jar fulcrum.jar target-control-agent} runs the target
+ * optimizer's agent on a target ({@link io.fulcrum.optimizer.AgentCommand}).
  */
 public final class Main {
 
@@ -42,6 +43,13 @@ public final class Main {
     if (argv.length > 0 && argv[0].equals(RotateKeyCommand.NAME)) {
       System.exit(RotateKeyCommand.run(argv, System.getenv(), System.out, err));
       return;
+    }
+    if (argv.length > 0 && argv[0].equals(io.fulcrum.optimizer.AgentCommand.NAME)) {
+      int code = io.fulcrum.optimizer.AgentCommand.run(argv, System.getenv(), System.out, err);
+      if (code >= 0) {
+        System.exit(code);
+      }
+      return; // the agent runs until the process is stopped
     }
     Args args;
     try {

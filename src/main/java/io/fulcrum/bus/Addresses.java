@@ -33,6 +33,12 @@ public final class Addresses {
   /** Request/reply: asks for the current stickiness {@code KeyRing}. */
   public static final String STICKINESS_KEYS_CURRENT = "fulcrum.stickiness.keys.current";
 
+  /**
+   * Publish: a target group's ARN, when an agent granted credits to one of its targets and the
+   * group lets requests wait for them (target optimizer); listeners retry their waiting requests.
+   */
+  public static final String OPTIMIZER_CREDITS = "fulcrum.optimizer.credits";
+
   /** Request/reply: a {@link FunctionRequest} for the function invoker, answered with a {@link FunctionReply}. */
   public static final String FUNCTION_INVOKE = "fulcrum.function.invoke";
 

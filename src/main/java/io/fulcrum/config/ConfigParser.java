@@ -344,6 +344,13 @@ public final class ConfigParser {
     Integer port = n.integer("port", null);
     String versionText = n.string("protocol-version", null);
     String ipTypeText = n.string("ip-address-type", null);
+    Integer controlPort = n.integer("target-control-port", null);
+    if (controlPort != null) {
+      n.at("target-control-port").checkRange(controlPort, 1, 65535);
+      if (type == TargetType.LAMBDA) {
+        n.at("target-control-port").add("lambda target groups have no target optimizer (expected: instance or ip)");
+      }
+    }
 
     Protocol protocol = null;
     ProtocolVersion version = null;
@@ -399,7 +406,7 @@ public final class ConfigParser {
     Map<String, String> given = n.stringMap("attributes", ON_OFF_ATTRIBUTES);
     TargetGroupAttributes attrs = null;
     if (type != null && (protocol != null || type == TargetType.LAMBDA)) {
-      attrs = TargetGroupAttributes.resolve(type, protocol, null, given, n.at("attributes"));
+      attrs = TargetGroupAttributes.resolve(type, protocol, controlPort != null, null, given, n.at("attributes"));
     }
 
     List<Target> targets = new ArrayList<>();
@@ -427,7 +434,7 @@ public final class ConfigParser {
     if (n.problems().size() > before || hc == null || attrs == null) {
       return null;
     }
-    return new TargetGroup(arn, name, type, protocol, port, version, ipType, hc, attrs, targets);
+    return new TargetGroup(arn, name, type, protocol, port, version, ipType, hc, attrs, targets, controlPort);
   }
 
   /**

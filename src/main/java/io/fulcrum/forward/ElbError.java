@@ -20,6 +20,7 @@ public enum ElbError {
   NO_TARGETS(503, "Service Temporarily Unavailable", "no registered targets"),
   NO_TARGETS_IN_ZONE(503, "Service Temporarily Unavailable", "no targets in this zone"),
   NO_TARGET_GROUP(503, "Service Temporarily Unavailable", "no target group to forward to"),
+  NO_TARGET_READY(503, "Service Temporarily Unavailable", "no target's agent has room for another request"),
   CONNECT_TIMEOUT(504, "Gateway Time-out", "connecting to the target timed out"),
   TARGET_TIMEOUT(504, "Gateway Time-out", "target sent nothing before the idle timeout"),
   GRPC_DEADLINE_EXCEEDED(504, "Gateway Time-out", "the gRPC call's grpc-timeout passed"),
@@ -66,7 +67,7 @@ public enum ElbError {
    */
   public int grpcStatus() {
     return switch (this) {
-      case NO_TARGETS, NO_TARGETS_IN_ZONE, NO_TARGET_GROUP, SHUTTING_DOWN, TARGET_REFUSED, TARGET_RESET, TARGET_TLS,
+      case NO_TARGETS, NO_TARGETS_IN_ZONE, NO_TARGET_GROUP, NO_TARGET_READY, SHUTTING_DOWN, TARGET_REFUSED, TARGET_RESET, TARGET_TLS,
           DEREGISTRATION_TIMEOUT -> 14;
       case CONNECT_TIMEOUT, TARGET_TIMEOUT, GRPC_DEADLINE_EXCEEDED -> 4;
       case PROTOCOL_MISMATCH, METHOD_NOT_ALLOWED, UNSUPPORTED_TRANSFER_ENCODING, VERSION_NOT_SUPPORTED -> 12;

@@ -109,6 +109,16 @@ public final class HttpForwarder {
   }
 
   /**
+   * Whether {@code request} has a body to pipe: it is chunked or has a Content-Length; over HTTP/2,
+   * whose bodies have no framing header and may already be buffered when the stream has ended,
+   * unless its method's body means nothing (GET, HEAD).
+   */
+  public static boolean hasBody(HttpServerRequest request, boolean chunked) {
+    return chunked || request.headers().contains(HttpHeaders.CONTENT_LENGTH) || request.version() == HttpVersion.HTTP_2
+        && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
+  }
+
+  /**
    * Forwards {@code request}, whose headers have been prepared by {@link ForwardHeaders}, to
    * {@code target}, and streams the response back.
    *
@@ -118,10 +128,7 @@ public final class HttpForwarder {
   public Handle forward(HttpServerRequest request, String uri, boolean chunked, Upstream target, TargetProtocol protocol,
       ProxySettings settings, ExchangeListener listener, ResponseHook hook) {
     boolean contentLength = request.headers().contains(HttpHeaders.CONTENT_LENGTH);
-    // HTTP/2 bodies have no framing header, and a body may already be buffered when the stream has
-    // ended: pipe it, except for methods whose body means nothing.
-    boolean hasBody = chunked || contentLength || request.version() == HttpVersion.HTTP_2
-        && request.method() != HttpMethod.GET && request.method() != HttpMethod.HEAD;
+    boolean hasBody = hasBody(request, chunked);
     MultiMap headers = request.headers();
     if (!protocol.http2() && request.version() == HttpVersion.HTTP_2) {
       // Downgraded to HTTP/1.1: ALB's own headers in mixed case (HTTP/2 made every name lower-case).

@@ -88,8 +88,9 @@ final class DirectRequests {
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.protocol().http2() || group.plan().lambda() != null) {
-      return null;
+    if (group == null || group.protocol().http2() || group.plan().lambda() != null
+        || group.plan().optimizer() != null) {
+      return null; // the target optimizer's requests may wait for a credit: the usual path
     }
     Upstream target = choice.target(binding);
     if (target == null) {
@@ -192,7 +193,7 @@ final class DirectRequests {
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.plan().lambda() != null) {
+    if (group == null || group.plan().lambda() != null || group.plan().optimizer() != null) {
       return null;
     }
     boolean toHttp2 = group.protocol().http2();

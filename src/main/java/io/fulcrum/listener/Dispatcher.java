@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.OptimizerChoice;
 import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
@@ -93,6 +94,7 @@ final class Dispatcher {
     private final long now;
     private StickyRequest sticky;
     private GroupRuntime group;
+    private boolean unready;
 
     Choice(ForwardRoute route, MultiMap headers, long now) {
       this.route = route;
@@ -130,6 +132,25 @@ final class Dispatcher {
       if (selector == null) {
         return null;
       }
+      Upstream target = preferredTarget(binding, zone, selector);
+      TargetGroupPlan plan = group.plan();
+      if (plan.optimizer() == null || target == null) {
+        return target;
+      }
+      target = OptimizerChoice.take(target, plan.scope(zone), plan.algorithm(), random);
+      unready = target == null;
+      return target;
+    }
+
+    /**
+     * Whether {@link #target} found no target only because the target optimizer's agents had
+     * granted no credit (SPEC §9: 503, counted as rejected).
+     */
+    boolean unready() {
+      return unready;
+    }
+
+    private Upstream preferredTarget(Binding binding, String zone, TargetSelector selector) {
       if (stickyGroup()) {
         if (sticky == null) {
           sticky = stickiness.request(headers, now);
@@ -208,6 +229,10 @@ final class Dispatcher {
         verticle.inFlight().add(group.plan().arn(), target, binding.plan.lbName(), facts.method(), facts.uri(), false);
     node.meters = counted(binding, group, grpc);
     node.sentAt = System.nanoTime();
+    if (group.plan().optimizer() != null) {
+      binding.meters.targetControlRequest();
+      node.creditEpoch = target.creditEpoch();
+    }
     if (entry != null) {
       entry.traceId = forwarded.traceId();
       node.entry = entry;

@@ -67,6 +67,11 @@ final class InFlight {
     long sentAt;
     /** The request's access log line, or null (no access log). */
     AccessEntry entry;
+    /**
+     * Target optimizer: the generation of the credit the request took ({@link Upstream#creditEpoch}),
+     * -1 when it took none.
+     */
+    int creditEpoch = -1;
     private InFlight owner;
     private io.vertx.core.Vertx vertx;
     private long deadlineTimer = -1;
@@ -115,6 +120,12 @@ final class InFlight {
       }
       if (error.targetFault()) {
         target.failed();
+      }
+      if (creditEpoch != -1 && (error == ElbError.TARGET_REFUSED || error == ElbError.CONNECT_TIMEOUT
+          || error == ElbError.TARGET_TLS)) {
+        // The request never reached the agent, which still counts the credit as granted.
+        target.returnCredit(creditEpoch);
+        creditEpoch = -1;
       }
     }
 

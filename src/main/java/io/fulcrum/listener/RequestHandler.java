@@ -53,6 +53,8 @@ final class RequestHandler {
   private final FunctionForwarder functions;
   private final Dispatcher dispatcher;
 
+  private final OptimizerQueue optimizerQueue;
+
   RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Dispatcher dispatcher, Clock clock,
       RandomGenerator random) {
     this.verticle = verticle;
@@ -60,6 +62,12 @@ final class RequestHandler {
     this.dispatcher = dispatcher;
     this.clock = clock;
     this.functions = new FunctionForwarder(verticle, random);
+    this.optimizerQueue = new OptimizerQueue(verticle.vertx());
+  }
+
+  /** An agent of the target group {@code arn} granted credits: requests waiting for one try again. */
+  void optimizerCredits(String arn) {
+    optimizerQueue.credits(arn);
   }
 
   void handle(Binding binding, HttpServerRequest req) {
@@ -162,7 +170,7 @@ final class RequestHandler {
       entry.routed(action);
     }
     if (action instanceof ForwardRoute f) {
-      forward(binding, plan, req, facts, f, chunked, headerBytes, client, last, entry);
+      forward(binding, plan, req, facts, f, chunked, headerBytes, client, last, entry, false);
     } else if (action instanceof FixedRoute f) {
       meters.fixedResponse(f.statusCode());
       fixed(req, f);
@@ -182,15 +190,18 @@ final class RequestHandler {
   /**
    * @param closeTarget the target connection is closed after the exchange (desync mitigation)
    * @param entry       the request's access log line, or null
+   * @param waiting     whether the request waits for a target optimizer credit already
+   * @return false only for a waiting request that still finds no credit (it keeps waiting)
    */
-  private void forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
-      boolean chunked, long headerBytes, ClientConnection client, boolean closeTarget, AccessEntry entry) {
+  private boolean forward(Binding binding, ListenerPlan plan, HttpServerRequest req, NodeRequest facts,
+      ForwardRoute route, boolean chunked, long headerBytes, ClientConnection client, boolean closeTarget,
+      AccessEntry entry, boolean waiting) {
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, req.headers(), now);
     GroupRuntime group = choice.group();
     if (group == null) {
       answer(binding.meters, entry, req, ElbError.NO_TARGET_GROUP);
-      return;
+      return true;
     }
     if (entry != null) {
       entry.groupArn = group.plan().arn();
@@ -199,18 +210,32 @@ final class RequestHandler {
     boolean grpc = Grpc.isGrpc(req);
     if (!compatible(req, grpc, version)) {
       answer(binding.meters, entry, req, ElbError.PROTOCOL_MISMATCH);
-      return;
+      return true;
     }
     Upstream target = choice.target(binding);
     if (target == null) {
-      answer(binding.meters, entry, req, verticle.noTarget(group));
-      return;
+      if (!choice.unready()) {
+        answer(binding.meters, entry, req, verticle.noTarget(group));
+        return true;
+      }
+      if (waiting) {
+        return false;
+      }
+      long wait = group.plan().optimizer().queueMillis();
+      if (wait > 0) {
+        optimizerQueue.park(group.plan().arn(), wait, binding.meters, req, HttpForwarder.hasBody(req, chunked),
+            () -> forward(binding, plan, req, facts,
+            route, chunked, headerBytes, client, closeTarget, entry, true), () -> rejectUnready(binding, entry, req));
+      } else {
+        rejectUnready(binding, entry, req);
+      }
+      return true;
     }
     HttpForwarder.ResponseHook hook = choice.chosen(target, req.headers());
     if (group.plan().lambda() != null) {
       functions.forward(req, facts, plan, group.plan(), target, headerBytes, now, hook,
           Dispatcher.counted(binding, group, false), entry);
-      return;
+      return true;
     }
     ProxySettings proxy = plan.proxy();
     String upgrade = Upgrades.webSocket(req); // read before the hop-by-hop headers leave
@@ -235,7 +260,7 @@ final class RequestHandler {
               verticle.clientClosed(connection);
             }
           });
-      return;
+      return true;
     }
     node.exchange = forwarder.forward(req, facts.originForm(), chunked, target, group.protocol(), proxy, node, hook);
     if (closeTarget) {
@@ -247,6 +272,13 @@ final class RequestHandler {
         node.deadline(verticle.vertx(), deadline);
       }
     }
+    return true;
+  }
+
+  /** No target's agent has room for the request (SPEC §9): 503, counted as rejected. */
+  private static void rejectUnready(Binding binding, AccessEntry entry, HttpServerRequest req) {
+    binding.meters.targetControlReject();
+    answer(binding.meters, entry, req, ElbError.NO_TARGET_READY);
   }
 
   /** The load balancer answers {@code error} itself; the connection stays open. */

@@ -9,8 +9,8 @@ import java.util.List;
  * @param port            {@code null} for lambda target groups
  * @param protocolVersion {@code null} for non-HTTP target groups
  * @param targetControlPort the port of the target optimizer's agent on each target (ELBv2
- *                          {@code TargetControlPort}), or {@code null}; recorded and reported, not
- *                          used yet
+ *                          {@code TargetControlPort}), or {@code null}; with it the target
+ *                          optimizer is on (SPEC §9)
  */
 public record TargetGroup(
     String arn,

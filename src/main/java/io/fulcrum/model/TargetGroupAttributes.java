@@ -38,6 +38,10 @@ public final class TargetGroupAttributes {
   public static final String FAILOVER_ON_DEREGISTRATION = "target_failover.on_deregistration";
   public static final String FAILOVER_ON_UNHEALTHY = "target_failover.on_unhealthy";
 
+  /** Fulcrum's own: how long a request waits for a target optimizer credit (SPEC, Fulcrum's decisions). */
+  public static final String OPTIMIZER_QUEUE_TIMEOUT = "fulcrum.target_optimizer.queue_timeout_ms";
+  public static final int MAX_OPTIMIZER_QUEUE_MILLIS = 60_000;
+
   public static final int MAX_TARGETS = 1000;
   static final String OWNER = "Target group";
 
@@ -49,6 +53,11 @@ public final class TargetGroupAttributes {
 
   /** The keys of each kind, in the order AWS lists them. */
   static List<AttributeSpec> specs(TargetGroupKind kind, TargetType type, Protocol protocol) {
+    return specs(kind, type, protocol, false);
+  }
+
+  /** The keys of each kind; {@code optimizer}: the group has a target control port (Fulcrum's key last). */
+  static List<AttributeSpec> specs(TargetGroupKind kind, TargetType type, Protocol protocol, boolean optimizer) {
     List<AttributeSpec> s = new ArrayList<>();
     switch (kind) {
       case ALB -> {
@@ -64,6 +73,9 @@ public final class TargetGroupAttributes {
         s.add(oneOf(ANOMALY_MITIGATION, "off", List.of("on", "off")));
         s.add(oneOf(CROSS_ZONE, "use_load_balancer_configuration", CROSS_ZONE_VALUES));
         addTargetGroupHealth(s);
+        if (optimizer) {
+          s.add(range(OPTIMIZER_QUEUE_TIMEOUT, 0, 0, MAX_OPTIMIZER_QUEUE_MILLIS)); // Fulcrum's keys after AWS's
+        }
       }
       case ALB_LAMBDA -> {
         s.add(bool(STICKINESS_ENABLED, false));
@@ -129,8 +141,13 @@ public final class TargetGroupAttributes {
 
   /** The defaults of a target group of this kind. */
   public static TargetGroupAttributes defaults(TargetType type, Protocol protocol) {
+    return defaults(type, protocol, false);
+  }
+
+  /** The defaults of a target group of this kind, with a target control port or without. */
+  public static TargetGroupAttributes defaults(TargetType type, Protocol protocol, boolean optimizer) {
     Problems none = new Problems();
-    return resolve(type, protocol, null, Map.of(), none);
+    return resolve(type, protocol, optimizer, null, Map.of(), none);
   }
 
   /**
@@ -141,7 +158,24 @@ public final class TargetGroupAttributes {
    */
   public static TargetGroupAttributes resolve(TargetType type, Protocol protocol, TargetGroupAttributes base,
       Map<String, String> given, Problems problems) {
+    return resolve(type, protocol, base != null && base.all.get(OPTIMIZER_QUEUE_TIMEOUT) != null, base, given,
+        problems);
+  }
+
+  /**
+   * Like {@link #resolve(TargetType, Protocol, TargetGroupAttributes, Map, Problems)} for a group
+   * with a target control port ({@code optimizer}) or without; the optimizer's key is refused
+   * without one.
+   */
+  public static TargetGroupAttributes resolve(TargetType type, Protocol protocol, boolean optimizer,
+      TargetGroupAttributes base, Map<String, String> given, Problems problems) {
     int before = problems.size();
+    if (!optimizer && given.containsKey(OPTIMIZER_QUEUE_TIMEOUT)) {
+      problems.at(OPTIMIZER_QUEUE_TIMEOUT).add(Problem.INVALID_CONFIGURATION,
+          OPTIMIZER_QUEUE_TIMEOUT + " applies only to target groups with a target control port (the target optimizer)");
+      given = new java.util.LinkedHashMap<>(given);
+      given.remove(OPTIMIZER_QUEUE_TIMEOUT);
+    }
     TargetGroupKind kind = TargetGroupKind.of(type, protocol);
     if (kind == TargetGroupKind.ALB_LAMBDA && given.containsKey(DEREGISTRATION_DELAY)) {
       // AWS's own wording for this case says more than "not recognized".
@@ -160,7 +194,7 @@ public final class TargetGroupAttributes {
         given.keySet().removeAll(health);
       }
     }
-    List<AttributeSpec> specs = specs(kind, type, protocol);
+    List<AttributeSpec> specs = specs(kind, type, protocol, optimizer);
     String stickinessType = given.get(STICKINESS_TYPE);
     if (protocol != null && stickinessType != null && STICKINESS_TYPES.contains(stickinessType)
         && specs.stream().anyMatch(s -> s.key().equals(STICKINESS_TYPE) && s.check().apply(stickinessType) != null)) {
@@ -304,6 +338,12 @@ public final class TargetGroupAttributes {
 
   public int routingFailoverPercentage() {
     return all.getOffOrInt(ROUTING_FAILOVER_PERCENTAGE);
+  }
+
+  /** {@link #OPTIMIZER_QUEUE_TIMEOUT}; 0 for kinds without it. */
+  public long optimizerQueueMillis() {
+    String v = all.get(OPTIMIZER_QUEUE_TIMEOUT);
+    return v == null ? 0 : Long.parseLong(v);
   }
 
   public boolean multiValueHeaders() {

@@ -29,6 +29,9 @@ public final class LoadBalancerMeters {
   long droppedInvalidHeaders;
   long forwardedInvalidHeaders;
   long processedBytes;
+  long targetControlRequests;
+  long targetControlRejects;
+  long targetControlQueued;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -142,6 +145,24 @@ public final class LoadBalancerMeters {
     processedBytes += bytes;
   }
 
+  /** A request went to a target whose agent granted a credit for it ({@code TargetControlRequestCount}). */
+  public void targetControlRequest() {
+    targetControlRequests++;
+  }
+
+  /**
+   * The load balancer answered 503 because no target's agent had room for the request
+   * ({@code TargetControlRequestRejectCount}).
+   */
+  public void targetControlReject() {
+    targetControlRejects++;
+  }
+
+  /** Requests waiting for a target optimizer credit, up or down ({@code TargetControlWorkQueueLength}). */
+  public void targetControlQueued(int change) {
+    targetControlQueued += change;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -161,6 +182,9 @@ public final class LoadBalancerMeters {
     total.droppedInvalidHeaders += droppedInvalidHeaders;
     total.forwardedInvalidHeaders += forwardedInvalidHeaders;
     total.processedBytes += processedBytes;
+    total.targetControlRequests += targetControlRequests;
+    total.targetControlRejects += targetControlRejects;
+    total.targetControlQueued += targetControlQueued;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

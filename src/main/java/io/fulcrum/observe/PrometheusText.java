@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import io.fulcrum.optimizer.TargetControlVerticle;
 
 /**
  * Writes the metrics in Prometheus's text exposition format (version 0.0.4), under CloudWatch's
@@ -31,6 +32,12 @@ public final class PrometheusText {
    */
   public static String render(Collection<LoadBalancerMeters> counters, List<GroupGauges> gauges,
       ProcessMetrics process) {
+    return render(counters, gauges, List.of(), process);
+  }
+
+  /** The whole page, with the target optimizer's control channels by target group. */
+  public static String render(Collection<LoadBalancerMeters> counters, List<GroupGauges> gauges,
+      List<TargetControlVerticle.ChannelCounts> channels, ProcessMetrics process) {
     List<LoadBalancerMeters> lbs = new ArrayList<>(counters);
     lbs.sort(Comparator.comparing((LoadBalancerMeters m) -> m.loadBalancer).thenComparing(m -> m.zone));
     List<GroupMeters> groups = new ArrayList<>();
@@ -65,6 +72,15 @@ public final class PrometheusText {
         "Requests with headers whose names are not valid, forwarded with them.", m -> m.forwardedInvalidHeaders);
     t.lbCounter(lbs, "DesyncMitigationMode_NonCompliant_Request_Count",
         "HTTP/1.x requests desync mitigation classified other than Compliant.", m -> m.desyncNonCompliant);
+
+    t.lbCounter(lbs, "TargetControlRequestCount",
+        "Requests forwarded to targets whose target optimizer agent granted room for them.",
+        m -> m.targetControlRequests);
+    t.lbCounter(lbs, "TargetControlRequestRejectCount",
+        "Requests answered 503 because no target's agent had room for them.", m -> m.targetControlRejects);
+    t.lbMetric(lbs, "TargetControlWorkQueueLength", "gauge",
+        "Requests waiting for a target optimizer agent to have room.", m -> m.targetControlQueued);
+    t.channels(channels);
 
     t.groupCounter(groups, "RequestCount", "Requests for which a target was chosen.", g -> g.requests);
     t.groupCounter(groups, "GrpcRequestCount", "gRPC calls for which a target was chosen.", g -> g.grpcRequests);
@@ -108,6 +124,31 @@ public final class PrometheusText {
       t.process(process);
     }
     return t.out.toString();
+  }
+
+  /** The target optimizer's control channels, by target group (one channel per target serves every load balancer). */
+  private void channels(List<TargetControlVerticle.ChannelCounts> channels) {
+    if (channels.isEmpty()) {
+      return;
+    }
+    channelMetric(channels, "TargetControlActiveChannelCount", "gauge", "Control channels open to agents.",
+        TargetControlVerticle.ChannelCounts::active);
+    channelMetric(channels, "TargetControlNewChannelCount", "counter", "Control channels opened to agents.",
+        TargetControlVerticle.ChannelCounts::opened);
+    channelMetric(channels, "TargetControlChannelErrorCount", "counter",
+        "Control channels that could not open or ended in an error.", TargetControlVerticle.ChannelCounts::errors);
+    channelMetric(channels, "TargetControlProcessedBytes", "counter", "Bytes sent and received on control channels.",
+        TargetControlVerticle.ChannelCounts::processedBytes);
+  }
+
+  private void channelMetric(List<TargetControlVerticle.ChannelCounts> channels, String name, String type, String help,
+      ToLongFunction<TargetControlVerticle.ChannelCounts> value) {
+    head(name, type, help);
+    for (TargetControlVerticle.ChannelCounts c : channels) {
+      out.append(name).append("{TargetGroup=\"");
+      escaped(io.fulcrum.model.Arns.targetGroupDimension(c.targetGroup()));
+      out.append("\"} ").append(value.applyAsLong(c)).append('\n');
+    }
   }
 
   private void process(ProcessMetrics p) {

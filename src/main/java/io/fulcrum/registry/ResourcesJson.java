@@ -223,7 +223,8 @@ public final class ResourcesJson {
         h.getString("grpcCode")), type, protocol, version, p.at("healthCheck"));
     Map<String, String> attrs = new LinkedHashMap<>();
     o.getJsonObject("attributes", new JsonObject()).forEach(e -> attrs.put(e.getKey(), String.valueOf(e.getValue())));
-    TargetGroupAttributes attributes = TargetGroupAttributes.resolve(type, protocol, null, attrs, p.at("attributes"));
+    TargetGroupAttributes attributes = TargetGroupAttributes.resolve(type, protocol,
+        o.getInteger("targetControlPort") != null, null, attrs, p.at("attributes"));
     List<Target> targets = new ArrayList<>();
     JsonArray ts = o.getJsonArray("targets", new JsonArray());
     for (int i = 0; i < ts.size(); i++) {

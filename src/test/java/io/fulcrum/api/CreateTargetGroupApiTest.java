@@ -149,6 +149,8 @@ class CreateTargetGroupApiTest {
         "Port cannot be specified for target groups with target type 'lambda'");
     refused(CreateTargetGroupRequest.builder().name("fn").targetType("lambda").vpcId("non-existing"), "ValidationError",
         "VPC ID cannot be specified for target groups with target type 'lambda'");
+    refused(CreateTargetGroupRequest.builder().name("fn").targetType("lambda").targetControlPort(3000),
+        "ValidationError", "Target control port cannot be specified for target groups with target type 'lambda'");
   }
 
   @Test

@@ -188,6 +188,27 @@ class TargetGroupAttributesApiTest {
   }
 
   @Test
+  void targetOptimizerGroup_listsFulcrumsQueueKeyAfterAwsKeys_andOtherGroupsRefuseIt() {
+    String optimized = api.elb.createTargetGroup(b -> b.name("gpu").protocol("HTTP").port(80).vpcId(ApiGateway.VPC)
+        .targetType(TargetTypeEnum.IP).targetControlPort(3000)).targetGroups().get(0).targetGroupArn();
+    Map<String, String> plain = describe(arn);
+    Map<String, String> withOptimizer = describe(optimized);
+    assertThat(plain).doesNotContainKey("fulcrum.target_optimizer.queue_timeout_ms");
+    assertThat(List.copyOf(withOptimizer.keySet())).hasSize(plain.size() + 1).endsWith(
+        "fulcrum.target_optimizer.queue_timeout_ms").startsWith(plain.keySet().toArray(String[]::new));
+    assertThat(withOptimizer).containsEntry("fulcrum.target_optimizer.queue_timeout_ms", "0");
+
+    api.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(optimized)
+        .attributes(attr("fulcrum.target_optimizer.queue_timeout_ms", "2500")));
+    assertThat(describe(optimized)).containsEntry("fulcrum.target_optimizer.queue_timeout_ms", "2500");
+    assertAwsError(() -> api.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(optimized)
+        .attributes(attr("fulcrum.target_optimizer.queue_timeout_ms", "60001"))), "ValidationError",
+        "fulcrum.target_optimizer.queue_timeout_ms: '60001' is not valid (expected 0-60000)");
+    refused("InvalidConfigurationRequest", "fulcrum.target_optimizer.queue_timeout_ms applies only to target groups"
+        + " with a target control port (the target optimizer)", attr("fulcrum.target_optimizer.queue_timeout_ms", "100"));
+  }
+
+  @Test
   void unknownGroup_isTargetGroupNotFound_andAttributesAreRequired() {
     assertAwsError(() -> api.elb.describeTargetGroupAttributes(b -> b.targetGroupArn(arn + "0")), "TargetGroupNotFound",
         "One or more target groups not found");

@@ -390,4 +390,34 @@ class ConfigParserTargetGroupTest {
             "a target in zone 'all' cannot be registered while load_balancing.cross_zone.enabled is false (expected"
                 + " one of: zone-a)"));
   }
+
+  @Test
+  void targetControlPort_turnsTheOptimizerOn_withFulcrumsQueueAttribute() {
+    TargetGroup g = web(parse(withTargetGroup("""
+        - name: web
+          target-type: ip
+          protocol: HTTP
+          port: 80
+          target-control-port: 3000
+          attributes: {fulcrum.target_optimizer.queue_timeout_ms: 1500}
+        """)));
+    assertThat(g.targetControlPort()).isEqualTo(3000);
+    assertThat(g.attributes().optimizerQueueMillis()).isEqualTo(1500);
+  }
+
+  @Test
+  void targetControlPort_isCheckedAndTheQueueAttributeNeedsIt() {
+    assertThat(messages(withTargetGroup("- {name: web, target-type: ip, protocol: HTTP, port: 80, target-control-port: 0}")))
+        .containsExactly(TG + "target-control-port: 0 is below the minimum 1");
+    assertThat(messages(withTargetGroup("- {name: web, target-type: lambda, target-control-port: 3000}")))
+        .containsExactly(TG + "target-control-port: lambda target groups have no target optimizer (expected: instance or ip)");
+    assertThat(messages(withTargetGroup("""
+        - name: web
+          target-type: ip
+          protocol: HTTP
+          port: 80
+          attributes: {fulcrum.target_optimizer.queue_timeout_ms: 100}
+        """))).containsExactly(TG + "attributes.fulcrum.target_optimizer.queue_timeout_ms: fulcrum.target_optimizer"
+        + ".queue_timeout_ms applies only to target groups with a target control port (the target optimizer)");
+  }
 }

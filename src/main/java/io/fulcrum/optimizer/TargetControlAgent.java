@@ -1,0 +1,256 @@
+package io.fulcrum.optimizer;
+
+import io.fulcrum.forward.HopByHop;
+import io.fulcrum.tls.SelfSignedCertificate;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.HostAndPort;
+import io.vertx.core.net.KeyCertOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fulcrum's target control agent (SPEC §9), run on each target of a target group with a
+ * {@code TargetControlPort}: an inline HTTP proxy on the data address in front of the application
+ * at the destination, which counts the requests in flight, and a control server on the control
+ * address where load balancers hold {@link ControlMessages channels}. Whenever requests in flight
+ * plus credits granted and not yet used are below the maximum concurrency, it grants the difference,
+ * one at a time to the open channel holding the fewest; a request arriving uses up a credit of the
+ * channel holding the most (a request with none, a health check say, is counted all the same). When
+ * a channel ends, its unused credits return to the pool. Everything runs on the verticle's one
+ * event loop: no locks.
+ */
+public final class TargetControlAgent extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TargetControlAgent.class);
+
+  /**
+   * @param maxConcurrency the most requests the application gets at once (1-1000)
+   * @param tls            the control server's certificate and key; null: a self-signed one made in memory
+   */
+  public record Settings(HostAndPort data, HostAndPort control, HostAndPort destination, int maxConcurrency,
+      KeyCertOptions tls) {
+  }
+
+  private final Settings settings;
+  private final List<Channel> channels = new ArrayList<>();
+  private HttpServer dataServer;
+  private HttpServer controlServer;
+  private HttpClient client;
+  private int inFlight;
+
+  public TargetControlAgent(Settings settings) {
+    if (settings.maxConcurrency() < 1 || settings.maxConcurrency() > 1000) {
+      throw new IllegalArgumentException("max concurrency " + settings.maxConcurrency() + " is outside 1-1000");
+    }
+    this.settings = settings;
+  }
+
+  @Override
+  public Future<?> start() {
+    client = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(Math.max(8, settings.maxConcurrency() * 2)));
+    Future<KeyCertOptions> tls = settings.tls() != null ? Future.succeededFuture(settings.tls())
+        : vertx.executeBlocking(TargetControlAgent::selfSigned, false);
+    return tls.compose(keyCert -> {
+      controlServer = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setUseAlpn(true)
+          .setKeyCertOptions(keyCert).setHost(settings.control().host()).setPort(settings.control().port()));
+      controlServer.requestHandler(this::channel);
+      dataServer = vertx.createHttpServer(new HttpServerOptions().setHost(settings.data().host())
+          .setPort(settings.data().port()));
+      dataServer.requestHandler(this::data);
+      return controlServer.listen().compose(s -> dataServer.listen());
+    }).onSuccess(s -> LOG.info("target control agent: data {}:{} to {}:{}, control {}:{}, max concurrency {}",
+        settings.data().host(), dataServer.actualPort(), settings.destination().host(), settings.destination().port(),
+        settings.control().host(), controlServer.actualPort(), settings.maxConcurrency()));
+  }
+
+  /** The data port bound (the one given, or a free one for 0). */
+  public int dataPort() {
+    return dataServer.actualPort();
+  }
+
+  /** The control port bound (the one given, or a free one for 0). */
+  public int controlPort() {
+    return controlServer.actualPort();
+  }
+
+  private static KeyCertOptions selfSigned() throws Exception {
+    KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
+    gen.initialize(256, new SecureRandom());
+    KeyPair pair = gen.generateKeyPair();
+    X509Certificate cert = SelfSignedCertificate.certificate(pair, List.of("target-control-agent"),
+        Instant.now().minus(Duration.ofDays(1)), Instant.now().plus(Duration.ofDays(825)));
+    return new PemKeyCertOptions().addCertValue(Buffer.buffer(SelfSignedCertificate.pem(cert)))
+        .addKeyValue(Buffer.buffer(SelfSignedCertificate.pkcs8(pair.getPrivate())));
+  }
+
+  // ---- the data path: an inline proxy that counts what is in flight
+
+  private void data(HttpServerRequest in) {
+    arrived();
+    in.pause();
+    boolean[] over = {false};
+    Runnable done = () -> {
+      if (!over[0]) {
+        over[0] = true;
+        finished();
+      }
+    };
+    HttpServerResponse out = in.response();
+    out.closeHandler(v -> done.run());
+    MultiMap headers = MultiMap.caseInsensitiveMultiMap().addAll(in.headers());
+    HopByHop.strip(headers);
+    RequestOptions options = new RequestOptions().setMethod(in.method()).setURI(in.uri())
+        .setHost(settings.destination().host()).setPort(settings.destination().port()).setHeaders(headers);
+    boolean body = in.getHeader("content-length") != null && !"0".equals(in.getHeader("content-length"))
+        || in.getHeader("transfer-encoding") != null || in.version() == io.vertx.core.http.HttpVersion.HTTP_2;
+    if (!body) {
+      in.resume(); // nothing to read but its end
+    }
+    client.request(options)
+        .compose(req -> body ? req.send(in) : req.send())
+        .onComplete(ar -> {
+          if (ar.failed()) {
+            if (!out.headWritten()) {
+              out.setStatusCode(502).end();
+            } else {
+              out.reset();
+            }
+            done.run();
+            return;
+          }
+          HttpClientResponse resp = ar.result();
+          out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
+          out.headers().addAll(resp.headers());
+          HopByHop.strip(out.headers());
+          if (resp.getHeader("content-length") == null) {
+            out.setChunked(true);
+          }
+          resp.pipeTo(out).onComplete(p -> done.run());
+        });
+  }
+
+  /** A request arrived: it is in flight, and it used up a credit, if any channel holds one. */
+  private void arrived() {
+    inFlight++;
+    Channel most = null;
+    for (Channel c : channels) {
+      if (c.outstanding > 0 && (most == null || c.outstanding > most.outstanding)) {
+        most = c;
+      }
+    }
+    if (most != null) {
+      most.outstanding--;
+    }
+  }
+
+  private void finished() {
+    inFlight--;
+    grant();
+  }
+
+  /** Grants the room left, one credit at a time to the channel holding the fewest, and tells them. */
+  private void grant() {
+    int outstanding = 0;
+    for (Channel c : channels) {
+      outstanding += c.outstanding;
+    }
+    int room = settings.maxConcurrency() - inFlight - outstanding;
+    for (; room > 0 && !channels.isEmpty(); room--) {
+      Channel fewest = channels.get(0);
+      for (Channel c : channels) {
+        if (c.outstanding < fewest.outstanding) {
+          fewest = c;
+        }
+      }
+      fewest.outstanding++;
+      fewest.pending++;
+    }
+    for (Channel c : channels) {
+      if (c.pending > 0) {
+        c.response.write(ControlMessages.ready(
+            new ControlMessages.Ready(c.pending, settings.maxConcurrency(), inFlight)));
+        c.pending = 0;
+      }
+    }
+  }
+
+  // ---- the control path: one channel per load balancer and target group
+
+  private static final class Channel {
+    final HttpServerResponse response;
+    String node = "";
+    /** Credits granted on this channel and not yet used by a request. */
+    int outstanding;
+    /** Credits granted and not yet written. */
+    int pending;
+
+    Channel(HttpServerResponse response) {
+      this.response = response;
+    }
+  }
+
+  private void channel(HttpServerRequest req) {
+    HttpServerResponse resp = req.response();
+    if (!req.path().equals(ControlMessages.PATH)) {
+      resp.putHeader("content-type", "application/grpc").putHeader("grpc-status", "12")
+          .putHeader("grpc-message", "unknown method " + req.path()).end();
+      return;
+    }
+    String type = req.getHeader("content-type");
+    if (type == null || !type.startsWith("application/grpc")) {
+      resp.setStatusCode(415).end();
+      return;
+    }
+    Channel channel = new Channel(resp);
+    channels.add(channel);
+    resp.putHeader("content-type", "application/grpc");
+    resp.writeHead();
+    ControlMessages.Deframer deframer = new ControlMessages.Deframer();
+    req.handler(data -> {
+      try {
+        deframer.feed(data, m -> {
+          channel.node = ControlMessages.parseHello(m);
+          LOG.info("target control agent: channel from {} ({})", channel.node, req.remoteAddress());
+        });
+      } catch (IllegalArgumentException e) {
+        if (channels.remove(channel)) {
+          resp.putTrailer("grpc-status", "3").putTrailer("grpc-message", e.getMessage()).end();
+          grant();
+        }
+      }
+    });
+    req.endHandler(v -> {
+      if (channels.remove(channel)) {
+        resp.putTrailer("grpc-status", "0").end();
+        grant();
+      }
+    });
+    resp.closeHandler(v -> {
+      if (channels.remove(channel)) {
+        LOG.info("target control agent: channel from {} closed", channel.node);
+        grant();
+      }
+    });
+    grant();
+  }
+}

@@ -1,0 +1,271 @@
+package io.fulcrum.optimizer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.testing.Await;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.Scrape;
+import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.VirtualTime;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.HostAndPort;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The target optimizer end to end (SPEC §9): applications that hold every request until the test
+ * lets them answer, each behind Fulcrum's own agent, and Fulcrum with a target group whose
+ * {@code TargetControlPort} is the agents' control port. The two targets are on 127.0.0.1 and
+ * 127.0.0.2, so that both agents listen on the same control port, as a target group requires.
+ */
+class TargetOptimizerTest {
+
+  private final Vertx backends = TestVertx.create();
+  private final HttpClient client = backends.createHttpClient(new PoolOptions().setHttp1MaxSize(16));
+  private final VirtualTime time = new VirtualTime();
+  private Gateway gateway;
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    backends.close();
+  }
+
+  /**
+   * An application that holds each request until released, and records the most it held at once;
+   * health checks it answers at once.
+   */
+  static final class HeldApp {
+    final String name;
+    final LinkedBlockingQueue<HttpServerRequest> held = new LinkedBlockingQueue<>();
+    final AtomicInteger current = new AtomicInteger();
+    final AtomicInteger peak = new AtomicInteger();
+    final Map<HttpServerRequest, String> bodies = new java.util.concurrent.ConcurrentHashMap<>();
+    HttpServer server;
+
+    HeldApp(Vertx vertx, String name) {
+      this.name = name;
+      server = Await.result(vertx.createHttpServer().requestHandler(req -> {
+        String agent = req.getHeader("user-agent");
+        if (agent != null && agent.startsWith("ELB-HealthChecker")) {
+          req.response().end("healthy"); // health checks pass through the agent too, and are not held
+          return;
+        }
+        peak.accumulateAndGet(current.incrementAndGet(), Math::max);
+        req.response().closeHandler(v -> { });
+        req.body().onSuccess(b -> {
+          bodies.put(req, b.toString());
+          held.add(req);
+        });
+      }).listen(0, "127.0.0.1"));
+    }
+
+    int port() {
+      return server.actualPort();
+    }
+
+    /** Answers the oldest held request with the app's name and the body it read; returns that body. */
+    String releaseOne() throws InterruptedException {
+      HttpServerRequest req = held.poll(10, TimeUnit.SECONDS);
+      assertThat(req).as("a request held by " + name).isNotNull();
+      String body = bodies.remove(req);
+      current.decrementAndGet();
+      req.response().end(name + " " + body);
+      return body;
+    }
+  }
+
+  private TargetControlAgent agent(String ip, int dataPort, int controlPort, HeldApp app, int max) {
+    TargetControlAgent agent = new TargetControlAgent(new TargetControlAgent.Settings(HostAndPort.create(ip, dataPort),
+        HostAndPort.create(ip, controlPort), HostAndPort.create("127.0.0.1", app.port()), max, null));
+    Await.result(backends.deployVerticle(agent));
+    return agent;
+  }
+
+  private Gateway gateway(int port, int controlPort, String attributes, int... dataPorts) {
+    StringBuilder targets = new StringBuilder();
+    for (int i = 0; i < dataPorts.length; i++) {
+      targets.append("      - {id: 127.0.0.").append(i + 1).append(", port: ").append(dataPorts[i]).append("}\n");
+    }
+    return Gateway.start(TestVertx.create(), """
+        load-balancers:
+          - name: lb
+            listeners:
+              - protocol: HTTP
+                port: %d
+                default-actions: [{type: forward, target-group: gpu}]
+        target-groups:
+          - name: gpu
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            target-control-port: %d
+            attributes: {%s}
+            targets:
+        %s""".formatted(port, controlPort, attributes, targets), 1, time);
+  }
+
+  private String groupArn() {
+    return gateway.fulcrum().registry().resources().targetGroups().get(0).arn();
+  }
+
+  /** Waits until the agent of the target at {@code ip:port} has granted Fulcrum {@code credits}. */
+  private void awaitCredits(String ip, int port, int credits) {
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+        assertThat(gateway.fulcrum().targetControl().agent(groupArn(), ip + ":" + port))
+            .isEqualTo(new TargetControlVerticle.AgentState(true, credits, credits, 0)));
+  }
+
+  private Future<HttpClientResponse> send(int port, HttpMethod method, String uri, String body) {
+    return client.request(new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri))
+        .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
+        .compose(resp -> resp.body().map(b -> resp));
+  }
+
+  private static String bodyOf(Future<HttpClientResponse> f) {
+    return Await.result(f.compose(HttpClientResponse::body)).toString();
+  }
+
+  private double metric(String name) {
+    try (Http http = new Http(backends)) {
+      return Scrape.of(http, gateway.controlPort()).sum(name, Map.of());
+    }
+  }
+
+  @Test
+  void optimizer_givesEachTargetAtMostItsConcurrency_andAnswers503AtOnceWhenNoneHasRoom() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    HeldApp b = new HeldApp(backends, "b");
+    int control = Ports.free();
+    int dataA = Ports.free();
+    int dataB = Ports.free();
+    agent("127.0.0.1", dataA, control, a, 1);
+    agent("127.0.0.2", dataB, control, b, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", dataA, dataB);
+    awaitCredits("127.0.0.1", dataA, 1);
+    awaitCredits("127.0.0.2", dataB, 1);
+
+    Future<HttpClientResponse> first = send(port, HttpMethod.GET, "/1", null);
+    Future<HttpClientResponse> second = send(port, HttpMethod.GET, "/2", null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1 && b.held.size() == 1);
+
+    // Both agents are at their maximum: the third request is shed at once, not queued.
+    HttpClientResponse third = Await.result(send(port, HttpMethod.GET, "/3", null));
+    assertThat(third.statusCode()).isEqualTo(503);
+    assertThat(first.isComplete()).isFalse();
+
+    a.releaseOne();
+    Await.result(Future.any(first, second));
+    Future<HttpClientResponse> answered = first.isComplete() ? first : second;
+    assertThat(bodyOf(answered)).startsWith("a ");
+    awaitCredits("127.0.0.1", dataA, 1); // the agent has room again and said so
+    Future<HttpClientResponse> fourth = send(port, HttpMethod.GET, "/4", null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
+    a.releaseOne();
+    b.releaseOne();
+    assertThat(Await.result(fourth).statusCode()).isEqualTo(200);
+    assertThat(Await.result(second).statusCode()).isEqualTo(200);
+
+    assertThat(a.peak.get()).isEqualTo(1);
+    assertThat(b.peak.get()).isEqualTo(1);
+    assertThat(metric("TargetControlRequestCount")).isEqualTo(3);
+    assertThat(metric("TargetControlRequestRejectCount")).isEqualTo(1);
+    assertThat(metric("HTTPCode_ELB_503_Count")).isEqualTo(1);
+    assertThat(metric("TargetControlActiveChannelCount")).isEqualTo(2);
+    assertThat(metric("TargetControlNewChannelCount")).isEqualTo(2);
+    assertThat(metric("TargetControlChannelErrorCount")).isZero();
+    assertThat(metric("TargetControlProcessedBytes")).isPositive();
+  }
+
+  @Test
+  void optimizer_queuedRequestWaitsForRoom_withItsBodyIntact() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    agent("127.0.0.1", data, control, a, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "fulcrum.target_optimizer.queue_timeout_ms: 30000", data);
+    awaitCredits("127.0.0.1", data, 1);
+
+    Future<HttpClientResponse> first = send(port, HttpMethod.POST, "/1", "first body");
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
+    Future<HttpClientResponse> second = send(port, HttpMethod.POST, "/2", "second body, which waited");
+    await().atMost(Duration.ofSeconds(10)).until(() -> metric("TargetControlWorkQueueLength") == 1);
+    assertThat(second.isComplete()).isFalse();
+
+    assertThat(a.releaseOne()).isEqualTo("first body");
+    assertThat(bodyOf(first)).isEqualTo("a first body");
+    assertThat(a.releaseOne()).isEqualTo("second body, which waited");
+    assertThat(bodyOf(second)).isEqualTo("a second body, which waited");
+    assertThat(a.peak.get()).isEqualTo(1);
+    assertThat(metric("TargetControlWorkQueueLength")).isZero();
+    assertThat(metric("TargetControlRequestRejectCount")).isZero();
+    assertThat(metric("TargetControlRequestCount")).isEqualTo(2);
+  }
+
+  @Test
+  void optimizer_queuedRequestGets503_whenNoRoomComesInTime() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    agent("127.0.0.1", data, control, a, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "fulcrum.target_optimizer.queue_timeout_ms: 200", data);
+    awaitCredits("127.0.0.1", data, 1);
+
+    Future<HttpClientResponse> first = send(port, HttpMethod.GET, "/1", null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
+    HttpClientResponse second = Await.result(send(port, HttpMethod.GET, "/2", null));
+    assertThat(second.statusCode()).isEqualTo(503);
+    assertThat(metric("TargetControlRequestRejectCount")).isEqualTo(1);
+    assertThat(metric("TargetControlWorkQueueLength")).isZero();
+    a.releaseOne();
+    assertThat(Await.result(first).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void optimizer_agentGone_voidsItsCredits_andTheChannelOpensAgainWhenItIsBack() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    TargetControlAgent first = agent("127.0.0.1", data, control, a, 2);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", data);
+    awaitCredits("127.0.0.1", data, 2);
+
+    Await.result(backends.undeploy(first.deploymentID()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> !gateway.fulcrum().targetControl()
+        .agent(groupArn(), "127.0.0.1:" + data).connected());
+    assertThat(Await.result(send(port, HttpMethod.GET, "/gone", null)).statusCode()).isEqualTo(503);
+    assertThat(metric("TargetControlChannelErrorCount")).isEqualTo(1);
+    assertThat(metric("TargetControlActiveChannelCount")).isZero();
+
+    agent("127.0.0.1", data, control, a, 2);
+    time.advance(Duration.ofMillis(TargetControlVerticle.FIRST_BACKOFF_MILLIS));
+    awaitCredits("127.0.0.1", data, 2);
+    Future<HttpClientResponse> back = send(port, HttpMethod.GET, "/back", null);
+    a.releaseOne();
+    assertThat(Await.result(back).statusCode()).isEqualTo(200);
+    assertThat(metric("TargetControlNewChannelCount")).isEqualTo(2);
+  }
+}
