@@ -14,6 +14,7 @@ import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.CounterTotals;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.optimizer.TargetControlVerticle;
 import io.fulcrum.registry.RegistryVerticle;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -25,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -44,18 +46,22 @@ public final class Dashboard {
   private final Supplier<Future<List<GroupGauges>>> gauges;
   private final Supplier<Future<Collection<LoadBalancerMeters>>> counters;
   private final Explainer explainer;
+  private final BiFunction<String, String, TargetControlVerticle.AgentState> agents;
 
   /**
    * @param ctx      the running resources and their health
    * @param gauges   the target groups' state per zone (the registry's)
    * @param counters every listener verticle's counters, added up
+   * @param agents   the target optimizer's agent of a target ({@code id:port}) of a group, or null
    */
   public Dashboard(ApiContext ctx, Supplier<Future<List<GroupGauges>>> gauges,
-      Supplier<Future<Collection<LoadBalancerMeters>>> counters) {
+      Supplier<Future<Collection<LoadBalancerMeters>>> counters,
+      BiFunction<String, String, TargetControlVerticle.AgentState> agents) {
     this.ctx = ctx;
     this.gauges = gauges;
     this.counters = counters;
     this.explainer = new Explainer(ctx);
+    this.agents = agents;
   }
 
   /** Which rule a described request would match, and where it would go (see {@link Explainer}). */
@@ -189,7 +195,7 @@ public final class Dashboard {
         .put("targetGroups", groups);
   }
 
-  private static JsonObject group(TargetGroup g, List<TargetHealthOperation.Row> rows,
+  private JsonObject group(TargetGroup g, List<TargetHealthOperation.Row> rows,
       Map<String, AnomalyDetection> anomalies) {
     JsonArray targets = new JsonArray();
     for (TargetHealthOperation.Row row : rows) {
@@ -205,9 +211,16 @@ public final class Dashboard {
       if (row.registered() && a != null && a.anomalous()) {
         t.put("anomalous", true).put("mitigated", a.mitigationInEffect());
       }
+      if (g.targetControlPort() != null && row.registered()) {
+        TargetControlVerticle.AgentState agent = agents.apply(g.arn(), row.id() + ":" + row.port());
+        t.put("agent", agent == null || !agent.connected() ? new JsonObject().put("connected", false)
+            : new JsonObject().put("connected", true).put("credits", agent.credits())
+                .put("maxConcurrency", agent.maxConcurrency()).put("inFlight", agent.inFlight()));
+      }
       targets.add(t);
     }
     return new JsonObject().put("name", g.name()).put("arn", g.arn()).put("targetType", g.targetType().wire())
+        .put("targetControlPort", g.targetControlPort())
         .put("protocol", g.protocol() == null ? null : g.protocol().wire())
         .put("protocolVersion", g.protocolVersion() == null ? null : g.protocolVersion().wire())
         .put("algorithm", g.attributes().algorithm()).put("targets", targets);

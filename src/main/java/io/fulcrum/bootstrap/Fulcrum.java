@@ -155,7 +155,7 @@ public final class Fulcrum {
               () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges)
               .channels(f.optimizer::channelCounts)
               .dashboard(new Dashboard(new FulcrumApiContext(f, timers), f.registry::gauges,
-                  () -> Meters.of(vertx).collect()));
+                  () -> Meters.of(vertx).collect(), f.optimizer::agent));
           return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "
               + Banner.host(config.control().address()) + ":" + config.control().port() + ": " + e.getMessage()));
         })

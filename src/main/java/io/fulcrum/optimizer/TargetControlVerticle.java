@@ -45,7 +45,10 @@ public final class TargetControlVerticle extends VerticleBase {
   public record ChannelCounts(String targetGroup, long active, long opened, long errors, long processedBytes) {
   }
 
-  /** What the dashboard shows of one target's agent. */
+  /**
+   * What the dashboard shows of one target's agent: whether its channel is open, the credits
+   * Fulcrum holds now, and the agent's maximum and requests in flight as its last message said.
+   */
   public record AgentState(boolean connected, int credits, int maxConcurrency, int inFlight) {
   }
 
@@ -53,7 +56,8 @@ public final class TargetControlVerticle extends VerticleBase {
   private final String node;
   private final Map<String, Channel> channels = new HashMap<>();
   private final Map<String, Counters> counters = new ConcurrentHashMap<>();
-  private final Map<String, AgentState> agents = new ConcurrentHashMap<>();
+  /** Every channel by group and target, for readers on other threads. */
+  private final Map<String, Channel> agents = new ConcurrentHashMap<>();
   private HttpClient client;
   private long version = -1;
 
@@ -65,8 +69,7 @@ public final class TargetControlVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     client = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setSsl(true)
-        .setUseAlpn(true).setTrustAll(true).setVerifyHost(false).setConnectTimeout(5_000)
-        .setHttp2KeepAliveTimeout(0));
+        .setUseAlpn(true).setTrustAll(true).setVerifyHost(false).setConnectTimeout(5_000));
     var updates = vertx.eventBus().<DataPlaneSnapshot>localConsumer(Addresses.SNAPSHOT, m -> apply(m.body()));
     return updates.completion()
         .compose(v -> vertx.eventBus().<DataPlaneSnapshot>request(Addresses.SNAPSHOT_CURRENT, null))
@@ -91,7 +94,12 @@ public final class TargetControlVerticle extends VerticleBase {
 
   /** The agent of target {@code key} ({@code id:port}) in group {@code arn}, or null; readable from any thread. */
   public AgentState agent(String arn, String key) {
-    return agents.get(arn + "\n" + key);
+    Channel c = agents.get(arn + "\n" + key);
+    if (c == null) {
+      return null;
+    }
+    boolean open = c.connected;
+    return new AgentState(open, open ? c.target.credits() : 0, c.maxConcurrency, c.inFlight);
   }
 
   /** Opens the channels the snapshot's groups need, and closes those it no longer needs. */
@@ -128,6 +136,7 @@ public final class TargetControlVerticle extends VerticleBase {
         c = new Channel(plan.arn(), u, plan.optimizer().controlPort());
         c.queueing = plan.optimizer().queueMillis() > 0;
         channels.put(key, c);
+        agents.put(c.agentKey, c);
         c.open();
       } else {
         c.queueing = groupOf.get(key).optimizer().queueMillis() > 0;
@@ -153,7 +162,15 @@ public final class TargetControlVerticle extends VerticleBase {
     HttpClientRequest request;
     boolean closed;
     boolean counted;
+    /** Written on this verticle's context, read by {@link #agent} from any thread. */
+    volatile boolean connected;
+    volatile int maxConcurrency;
+    volatile int inFlight;
     long backoff = FIRST_BACKOFF_MILLIS;
+    /** Ends and failed opens since the channel was last open (the first is logged as a warning, the rest at debug). */
+    int failures;
+    /** Failed opens since the channel was last open. */
+    int failedOpens;
     long retryTimer = -1;
 
     Channel(String arn, Upstream target, int port) {
@@ -217,8 +234,11 @@ public final class TargetControlVerticle extends VerticleBase {
       }
       counted = true;
       backoff = FIRST_BACKOFF_MILLIS;
-      agents.put(agentKey, new AgentState(true, target.credits(), 0, 0));
-      LOG.info("target optimizer: channel open to {}:{} for {}", target.address(), port, target.key());
+      connected = true;
+      LOG.info("target optimizer: channel open to {}:{} for {}{}", target.address(), port, target.key(),
+          failedOpens > 0 ? " after " + failedOpens + " failed attempt" + (failedOpens == 1 ? "" : "s") : "");
+      failures = 0;
+      failedOpens = 0;
       ControlMessages.Deframer deframer = new ControlMessages.Deframer();
       resp.handler(data -> {
         if (request != req) {
@@ -248,7 +268,8 @@ public final class TargetControlVerticle extends VerticleBase {
           vertx.eventBus().publish(Addresses.OPTIMIZER_CREDITS, arn);
         }
       }
-      agents.put(agentKey, new AgentState(true, target.credits(), r.maxConcurrency(), r.inFlight()));
+      maxConcurrency = r.maxConcurrency();
+      inFlight = r.inFlight();
     }
 
     /**
@@ -262,7 +283,7 @@ public final class TargetControlVerticle extends VerticleBase {
       }
       request = null;
       target.revokeCredits();
-      agents.put(agentKey, new AgentState(false, 0, 0, 0));
+      connected = false;
       Counters c = counters.get(arn);
       if (c != null) {
         if (counted) {
@@ -272,9 +293,18 @@ public final class TargetControlVerticle extends VerticleBase {
           c.errors.incrementAndGet();
         }
       }
+      if (!counted) {
+        failedOpens++;
+      }
       counted = false;
-      LOG.info("target optimizer: channel to {}:{} for {}: {}; again in {} ms", target.address(), port, target.key(),
-          why, backoff);
+      failures++;
+      if (failures == 1) {
+        LOG.warn("target optimizer: channel to {}:{} for {}: {}; again in {} ms", target.address(), port,
+            target.key(), why, backoff);
+      } else {
+        LOG.debug("target optimizer: channel to {}:{} for {}: {} (attempt {}); again in {} ms", target.address(),
+            port, target.key(), why, failures, backoff);
+      }
       long delay = backoff;
       backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
       retryTimer = timers.setTimer(delay, id -> {
@@ -304,7 +334,8 @@ public final class TargetControlVerticle extends VerticleBase {
         c.active.decrementAndGet();
       }
       target.revokeCredits();
-      agents.remove(agentKey);
+      connected = false;
+      agents.remove(agentKey, this);
     }
   }
 }

@@ -20,14 +20,21 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.HostAndPort;
+import io.fulcrum.testing.Interop;
+import io.fulcrum.testing.Tool;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The target optimizer end to end (SPEC §9): applications that hold every request until the test
@@ -145,6 +152,18 @@ class TargetOptimizerTest {
     return Await.result(f.compose(HttpClientResponse::body)).toString();
   }
 
+  /** The target {@code ip:port} as the dashboard's state document shows it. */
+  private JsonObject dashboardTarget(String ip, int port) {
+    try (Http http = new Http(backends)) {
+      JsonObject state = new JsonObject(http.get(gateway.controlPort(), "/ui/state").body());
+      JsonObject group = state.getJsonArray("loadBalancers").getJsonObject(0).getJsonArray("targetGroups")
+          .getJsonObject(0);
+      assertThat(group.getInteger("targetControlPort")).isPositive();
+      return group.getJsonArray("targets").stream().map(JsonObject.class::cast)
+          .filter(t -> t.getString("id").equals(ip) && t.getInteger("port") == port).findFirst().orElseThrow();
+    }
+  }
+
   private double metric(String name) {
     try (Http http = new Http(backends)) {
       return Scrape.of(http, gateway.controlPort()).sum(name, Map.of());
@@ -168,6 +187,10 @@ class TargetOptimizerTest {
     Future<HttpClientResponse> first = send(port, HttpMethod.GET, "/1", null);
     Future<HttpClientResponse> second = send(port, HttpMethod.GET, "/2", null);
     await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1 && b.held.size() == 1);
+
+    JsonObject target = dashboardTarget("127.0.0.1", dataA);
+    assertThat(target.getJsonObject("agent").getMap()).containsExactlyInAnyOrderEntriesOf(
+        Map.of("connected", true, "credits", 0, "maxConcurrency", 1, "inFlight", 0));
 
     // Both agents are at their maximum: the third request is shed at once, not queued.
     HttpClientResponse third = Await.result(send(port, HttpMethod.GET, "/3", null));
@@ -267,5 +290,48 @@ class TargetOptimizerTest {
     a.releaseOne();
     assertThat(Await.result(back).statusCode()).isEqualTo(200);
     assertThat(metric("TargetControlNewChannelCount")).isEqualTo(2);
+  }
+
+  @Test
+  void dashboardPage_drawsEachTargetsAgent(@TempDir Path dir) throws Exception {
+    Path node = Interop.require("/usr/bin/node", "nodejs");
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    int gone = Ports.free();
+    agent("127.0.0.1", data, control, a, 3);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", data, gone); // nothing listens for 127.0.0.2's agent
+    awaitCredits("127.0.0.1", data, 3);
+
+    String page;
+    String state;
+    String events;
+    String explain;
+    String whatIf;
+    try (Http http = new Http(backends)) {
+      page = http.get(gateway.controlPort(), "/ui").body();
+      state = http.get(gateway.controlPort(), "/ui/state").body();
+      events = http.get(gateway.controlPort(), "/ui/events").body();
+      explain = http.get(gateway.controlPort(), "/ui/explain?port=" + port + "&path=/x").body();
+      whatIf = http.get(gateway.controlPort(), "/ui/what-if?targetGroup=gpu&fail=127.0.0.1:" + data).body();
+    }
+    List<Path> files = new java.util.ArrayList<>();
+    String[][] contents = {{"dashboard.html", page}, {"state.json", state}, {"events.json", events},
+        {"explain.json", explain}, {"whatif.json", whatIf}};
+    for (String[] f : contents) {
+      files.add(Files.writeString(dir.resolve(f[0]), f[1]));
+    }
+    Path render = Path.of(TargetOptimizerTest.class.getResource("/ui/render.js").toURI());
+    List<String> command = new java.util.ArrayList<>(List.of(node.toString(), render.toString()));
+    files.forEach(f -> command.add(f.toString()));
+    command.add("127.0.0.1:" + data);
+
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), command);
+
+    assertThat(r.exitCode()).as(r.output()).isZero();
+    assertThat(r.output()).contains("target optimizer (control port " + control + ")").doesNotContain("undefined")
+        .containsSubsequence("Reason Agent", "127.0.0.1:" + data,
+            "3 credits here, max 3 (0 in flight at its last message)", "127.0.0.2:" + gone, "no channel");
   }
 }
