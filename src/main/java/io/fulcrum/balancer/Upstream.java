@@ -46,6 +46,7 @@ public final class Upstream {
   private volatile int credits;
   /** Target optimizer: moves on each time the credits are revoked, so that older credits are not given back. */
   private volatile int creditEpoch;
+  private volatile String creditChannel;
   private final LongAdder requests = new LongAdder();
   private final LongAdder errors = new LongAdder();
 
@@ -166,12 +167,26 @@ public final class Upstream {
   /** Target optimizer: the channel to the agent closed; its credits are void. */
   public void revokeCredits() {
     creditEpoch++; // written only by the owner of the channel
+    creditChannel = null;
     credits = 0;
   }
 
   /** Target optimizer: credits not yet taken. */
   public int credits() {
     return credits;
+  }
+
+  /**
+   * Target optimizer: the name of the channel whose credits the target holds (a request sent with
+   * one carries it to the agent), or null while there is none.
+   */
+  public String creditChannel() {
+    return creditChannel;
+  }
+
+  /** Target optimizer: the channel to the agent is named {@code channel}. */
+  public void creditChannel(String channel) {
+    creditChannel = channel;
   }
 
   /** Target optimizer: the generation of the current credits (see {@link #returnCredit}). */

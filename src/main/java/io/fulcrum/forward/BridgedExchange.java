@@ -105,6 +105,11 @@ class BridgedExchange extends TargetExchange {
     request.resume();
   }
 
+  @Override
+  public boolean headSent() {
+    return headSent || requestSent;
+  }
+
   private void sendHead() {
     if (!headSent) {
       headSent = true;

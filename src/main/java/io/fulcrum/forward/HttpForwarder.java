@@ -264,6 +264,15 @@ public final class HttpForwarder {
      * {@code error} when no response has started, else its connection is closed.
      */
     void cut(ElbError error);
+
+    /**
+     * Whether any of the request went to the target (its head at least was written to the
+     * connection); false while it waits for a connection, or when the client left before that.
+     * Exchanges that do not tell answer true.
+     */
+    default boolean headSent() {
+      return true;
+    }
   }
 
   private void respond(Exchange ex, HttpClientResponse in, ProxySettings settings) {

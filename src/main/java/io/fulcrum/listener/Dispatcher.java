@@ -13,6 +13,7 @@ import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.observe.GroupMeters;
+import io.fulcrum.optimizer.ControlMessages;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.sticky.StickyRequest;
@@ -192,6 +193,15 @@ final class Dispatcher {
       AccessEntry entry) {
     ForwardHeaders.Values values = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
     values.setOn(headers);
+    if (group.plan().optimizer() != null) {
+      // Whose credit the request uses, for the agent (a value the client sent is not kept).
+      String channel = target.creditChannel();
+      if (channel != null) {
+        headers.set(ControlMessages.CREDIT_HEADER, channel);
+      } else {
+        headers.remove(ControlMessages.CREDIT_HEADER);
+      }
+    }
     return dispatched(binding, group, target, facts, grpc, entry, values);
   }
 

@@ -121,12 +121,6 @@ final class InFlight {
       if (error.targetFault()) {
         target.failed();
       }
-      if (creditEpoch != -1 && (error == ElbError.TARGET_REFUSED || error == ElbError.CONNECT_TIMEOUT
-          || error == ElbError.TARGET_TLS)) {
-        // The request never reached the agent, which still counts the credit as granted.
-        target.returnCredit(creditEpoch);
-        creditEpoch = -1;
-      }
     }
 
     /** A Lambda function's request failed with {@code error}, which the client gets. */
@@ -152,6 +146,11 @@ final class InFlight {
         }
         o.remove(this);
         target.completed();
+        if (creditEpoch != -1 && exchange != null && !exchange.headSent()) {
+          // None of the request reached the agent (no connection, or the client left first): the agent
+          // still counts the credit as granted, so it is good for another request.
+          target.returnCredit(creditEpoch);
+        }
         if (entry != null) {
           log(entry);
         }

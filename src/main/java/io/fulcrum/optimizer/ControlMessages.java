@@ -14,17 +14,21 @@ import java.util.function.Consumer;
  * // load balancer to agent, once, first
  * message Hello { string node = 1; }
  * // agent to load balancer, whenever it has room for more requests
- * message Ready { uint32 ready = 1; uint32 max_concurrency = 2; uint32 in_flight = 3; }
+ * message Ready { uint32 ready = 1; uint32 max_concurrency = 2; uint32 in_flight = 3; string channel = 4; }
  * </pre>
  *
  * {@code ready} is how many more requests this load balancer may send (credits, added to those it
- * holds); the other two say how the agent stands, for the dashboard. When the stream ends, for
+ * holds); {@code channel} names the channel: a request sent with one of its credits carries it in
+ * the {@value #CREDIT_HEADER} header, so that the agent knows whose credit it used; the other two
+ * say how the agent stands, for the dashboard. When the stream ends, for
  * either side, its credits are void. Hand-encoded: two small messages do not need generated code.
  */
 public final class ControlMessages {
 
   public static final String SERVICE = "fulcrum.targetcontrol.v1.TargetControl";
   public static final String PATH = "/" + SERVICE + "/Channel";
+  /** The request header naming the channel whose credit a request used; the agent removes it. */
+  public static final String CREDIT_HEADER = "x-fulcrum-credit";
   /** The largest message either side accepts. */
   static final int MAX_MESSAGE = 4096;
 
@@ -32,7 +36,10 @@ public final class ControlMessages {
   }
 
   /** The agent's side of the channel: how many more requests, and its state. */
-  public record Ready(int ready, int maxConcurrency, int inFlight) {
+  public record Ready(int ready, int maxConcurrency, int inFlight, String channel) {
+    public Ready {
+      channel = channel == null ? "" : channel;
+    }
   }
 
   /** The load balancer's {@code Hello}, framed. */
@@ -51,6 +58,12 @@ public final class ControlMessages {
     field(m, 1, r.ready());
     field(m, 2, r.maxConcurrency());
     field(m, 3, r.inFlight());
+    if (!r.channel().isEmpty()) {
+      byte[] c = r.channel().getBytes(StandardCharsets.UTF_8);
+      m.write(0x22); // field 4, length-delimited
+      varint(m, c.length);
+      m.write(c, 0, c.length);
+    }
     return frame(m.toByteArray());
   }
 
@@ -68,9 +81,12 @@ public final class ControlMessages {
   /** Reads a {@code Ready}. */
   public static Ready parseReady(byte[] message) {
     long[] v = new long[4];
+    String[] channel = {""};
     fields(message, (tag, value, bytes) -> {
       if (tag >= 1 && tag <= 3 && bytes == null) {
         v[tag] = value;
+      } else if (tag == 4 && bytes != null) {
+        channel[0] = new String(bytes, StandardCharsets.UTF_8);
       }
     });
     for (int i = 1; i <= 3; i++) {
@@ -78,7 +94,7 @@ public final class ControlMessages {
         throw new IllegalArgumentException("field " + i + " out of range: " + v[i]);
       }
     }
-    return new Ready((int) v[1], (int) v[2], (int) v[3]);
+    return new Ready((int) v[1], (int) v[2], (int) v[3], channel[0]);
   }
 
   private static Buffer frame(byte[] message) {

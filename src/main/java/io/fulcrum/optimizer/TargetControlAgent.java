@@ -24,7 +24,9 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * address where load balancers hold {@link ControlMessages channels}. Whenever requests in flight
  * plus credits granted and not yet used are below the maximum concurrency, it grants the difference,
  * one at a time to the open channel holding the fewest; a request arriving uses up a credit of the
- * channel holding the most (a request with none, a health check say, is counted all the same). When
- * a channel ends, its unused credits return to the pool. Everything runs on the verticle's one
+ * channel its {@link ControlMessages#CREDIT_HEADER} names (a request without one, a health check
+ * say, is counted in flight all the same, and uses up none). When a channel ends, its unused
+ * credits return to the pool. Everything runs on the verticle's one
  * event loop: no locks.
  */
 public final class TargetControlAgent extends VerticleBase {
@@ -53,6 +56,8 @@ public final class TargetControlAgent extends VerticleBase {
 
   private final Settings settings;
   private final List<Channel> channels = new ArrayList<>();
+  private final Map<String, Channel> byName = new HashMap<>();
+  private long channelsOpened;
   private HttpServer dataServer;
   private HttpServer controlServer;
   private HttpClient client;
@@ -106,7 +111,7 @@ public final class TargetControlAgent extends VerticleBase {
   // ---- the data path: an inline proxy that counts what is in flight
 
   private void data(HttpServerRequest in) {
-    arrived();
+    arrived(in.getHeader(ControlMessages.CREDIT_HEADER));
     in.pause();
     boolean[] over = {false};
     Runnable done = () -> {
@@ -119,6 +124,7 @@ public final class TargetControlAgent extends VerticleBase {
     out.closeHandler(v -> done.run());
     MultiMap headers = MultiMap.caseInsensitiveMultiMap().addAll(in.headers());
     HopByHop.strip(headers);
+    headers.remove(ControlMessages.CREDIT_HEADER);
     RequestOptions options = new RequestOptions().setMethod(in.method()).setURI(in.uri())
         .setHost(settings.destination().host()).setPort(settings.destination().port()).setHeaders(headers);
     boolean body = in.getHeader("content-length") != null && !"0".equals(in.getHeader("content-length"))
@@ -149,17 +155,15 @@ public final class TargetControlAgent extends VerticleBase {
         });
   }
 
-  /** A request arrived: it is in flight, and it used up a credit, if any channel holds one. */
-  private void arrived() {
+  /**
+   * A request arrived: it is in flight, and it used up a credit of the channel it names, if that
+   * channel is still open (a request without one, a health check say, uses up none).
+   */
+  private void arrived(String channel) {
     inFlight++;
-    Channel most = null;
-    for (Channel c : channels) {
-      if (c.outstanding > 0 && (most == null || c.outstanding > most.outstanding)) {
-        most = c;
-      }
-    }
-    if (most != null) {
-      most.outstanding--;
+    Channel c = channel == null ? null : byName.get(channel);
+    if (c != null && c.outstanding > 0) {
+      c.outstanding--;
     }
   }
 
@@ -188,7 +192,7 @@ public final class TargetControlAgent extends VerticleBase {
     for (Channel c : channels) {
       if (c.pending > 0) {
         c.response.write(ControlMessages.ready(
-            new ControlMessages.Ready(c.pending, settings.maxConcurrency(), inFlight)));
+            new ControlMessages.Ready(c.pending, settings.maxConcurrency(), inFlight, c.name)));
         c.pending = 0;
       }
     }
@@ -198,15 +202,23 @@ public final class TargetControlAgent extends VerticleBase {
 
   private static final class Channel {
     final HttpServerResponse response;
+    /** What requests sent with its credits carry in {@link ControlMessages#CREDIT_HEADER}. */
+    final String name;
     String node = "";
     /** Credits granted on this channel and not yet used by a request. */
     int outstanding;
     /** Credits granted and not yet written. */
     int pending;
 
-    Channel(HttpServerResponse response) {
+    Channel(HttpServerResponse response, String name) {
       this.response = response;
+      this.name = name;
     }
+  }
+
+  private boolean remove(Channel channel) {
+    byName.remove(channel.name);
+    return channels.remove(channel);
   }
 
   private void channel(HttpServerRequest req) {
@@ -221,8 +233,9 @@ public final class TargetControlAgent extends VerticleBase {
       resp.setStatusCode(415).end();
       return;
     }
-    Channel channel = new Channel(resp);
+    Channel channel = new Channel(resp, "c" + (++channelsOpened));
     channels.add(channel);
+    byName.put(channel.name, channel);
     resp.putHeader("content-type", "application/grpc");
     resp.writeHead();
     ControlMessages.Deframer deframer = new ControlMessages.Deframer();
@@ -233,20 +246,20 @@ public final class TargetControlAgent extends VerticleBase {
           LOG.info("target control agent: channel from {} ({})", channel.node, req.remoteAddress());
         });
       } catch (IllegalArgumentException e) {
-        if (channels.remove(channel)) {
+        if (remove(channel)) {
           resp.putTrailer("grpc-status", "3").putTrailer("grpc-message", e.getMessage()).end();
           grant();
         }
       }
     });
     req.endHandler(v -> {
-      if (channels.remove(channel)) {
+      if (remove(channel)) {
         resp.putTrailer("grpc-status", "0").end();
         grant();
       }
     });
     resp.closeHandler(v -> {
-      if (channels.remove(channel)) {
+      if (remove(channel)) {
         LOG.info("target control agent: channel from {} closed", channel.node);
         grant();
       }

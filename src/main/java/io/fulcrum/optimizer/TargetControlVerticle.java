@@ -262,6 +262,9 @@ public final class TargetControlVerticle extends VerticleBase {
     }
 
     void ready(ControlMessages.Ready r) {
+      if (!r.channel().isEmpty()) {
+        target.creditChannel(r.channel());
+      }
       if (r.ready() > 0) {
         target.grantCredits(r.ready());
         if (queueing) {

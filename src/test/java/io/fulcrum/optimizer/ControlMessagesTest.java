@@ -20,12 +20,13 @@ class ControlMessagesTest {
 
   @Test
   void ready_isProtocolBuffersInAGrpcFrame_andReadsBack() {
-    Buffer framed = ControlMessages.ready(new ControlMessages.Ready(3, 300, 0));
-    // flags 0, length 5, then field 1 = 3, field 2 = 300 (two-byte varint); field 3 (zero) left out
-    assertThat(framed.getBytes()).containsExactly(0, 0, 0, 0, 5, 0x08, 3, 0x10, (byte) 0xac, 0x02);
+    Buffer framed = ControlMessages.ready(new ControlMessages.Ready(3, 300, 0, "c7"));
+    // flags 0, length 9, then field 1 = 3, field 2 = 300 (two-byte varint), field 3 (zero) left out,
+    // field 4 = "c7"
+    assertThat(framed.getBytes()).containsExactly(0, 0, 0, 0, 9, 0x08, 3, 0x10, (byte) 0xac, 0x02, 0x22, 2, 'c', '7');
     List<byte[]> messages = deframe(new ControlMessages.Deframer(), framed);
     assertThat(messages).hasSize(1);
-    assertThat(ControlMessages.parseReady(messages.get(0))).isEqualTo(new ControlMessages.Ready(3, 300, 0));
+    assertThat(ControlMessages.parseReady(messages.get(0))).isEqualTo(new ControlMessages.Ready(3, 300, 0, "c7"));
   }
 
   @Test
@@ -36,22 +37,22 @@ class ControlMessagesTest {
 
   @Test
   void deframer_joinsFramesSplitAnywhere_andSplitsFramesSentTogether() {
-    Buffer two = ControlMessages.ready(new ControlMessages.Ready(1, 2, 1))
-        .appendBuffer(ControlMessages.ready(new ControlMessages.Ready(7, 8, 0)));
+    Buffer two = ControlMessages.ready(new ControlMessages.Ready(1, 2, 1, "c1"))
+        .appendBuffer(ControlMessages.ready(new ControlMessages.Ready(7, 8, 0, "")));
     ControlMessages.Deframer d = new ControlMessages.Deframer();
     List<byte[]> out = new ArrayList<>();
     for (int i = 0; i < two.length(); i++) {
       d.feed(two.getBuffer(i, i + 1), out::add);
     }
     assertThat(out).extracting(ControlMessages::parseReady).containsExactly(
-        new ControlMessages.Ready(1, 2, 1), new ControlMessages.Ready(7, 8, 0));
+        new ControlMessages.Ready(1, 2, 1, "c1"), new ControlMessages.Ready(7, 8, 0, null));
   }
 
   @Test
   void unknownFields_areSkipped() {
     // field 9 varint, field 4 fixed64, field 5 length-delimited, field 6 fixed32, then ready = 2
     byte[] m = {0x48, 1, 0x21, 1, 2, 3, 4, 5, 6, 7, 8, 0x2a, 2, 'h', 'i', 0x35, 1, 2, 3, 4, 0x08, 2};
-    assertThat(ControlMessages.parseReady(m)).isEqualTo(new ControlMessages.Ready(2, 0, 0));
+    assertThat(ControlMessages.parseReady(m)).isEqualTo(new ControlMessages.Ready(2, 0, 0, ""));
   }
 
   @Test

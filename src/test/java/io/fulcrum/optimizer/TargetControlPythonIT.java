@@ -47,8 +47,13 @@ class TargetControlPythonIT {
           out, i = {}, 0
           while i < len(m):
               key, i = varint(m, i)
-              assert key & 7 == 0, 'only varints expected'
-              out[str(key >> 3)], i = varint(m, i)
+              if key & 7 == 0:
+                  out[str(key >> 3)], i = varint(m, i)
+              elif key & 7 == 2:
+                  n, i = varint(m, i)
+                  out[str(key >> 3)], i = m[i:i + n].decode(), i + n
+              else:
+                  raise ValueError('unexpected wire type %d' % (key & 7))
           return out
 
       def requests(node, stop):
@@ -90,10 +95,11 @@ class TargetControlPythonIT {
 
     assertThat(r.exitCode()).as("python exited with\n%s", r.output()).isZero();
     JsonObject out = Interop.lastJsonLine(r);
-    // ready = 2, max_concurrency = 2, in_flight = 0 (left out, as protocol buffers leave out zeros)
+    // ready = 2, max_concurrency = 2, in_flight = 0 (left out, as protocol buffers leave out zeros),
+    // channel = the name requests sent with its credits carry
     assertThat(out.getJsonObject("first").getMap()).containsExactlyInAnyOrderEntriesOf(
-        java.util.Map.of("1", 2, "2", 2));
+        java.util.Map.of("1", 2, "2", 2, "4", "c1"));
     assertThat(out.getJsonObject("second").getMap()).containsExactlyInAnyOrderEntriesOf(
-        java.util.Map.of("1", 2, "2", 2));
+        java.util.Map.of("1", 2, "2", 2, "4", "c2"));
   }
 }

@@ -66,6 +66,7 @@ class TargetOptimizerTest {
     final LinkedBlockingQueue<HttpServerRequest> held = new LinkedBlockingQueue<>();
     final AtomicInteger current = new AtomicInteger();
     final AtomicInteger peak = new AtomicInteger();
+    final AtomicInteger healthChecks = new AtomicInteger();
     final Map<HttpServerRequest, String> bodies = new java.util.concurrent.ConcurrentHashMap<>();
     HttpServer server;
 
@@ -74,6 +75,7 @@ class TargetOptimizerTest {
       server = Await.result(vertx.createHttpServer().requestHandler(req -> {
         String agent = req.getHeader("user-agent");
         if (agent != null && agent.startsWith("ELB-HealthChecker")) {
+          healthChecks.incrementAndGet();
           req.response().end("healthy"); // health checks pass through the agent too, and are not held
           return;
         }
@@ -109,6 +111,10 @@ class TargetOptimizerTest {
   }
 
   private Gateway gateway(int port, int controlPort, String attributes, int... dataPorts) {
+    return gateway(port, controlPort, attributes, "{}", dataPorts);
+  }
+
+  private Gateway gateway(int port, int controlPort, String attributes, String healthCheck, int... dataPorts) {
     StringBuilder targets = new StringBuilder();
     for (int i = 0; i < dataPorts.length; i++) {
       targets.append("      - {id: 127.0.0.").append(i + 1).append(", port: ").append(dataPorts[i]).append("}\n");
@@ -127,8 +133,9 @@ class TargetOptimizerTest {
             port: 80
             target-control-port: %d
             attributes: {%s}
+            health-check: %s
             targets:
-        %s""".formatted(port, controlPort, attributes, targets), 1, time);
+        %s""".formatted(port, controlPort, attributes, healthCheck, targets), 1, time);
   }
 
   private String groupArn() {
@@ -290,6 +297,46 @@ class TargetOptimizerTest {
     a.releaseOne();
     assertThat(Await.result(back).statusCode()).isEqualTo(200);
     assertThat(metric("TargetControlNewChannelCount")).isEqualTo(2);
+  }
+
+  @Test
+  void healthChecksThroughTheAgent_useNoCredit_soFulcrumNeverHoldsMoreThanTheMaximum() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    agent("127.0.0.1", data, control, a, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", "{interval-seconds: 5, timeout-seconds: 2}", data);
+    awaitCredits("127.0.0.1", data, 1);
+
+    for (int i = 0; i < 4; i++) {
+      int checks = a.healthChecks.get();
+      time.advance(Duration.ofSeconds(5));
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.healthChecks.get() > checks);
+      awaitCredits("127.0.0.1", data, 1); // each check was in flight at the agent, then done
+    }
+    Future<HttpClientResponse> held = send(port, HttpMethod.GET, "/1", null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
+    assertThat(Await.result(send(port, HttpMethod.GET, "/2", null)).statusCode()).isEqualTo(503);
+    a.releaseOne();
+    assertThat(Await.result(held).statusCode()).isEqualTo(200);
+    assertThat(a.peak.get()).isEqualTo(1);
+  }
+
+  @Test
+  void creditOfARequestThatNeverReachedTheTarget_isGivenBack() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    agent("127.0.0.1", Ports.free(), control, a, 1);
+    int nothing = Ports.free(); // the target's traffic port: nothing listens there
+    int port = Ports.free();
+    gateway = gateway(port, control, "", nothing);
+    awaitCredits("127.0.0.1", nothing, 1);
+
+    assertThat(Await.result(send(port, HttpMethod.GET, "/refused", null)).statusCode()).isEqualTo(502);
+    awaitCredits("127.0.0.1", nothing, 1);
+    assertThat(Await.result(send(port, HttpMethod.GET, "/again", null)).statusCode()).isEqualTo(502);
+    assertThat(metric("TargetControlRequestRejectCount")).isZero();
   }
 
   @Test
