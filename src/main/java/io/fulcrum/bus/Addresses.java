@@ -39,6 +39,9 @@ public final class Addresses {
    */
   public static final String OPTIMIZER_CREDITS = "fulcrum.optimizer.credits";
 
+  /** Publish: an {@link AgentChannelChange}, for the journal. */
+  public static final String OPTIMIZER_CHANNELS = "fulcrum.optimizer.channels";
+
   /** Request/reply: a {@link FunctionRequest} for the function invoker, answered with a {@link FunctionReply}. */
   public static final String FUNCTION_INVOKE = "fulcrum.function.invoke";
 

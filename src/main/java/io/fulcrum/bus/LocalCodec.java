@@ -28,6 +28,7 @@ public final class LocalCodec<T> implements MessageCodec<T, T> {
     register(vertx, FunctionRequest.class);
     register(vertx, FunctionReply.class);
     register(vertx, ExchangeOutcome.class);
+    register(vertx, AgentChannelChange.class);
   }
 
   private static <T> void register(Vertx vertx, Class<T> type) {

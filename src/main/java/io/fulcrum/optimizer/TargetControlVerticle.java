@@ -3,6 +3,7 @@ package io.fulcrum.optimizer;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.Addresses;
+import io.fulcrum.bus.AgentChannelChange;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
@@ -171,6 +172,8 @@ public final class TargetControlVerticle extends VerticleBase {
     int failures;
     /** Failed opens since the channel was last open. */
     int failedOpens;
+    /** The channel opened and the journal has not heard of it yet (it does with the agent's first message). */
+    boolean journalOpen;
     long retryTimer = -1;
 
     Channel(String arn, Upstream target, int port) {
@@ -239,6 +242,7 @@ public final class TargetControlVerticle extends VerticleBase {
           failedOpens > 0 ? " after " + failedOpens + " failed attempt" + (failedOpens == 1 ? "" : "s") : "");
       failures = 0;
       failedOpens = 0;
+      journalOpen = true;
       ControlMessages.Deframer deframer = new ControlMessages.Deframer();
       resp.handler(data -> {
         if (request != req) {
@@ -262,6 +266,11 @@ public final class TargetControlVerticle extends VerticleBase {
     }
 
     void ready(ControlMessages.Ready r) {
+      if (journalOpen) {
+        journalOpen = false;
+        vertx.eventBus().publish(Addresses.OPTIMIZER_CHANNELS, new AgentChannelChange(arn, target.key(), true,
+            "agent at " + target.address() + ":" + port + ", max concurrency " + r.maxConcurrency(), timers.now()));
+      }
       if (!r.channel().isEmpty()) {
         target.creditChannel(r.channel());
       }
@@ -302,6 +311,8 @@ public final class TargetControlVerticle extends VerticleBase {
       counted = false;
       failures++;
       if (failures == 1) {
+        vertx.eventBus().publish(Addresses.OPTIMIZER_CHANNELS,
+            new AgentChannelChange(arn, target.key(), false, why, timers.now()));
         LOG.warn("target optimizer: channel to {}:{} for {}: {}; again in {} ms", target.address(), port,
             target.key(), why, backoff);
       } else {

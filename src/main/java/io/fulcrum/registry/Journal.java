@@ -49,6 +49,12 @@ public final class Journal {
    * every target ({@code to: failover}), or met it again ({@code to: healthy}).
    */
   public static final String ZONE_ROUTING = "ZoneRoutingFailover";
+  /**
+   * A target optimizer control channel to a target's agent opened ({@code to: open}; the target
+   * can take requests again as its agent grants credits) or went down ({@code to: down}; the
+   * target takes none until it is back), with what the agent said or why.
+   */
+  public static final String AGENT_CHANNEL = "TargetControlChannel";
 
   /**
    * One event; fields that do not apply are null.
@@ -129,6 +135,11 @@ public final class Journal {
             now.reason(), now.description());
       }
     }
+  }
+
+  /** Records a target optimizer channel opening or going down ({@code group}: its group's name). */
+  void agentChannel(String group, String target, boolean open, String detail, long time) {
+    add(time, AGENT_CHANNEL, null, group, target, null, null, open ? "open" : "down", null, detail);
   }
 
   /** Records a deregistered target starting to drain for {@code delayMillis}. */

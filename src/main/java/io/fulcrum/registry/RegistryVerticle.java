@@ -3,6 +3,7 @@ package io.fulcrum.registry;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.Addresses;
+import io.fulcrum.bus.AgentChannelChange;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.GroupHealth;
 import io.fulcrum.bus.ListenerPlan;
@@ -177,7 +178,12 @@ public final class RegistryVerticle extends VerticleBase {
         bus.<Void>localConsumer(Addresses.SNAPSHOT_CURRENT, m -> m.reply(current)).completion(),
         bus.<Void>localConsumer(Addresses.REGISTRATIONS_CURRENT, m -> m.reply(registrations)).completion(),
         bus.<Void>localConsumer(Addresses.ZONES_CURRENT, m -> m.reply(zones)).completion(),
-        bus.<GroupHealth>localConsumer(Addresses.HEALTH, m -> onHealth(m.body())).completion());
+        bus.<GroupHealth>localConsumer(Addresses.HEALTH, m -> onHealth(m.body())).completion(),
+        bus.<AgentChannelChange>localConsumer(Addresses.OPTIMIZER_CHANNELS, m -> {
+          AgentChannelChange c = m.body();
+          journal.agentChannel(resources.targetGroup(c.groupArn()).map(TargetGroup::name)
+              .orElse(Arns.targetGroupDimension(c.groupArn())), c.target(), c.open(), c.detail(), c.time());
+        }).completion());
   }
 
   /**

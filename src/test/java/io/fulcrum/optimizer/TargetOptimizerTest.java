@@ -1,6 +1,7 @@
 package io.fulcrum.optimizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.groups.Tuple.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Await;
@@ -297,6 +298,19 @@ class TargetOptimizerTest {
     a.releaseOne();
     assertThat(Await.result(back).statusCode()).isEqualTo(200);
     assertThat(metric("TargetControlNewChannelCount")).isEqualTo(2);
+
+    // The journal has the channel's story, on the control plane's clock.
+    try (Http http = new Http(backends)) {
+      List<JsonObject> events = new JsonObject(http.get(gateway.controlPort(), "/ui/events").body())
+          .getJsonArray("events").stream().map(JsonObject.class::cast)
+          .filter(e -> e.getString("type").equals("TargetControlChannel")).toList();
+      assertThat(events).extracting(e -> e.getString("targetGroup"), e -> e.getString("target"), e -> e.getString("to"))
+          .containsExactly(tuple("gpu", "127.0.0.1:" + data, "open"), tuple("gpu", "127.0.0.1:" + data, "down"),
+              tuple("gpu", "127.0.0.1:" + data, "open"));
+      assertThat(events.get(0).getString("description")).isEqualTo("agent at 127.0.0.1:" + control
+          + ", max concurrency 2");
+      assertThat(events.get(1).getString("description")).contains("Stream was closed");
+    }
   }
 
   @Test
