@@ -13,6 +13,11 @@
 #   loadtest/hotpath.sh                                  # defaults below
 #   INSTANCES=1 JAVA_OPTS='-XX:+UseSerialGC -Xmx64m' LABEL=serial loadtest/hotpath.sh
 #   RATE=3000 loadtest/hotpath.sh                        # paced load instead of flat out
+#   AGENTS=on AGENT_MAX=64 loadtest/hotpath.sh           # target optimizer (docs/target-optimizer.md)
+#
+# AGENTS puts Fulcrum's target control agent in front of each backend (one more JVM each, on
+# 127.0.0.2, 127.0.0.3, ...): "through" with the target group as usual (the agents only relay), "on"
+# with the group's target control port set, so that every request spends a credit.
 #
 # Needs: java 17 (jcmd for JFR=1), wrk, nginx, curl. Build the jar first: mvn -B -q package -DskipTests
 set -euo pipefail
@@ -36,6 +41,9 @@ BACKEND_PORT=${BACKEND_PORT:-27101} # first backend; the others follow
 LABEL=${LABEL:-run}
 OUT=${OUT:-/tmp/hotpath-$LABEL-$$}
 KEEP=${KEEP:-0}                  # 1: keep $OUT (logs, config, recording); it is always kept with JFR=1
+AGENTS=${AGENTS:-off}            # off, through (agents relay), on (agents grant credits: the optimizer)
+AGENT_MAX=${AGENT_MAX:-64}       # each agent's maximum concurrency
+AGENT_CONTROL_PORT=${AGENT_CONTROL_PORT:-27300}
 
 for tool in java wrk nginx curl; do
   command -v "$tool" >/dev/null || { echo "hotpath: $tool is missing (apt-get install -y $tool)" >&2; exit 2; }
@@ -52,9 +60,11 @@ mkdir -p "$OUT"
 NGINX_PID=
 FULCRUM_PID=
 PROBE_PID=
+AGENT_PIDS=()
 cleanup() {
   set +e
   if [[ -n $PROBE_PID ]]; then kill "$PROBE_PID" 2>/dev/null; fi
+  for pid in "${AGENT_PIDS[@]}"; do kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   if [[ -n $FULCRUM_PID ]]; then
     kill "$FULCRUM_PID" 2>/dev/null
     for _ in $(seq 50); do kill -0 "$FULCRUM_PID" 2>/dev/null || break; sleep 0.2; done
@@ -89,6 +99,20 @@ mkdir -p "$OUT/nginx"
 nginx -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" &
 NGINX_PID=$!
 
+# --- the target control agents (AGENTS=through or on), one per backend on an address of its own ---
+target_ip() { if [[ $AGENTS == off ]]; then echo 127.0.0.1; else echo "127.0.0.$(($1 + 2))"; fi; }
+if [[ $AGENTS != off ]]; then
+  for i in $(seq 0 $((BACKENDS - 1))); do
+    p=$((BACKEND_PORT + i))
+    java -Xmx64m -XX:+UseSerialGC -jar "$JAR" target-control-agent --data "$(target_ip "$i"):$p" \
+      --control "$(target_ip "$i"):$AGENT_CONTROL_PORT" --destination "127.0.0.1:$p" --max-concurrency "$AGENT_MAX" \
+      > "$OUT/agent-$i.log" 2>&1 &
+    AGENT_PIDS+=($!)
+  done
+fi
+CONTROL_LINE=
+if [[ $AGENTS == on ]]; then CONTROL_LINE="    target-control-port: $AGENT_CONTROL_PORT"; fi
+
 # --- Fulcrum ---
 {
   cat <<EOF
@@ -113,13 +137,14 @@ target-groups:
     target-type: ip
     protocol: HTTP
     port: 80
+$CONTROL_LINE
     health-check: {path: /health, interval-seconds: 5, timeout-seconds: 2, healthy-threshold-count: 2}
     attributes:
       load_balancing.algorithm.type: round_robin
     targets:
 EOF
   for i in $(seq 0 $((BACKENDS - 1))); do
-    echo "      - {id: 127.0.0.1, port: $((BACKEND_PORT + i)), zone: zone-a}"
+    echo "      - {id: $(target_ip "$i"), port: $((BACKEND_PORT + i)), zone: zone-a}"
   done
 } > "$OUT/fulcrum.yaml"
 
@@ -181,9 +206,10 @@ awk -v label="$LABEL" -v req="$requests" -v rps="$rps" -v p50="$p50" -v p99="$p9
   -v ea="$((el_alloc1 - el_alloc0))" -v aa="$((all_alloc1 - all_alloc0))" \
   -v ec="$((el_cpu1 - el_cpu0))" -v pc="$((proc_cpu1 - proc_cpu0))" -v user="$((user1 - user0))" -v sys="$((sys1 - sys0))" -v tck="$TCK" \
   -v gc="$((gc1 - gc0))" -v gcms="$((gcms1 - gcms0))" -v rss="$rss" -v hwm="$hwm" -v threads="$threads" \
-  -v inst="$INSTANCES" -v conns="$CONNS" -v rate="${RATE:-max}" -v opts="${JAVA_OPTS:-(none)}" -v tr="${transport:-?}" '
+  -v inst="$INSTANCES" -v conns="$CONNS" -v rate="${RATE:-max}" -v opts="${JAVA_OPTS:-(none)}" -v tr="${transport:-?}" \
+  -v agents="$AGENTS" '
 BEGIN {
-  printf "hotpath %s: instances=%s event-loops=%s conns=%s rate=%s java-opts=%s %s\n", label, inst, threads, conns, rate, opts, tr
+  printf "hotpath %s: instances=%s event-loops=%s conns=%s rate=%s java-opts=%s %s agents=%s\n", label, inst, threads, conns, rate, opts, tr, agents
   printf "  requests            %d (%.0f req/s, p50 %s, p99 %s; indicative only)\n", req, rps, p50, p99
   printf "  cpu/request         %.1f us (process, /proc utime+stime: %.1f user + %.1f system)   %.1f us (event loops)\n", \
     (user + sys) * 1e6 / tck / req, user * 1e6 / tck / req, sys * 1e6 / tck / req, ec / 1000 / req

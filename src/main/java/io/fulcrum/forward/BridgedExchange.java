@@ -107,7 +107,7 @@ class BridgedExchange extends TargetExchange {
 
   @Override
   public boolean headSent() {
-    return headSent || requestSent;
+    return headSent || super.headSent();
   }
 
   private void sendHead() {

@@ -40,6 +40,8 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   TargetConnection connection;
   /** The whole request went to the target. */
   boolean requestSent;
+  /** Some of the request (its head at least) was written to the target connection. */
+  boolean headWritten;
   /** No more of the target's response goes to the client. */
   boolean over;
   boolean clientGone;
@@ -56,6 +58,11 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
     this.pool = pool;
     this.listener = listener;
     this.hook = hook;
+  }
+
+  @Override
+  public boolean headSent() {
+    return headWritten || requestSent;
   }
 
   /** Whether the client has the response head (too late for an ELB status). */
@@ -154,6 +161,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
 
   /** Writes a part of the request to the target (not flushed). */
   void send(Object part) {
+    headWritten = true;
     connection.channel.write(part, connection.channel.voidPromise());
     connection.touch();
     if (part instanceof LastHttpContent) {
@@ -169,6 +177,7 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   final void sendBytes(Object part, ForwardHeaders.Values forwarded, boolean chunked) {
     TargetConnection c = connection;
     ChannelHandlerContext out = c.wire;
+    headWritten = true;
     if (part instanceof HttpRequest head) {
       out.write(Http1Wire.requestHead(out.alloc(), head, forwarded), out.voidPromise());
     }

@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.forward.DirectExchange;
 import io.fulcrum.forward.DirectForwarder;
@@ -88,9 +89,8 @@ final class DirectRequests {
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.protocol().http2() || group.plan().lambda() != null
-        || group.plan().optimizer() != null) {
-      return null; // the target optimizer's requests may wait for a credit: the usual path
+    if (group == null || group.protocol().http2() || group.plan().lambda() != null || waits(group)) {
+      return null;
     }
     Upstream target = choice.target(binding);
     if (target == null) {
@@ -103,6 +103,7 @@ final class DirectRequests {
     // The headers the load balancer sets are written after the others as the request goes out, not set in the map.
     ForwardHeaders.Values forwarded =
         dispatcher.forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
+    Dispatcher.creditHeader(group, target, headers);
     AccessEntry entry = null;
     if (binding.log != null) {
       entry = dispatcher.entry(binding, client, binding.plan.tls() == null ? "http" : "https", remote, method.name(),
@@ -193,7 +194,7 @@ final class DirectRequests {
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);
     GroupRuntime group = choice.group();
-    if (group == null || group.plan().lambda() != null || group.plan().optimizer() != null) {
+    if (group == null || group.plan().lambda() != null || waits(group)) {
       return null;
     }
     boolean toHttp2 = group.protocol().http2();
@@ -208,6 +209,7 @@ final class DirectRequests {
     HttpForwarder.ResponseHook hook = choice.chosen(target, headers);
     ForwardHeaders.Values forwarded =
         dispatcher.forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
+    Dispatcher.creditHeader(group, target, headers);
     AccessEntry entry = null;
     if (binding.log != null) {
       entry = dispatcher.entry(binding, client, grpc ? "grpcs" : "h2", remote, method.name(), authority.host(),
@@ -241,5 +243,15 @@ final class DirectRequests {
         binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;
+  }
+
+  /**
+   * Whether a request to the group may have to wait for a target optimizer credit
+   * ({@code fulcrum.target_optimizer.queue_timeout_ms} above 0): only the usual path parks requests.
+   * Without a wait, a request that finds no credit goes to the usual path too, which answers it 503.
+   */
+  private static boolean waits(GroupRuntime group) {
+    TargetGroupPlan.Optimizer o = group.plan().optimizer();
+    return o != null && o.queueMillis() > 0;
   }
 }

@@ -193,15 +193,7 @@ final class Dispatcher {
       AccessEntry entry) {
     ForwardHeaders.Values values = forwardHeaders(binding, facts, headers, remote, client, headerBytes, now);
     values.setOn(headers);
-    if (group.plan().optimizer() != null) {
-      // Whose credit the request uses, for the agent (a value the client sent is not kept).
-      String channel = target.creditChannel();
-      if (channel != null) {
-        headers.set(ControlMessages.CREDIT_HEADER, channel);
-      } else {
-        headers.remove(ControlMessages.CREDIT_HEADER);
-      }
-    }
+    creditHeader(group, target, headers);
     return dispatched(binding, group, target, facts, grpc, entry, values);
   }
 
@@ -226,6 +218,21 @@ final class Dispatcher {
       binding.meters.forwardedInvalidHeader();
     }
     return values;
+  }
+
+  /**
+   * For a target optimizer group, names in the request the channel whose credit it spends, for the
+   * agent (a value the client sent is not kept); nothing for other groups.
+   */
+  static void creditHeader(GroupRuntime group, Upstream target, MultiMap headers) {
+    if (group.plan().optimizer() != null) {
+      String channel = target.creditChannel();
+      if (channel != null) {
+        headers.set(ControlMessages.CREDIT_HEADER, channel);
+      } else {
+        headers.remove(ControlMessages.CREDIT_HEADER);
+      }
+    }
   }
 
   /**

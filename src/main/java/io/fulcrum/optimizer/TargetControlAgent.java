@@ -62,6 +62,7 @@ public final class TargetControlAgent extends VerticleBase {
   private HttpServer controlServer;
   private HttpClient client;
   private int inFlight;
+  private boolean grantScheduled;
 
   public TargetControlAgent(Settings settings) {
     if (settings.maxConcurrency() < 1 || settings.maxConcurrency() > 1000) {
@@ -167,9 +168,19 @@ public final class TargetControlAgent extends VerticleBase {
     }
   }
 
+  /**
+   * A request is done: its room is granted again once the loop has run what it has in hand, so
+   * that requests ending together go out in one message per channel.
+   */
   private void finished() {
     inFlight--;
-    grant();
+    if (!grantScheduled) {
+      grantScheduled = true;
+      vertx.runOnContext(v -> {
+        grantScheduled = false;
+        grant();
+      });
+    }
   }
 
   /** Grants the room left, one credit at a time to the channel holding the fewest, and tells them. */

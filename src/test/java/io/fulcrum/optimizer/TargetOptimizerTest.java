@@ -116,6 +116,7 @@ class TargetOptimizerTest {
   }
 
   private Gateway gateway(int port, int controlPort, String attributes, String healthCheck, int... dataPorts) {
+    // h2c: HTTP/2 clients in cleartext too (Fulcrum's extension), for the HTTP/2 test
     StringBuilder targets = new StringBuilder();
     for (int i = 0; i < dataPorts.length; i++) {
       targets.append("      - {id: 127.0.0.").append(i + 1).append(", port: ").append(dataPorts[i]).append("}\n");
@@ -126,6 +127,7 @@ class TargetOptimizerTest {
             listeners:
               - protocol: HTTP
                 port: %d
+                h2c: true
                 default-actions: [{type: forward, target-group: gpu}]
         target-groups:
           - name: gpu
@@ -351,6 +353,34 @@ class TargetOptimizerTest {
     awaitCredits("127.0.0.1", nothing, 1);
     assertThat(Await.result(send(port, HttpMethod.GET, "/again", null)).statusCode()).isEqualTo(502);
     assertThat(metric("TargetControlRequestRejectCount")).isZero();
+  }
+
+  @Test
+  void http2Clients_spendCreditsToo_andTheAgentGetsThemBack() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    agent("127.0.0.1", data, control, a, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", data);
+    awaitCredits("127.0.0.1", data, 1);
+    HttpClient h2 = backends.createHttpClient(new io.vertx.core.http.HttpClientOptions()
+        .setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
+
+    for (int i = 0; i < 3; i++) {
+      Future<HttpClientResponse> call = h2.request(new RequestOptions().setHost("127.0.0.1").setPort(port)
+          .setURI("/h2/" + i)).compose(req -> req.send()).compose(resp -> resp.body().map(b -> resp));
+      await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
+      assertThat(Await.result(send(port, HttpMethod.GET, "/meanwhile", null)).statusCode()).isEqualTo(503);
+      a.releaseOne();
+      HttpClientResponse resp = Await.result(call);
+      assertThat(resp.statusCode()).isEqualTo(200);
+      assertThat(resp.version()).isEqualTo(io.vertx.core.http.HttpVersion.HTTP_2);
+      awaitCredits("127.0.0.1", data, 1);
+    }
+    assertThat(a.peak.get()).isEqualTo(1);
+    assertThat(metric("TargetControlRequestCount")).isEqualTo(3);
+    assertThat(metric("TargetControlRequestRejectCount")).isEqualTo(3);
   }
 
   @Test
