@@ -141,6 +141,22 @@ class TargetOptimizerTest {
         %s""".formatted(port, controlPort, attributes, healthCheck, targets), 1, time);
   }
 
+  /** One target: a held application behind its agent of maximum {@code max}, Fulcrum before it. */
+  private record One(HeldApp app, int control, int data, int port, TargetControlAgent agent) {
+  }
+
+  /** {@link One} with the group's attributes and health check, once Fulcrum holds the agent's credits. */
+  private One one(int max, String attributes, String healthCheck) {
+    HeldApp app = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    TargetControlAgent agent = agent("127.0.0.1", data, control, app, max);
+    int port = Ports.free();
+    gateway = gateway(port, control, attributes, healthCheck, data);
+    awaitCredits("127.0.0.1", data, max);
+    return new One(app, control, data, port, agent);
+  }
+
   private String groupArn() {
     return gateway.fulcrum().registry().resources().targetGroups().get(0).arn();
   }
@@ -232,13 +248,9 @@ class TargetOptimizerTest {
 
   @Test
   void optimizer_queuedRequestWaitsForRoom_withItsBodyIntact() throws Exception {
-    HeldApp a = new HeldApp(backends, "a");
-    int control = Ports.free();
-    int data = Ports.free();
-    agent("127.0.0.1", data, control, a, 1);
-    int port = Ports.free();
-    gateway = gateway(port, control, "fulcrum.target_optimizer.queue_timeout_ms: 30000", data);
-    awaitCredits("127.0.0.1", data, 1);
+    One one = one(1, "fulcrum.target_optimizer.queue_timeout_ms: 30000", "{}");
+    HeldApp a = one.app();
+    int port = one.port();
 
     Future<HttpClientResponse> first = send(port, HttpMethod.POST, "/1", "first body");
     await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
@@ -258,13 +270,9 @@ class TargetOptimizerTest {
 
   @Test
   void optimizer_queuedRequestGets503_whenNoRoomComesInTime() throws Exception {
-    HeldApp a = new HeldApp(backends, "a");
-    int control = Ports.free();
-    int data = Ports.free();
-    agent("127.0.0.1", data, control, a, 1);
-    int port = Ports.free();
-    gateway = gateway(port, control, "fulcrum.target_optimizer.queue_timeout_ms: 200", data);
-    awaitCredits("127.0.0.1", data, 1);
+    One one = one(1, "fulcrum.target_optimizer.queue_timeout_ms: 200", "{}");
+    HeldApp a = one.app();
+    int port = one.port();
 
     Future<HttpClientResponse> first = send(port, HttpMethod.GET, "/1", null);
     await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
@@ -278,13 +286,12 @@ class TargetOptimizerTest {
 
   @Test
   void optimizer_agentGone_voidsItsCredits_andTheChannelOpensAgainWhenItIsBack() throws Exception {
-    HeldApp a = new HeldApp(backends, "a");
-    int control = Ports.free();
-    int data = Ports.free();
-    TargetControlAgent first = agent("127.0.0.1", data, control, a, 2);
-    int port = Ports.free();
-    gateway = gateway(port, control, "", data);
-    awaitCredits("127.0.0.1", data, 2);
+    One one = one(2, "", "{}");
+    HeldApp a = one.app();
+    int control = one.control();
+    int data = one.data();
+    int port = one.port();
+    TargetControlAgent first = one.agent();
 
     Await.result(backends.undeploy(first.deploymentID()));
     await().atMost(Duration.ofSeconds(10)).until(() -> !gateway.fulcrum().targetControl()
@@ -317,13 +324,10 @@ class TargetOptimizerTest {
 
   @Test
   void healthChecksThroughTheAgent_useNoCredit_soFulcrumNeverHoldsMoreThanTheMaximum() throws Exception {
-    HeldApp a = new HeldApp(backends, "a");
-    int control = Ports.free();
-    int data = Ports.free();
-    agent("127.0.0.1", data, control, a, 1);
-    int port = Ports.free();
-    gateway = gateway(port, control, "", "{interval-seconds: 5, timeout-seconds: 2}", data);
-    awaitCredits("127.0.0.1", data, 1);
+    One one = one(1, "", "{interval-seconds: 5, timeout-seconds: 2}");
+    HeldApp a = one.app();
+    int data = one.data();
+    int port = one.port();
 
     for (int i = 0; i < 4; i++) {
       int checks = a.healthChecks.get();
@@ -357,13 +361,10 @@ class TargetOptimizerTest {
 
   @Test
   void http2Clients_spendCreditsToo_andTheAgentGetsThemBack() throws Exception {
-    HeldApp a = new HeldApp(backends, "a");
-    int control = Ports.free();
-    int data = Ports.free();
-    agent("127.0.0.1", data, control, a, 1);
-    int port = Ports.free();
-    gateway = gateway(port, control, "", data);
-    awaitCredits("127.0.0.1", data, 1);
+    One one = one(1, "", "{}");
+    HeldApp a = one.app();
+    int data = one.data();
+    int port = one.port();
     HttpClient h2 = backends.createHttpClient(new io.vertx.core.http.HttpClientOptions()
         .setProtocolVersion(io.vertx.core.http.HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false));
 
