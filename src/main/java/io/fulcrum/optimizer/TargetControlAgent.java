@@ -63,6 +63,8 @@ public final class TargetControlAgent extends VerticleBase {
   private HttpClient client;
   private int inFlight;
   private boolean grantScheduled;
+  /** {@code channels.size()}, for readers on other threads. */
+  private volatile int openChannels;
 
   public TargetControlAgent(Settings settings) {
     if (settings.maxConcurrency() < 1 || settings.maxConcurrency() > 1000) {
@@ -92,6 +94,11 @@ public final class TargetControlAgent extends VerticleBase {
   /** The data port bound (the one given, or a free one for 0). */
   public int dataPort() {
     return dataServer.actualPort();
+  }
+
+  /** Control channels open now; readable from any thread. */
+  public int openChannels() {
+    return openChannels;
   }
 
   /** The control port bound (the one given, or a free one for 0). */
@@ -229,7 +236,9 @@ public final class TargetControlAgent extends VerticleBase {
 
   private boolean remove(Channel channel) {
     byName.remove(channel.name);
-    return channels.remove(channel);
+    boolean removed = channels.remove(channel);
+    openChannels = channels.size();
+    return removed;
   }
 
   private void channel(HttpServerRequest req) {
@@ -247,6 +256,7 @@ public final class TargetControlAgent extends VerticleBase {
     Channel channel = new Channel(resp, "c" + (++channelsOpened));
     channels.add(channel);
     byName.put(channel.name, channel);
+    openChannels = channels.size();
     resp.putHeader("content-type", "application/grpc");
     resp.writeHead();
     ControlMessages.Deframer deframer = new ControlMessages.Deframer();

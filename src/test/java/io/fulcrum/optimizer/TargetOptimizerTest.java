@@ -116,12 +116,17 @@ class TargetOptimizerTest {
   }
 
   private Gateway gateway(int port, int controlPort, String attributes, String healthCheck, int... dataPorts) {
+    return Gateway.start(TestVertx.create(), config(port, controlPort, attributes, healthCheck, dataPorts), 1, time);
+  }
+
+  /** The listener on {@code port} and the group of targets 127.0.0.1, 127.0.0.2, ... on {@code dataPorts}. */
+  private static String config(int port, int controlPort, String attributes, String healthCheck, int... dataPorts) {
     // h2c: HTTP/2 clients in cleartext too (Fulcrum's extension), for the HTTP/2 test
     StringBuilder targets = new StringBuilder();
     for (int i = 0; i < dataPorts.length; i++) {
       targets.append("      - {id: 127.0.0.").append(i + 1).append(", port: ").append(dataPorts[i]).append("}\n");
     }
-    return Gateway.start(TestVertx.create(), """
+    return """
         load-balancers:
           - name: lb
             listeners:
@@ -138,7 +143,7 @@ class TargetOptimizerTest {
             attributes: {%s}
             health-check: %s
             targets:
-        %s""".formatted(port, controlPort, attributes, healthCheck, targets), 1, time);
+        %s""".formatted(port, controlPort, attributes, healthCheck, targets);
   }
 
   /** One target: a held application behind its agent of maximum {@code max}, Fulcrum before it. */
@@ -382,6 +387,34 @@ class TargetOptimizerTest {
     assertThat(a.peak.get()).isEqualTo(1);
     assertThat(metric("TargetControlRequestCount")).isEqualTo(3);
     assertThat(metric("TargetControlRequestRejectCount")).isEqualTo(3);
+  }
+
+  @Test
+  void deregisteredTarget_losesItsChannel_andItsAgentTakesBackTheCredits() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    HeldApp b = new HeldApp(backends, "b");
+    int control = Ports.free();
+    int dataA = Ports.free();
+    int dataB = Ports.free();
+    agent("127.0.0.1", dataA, control, a, 1);
+    TargetControlAgent agentB = agent("127.0.0.2", dataB, control, b, 1);
+    int port = Ports.free();
+    gateway = gateway(port, control, "", dataA, dataB);
+    awaitCredits("127.0.0.2", dataB, 1);
+    assertThat(agentB.openChannels()).isEqualTo(1);
+
+    gateway.reload(config(port, control, "", "{}", dataA));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> agentB.openChannels() == 0);
+    assertThat(gateway.fulcrum().targetControl().agent(groupArn(), "127.0.0.2:" + dataB)).isNull();
+    assertThat(metric("TargetControlActiveChannelCount")).isEqualTo(1);
+    for (int i = 0; i < 2; i++) {
+      Future<HttpClientResponse> r = send(port, HttpMethod.GET, "/" + i, null);
+      a.releaseOne();
+      assertThat(Await.result(r).statusCode()).isEqualTo(200);
+      awaitCredits("127.0.0.1", dataA, 1);
+    }
+    assertThat(b.peak.get()).isZero();
   }
 
   @Test
