@@ -22,11 +22,13 @@ public final class Upstream {
 
   private static final VarHandle OUTSTANDING;
   private static final VarHandle CREDITS;
+  private static final VarHandle SPENT;
 
   static {
     try {
       OUTSTANDING = MethodHandles.lookup().findVarHandle(Upstream.class, "outstanding", int.class);
       CREDITS = MethodHandles.lookup().findVarHandle(Upstream.class, "credits", int.class);
+      SPENT = MethodHandles.lookup().findVarHandle(Upstream.class, "creditsSpent", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -47,6 +49,8 @@ public final class Upstream {
   /** Target optimizer: moves on each time the credits are revoked, so that older credits are not given back. */
   private volatile int creditEpoch;
   private volatile String creditChannel;
+  /** Target optimizer: credits of the current channel taken and not given back. */
+  private volatile long creditsSpent;
   private final LongAdder requests = new LongAdder();
   private final LongAdder errors = new LongAdder();
 
@@ -146,6 +150,7 @@ public final class Upstream {
         return false;
       }
     } while (!CREDITS.compareAndSet(this, c, c - 1));
+    SPENT.getAndAdd(this, 1L);
     return true;
   }
 
@@ -160,6 +165,7 @@ public final class Upstream {
    */
   public void returnCredit(int epoch) {
     if (epoch == creditEpoch) {
+      SPENT.getAndAdd(this, -1L);
       CREDITS.getAndAdd(this, 1);
     }
   }
@@ -169,6 +175,15 @@ public final class Upstream {
     creditEpoch++; // written only by the owner of the channel
     creditChannel = null;
     credits = 0;
+    creditsSpent = 0;
+  }
+
+  /**
+   * Target optimizer: the credits of the current channel spent on requests that went out (taken,
+   * less those given back), which the load balancer reports to the agent.
+   */
+  public long creditsSpent() {
+    return creditsSpent;
   }
 
   /** Target optimizer: credits not yet taken. */

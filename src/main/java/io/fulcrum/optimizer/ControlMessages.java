@@ -11,8 +11,8 @@ import java.util.function.Consumer;
  * load balancer opens to the agent's control port. The messages, in protocol buffers:
  *
  * <pre>
- * // load balancer to agent, once, first
- * message Hello { string node = 1; }
+ * // load balancer to agent: first its node, then every second the credits it has spent
+ * message Hello { string node = 1; optional uint64 spent = 2; }
  * // agent to load balancer, whenever it has room for more requests
  * message Ready { uint32 ready = 1; uint32 max_concurrency = 2; uint32 in_flight = 3; string channel = 4; }
  * </pre>
@@ -20,7 +20,9 @@ import java.util.function.Consumer;
  * {@code ready} is how many more requests this load balancer may send (credits, added to those it
  * holds); {@code channel} names the channel: a request sent with one of its credits carries it in
  * the {@value #CREDIT_HEADER} header, so that the agent knows whose credit it used; the other two
- * say how the agent stands, for the dashboard. When the stream ends, for
+ * say how the agent stands, for the dashboard. {@code spent} counts the credits of this channel
+ * the load balancer has spent on requests that went out: when it has not moved for a report, every
+ * such request has arrived, and the agent takes those that never did as lost and grants them again. When the stream ends, for
  * either side, its credits are void. Hand-encoded: two small messages do not need generated code.
  */
 public final class ControlMessages {
@@ -67,15 +69,33 @@ public final class ControlMessages {
     return frame(m.toByteArray());
   }
 
-  /** Reads a {@code Hello}'s node; empty when absent. */
-  public static String parseHello(byte[] message) {
+  /** The load balancer's side: its node (empty when absent), and its spent credits (-1 when absent). */
+  public record Hello(String node, long spent) {
+  }
+
+  /** The load balancer's report of the credits it has spent on this channel, framed. */
+  public static Buffer report(long spent) {
+    ByteArrayOutputStream m = new ByteArrayOutputStream();
+    m.write(2 << 3); // field 2, varint: written even when 0 (its presence is what tells a report)
+    varint(m, spent);
+    return frame(m.toByteArray());
+  }
+
+  /** Reads a {@code Hello}. */
+  public static Hello parseHello(byte[] message) {
     String[] node = {""};
+    long[] spent = {-1};
     fields(message, (tag, value, bytes) -> {
       if (tag == 1 && bytes != null) {
         node[0] = new String(bytes, StandardCharsets.UTF_8);
+      } else if (tag == 2 && bytes == null) {
+        spent[0] = value;
       }
     });
-    return node[0];
+    if (spent[0] < -1) {
+      throw new IllegalArgumentException("spent out of range");
+    }
+    return new Hello(node[0], spent[0]);
   }
 
   /** Reads a {@code Ready}. */

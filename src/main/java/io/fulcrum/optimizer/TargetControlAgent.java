@@ -170,9 +170,32 @@ public final class TargetControlAgent extends VerticleBase {
   private void arrived(String channel) {
     inFlight++;
     Channel c = channel == null ? null : byName.get(channel);
-    if (c != null && c.outstanding > 0) {
-      c.outstanding--;
+    if (c != null) {
+      c.arrived++;
+      if (c.outstanding > 0) {
+        c.outstanding--;
+      }
     }
+  }
+
+  /**
+   * The load balancer of {@code c} says it has spent {@code spent} of its credits. When that has not
+   * moved since its last report (a second ago), every request it sent has arrived: any credit spent
+   * beyond those that arrived was lost on the way (its connection failed before this agent read
+   * it), and is granted again.
+   */
+  private void spent(Channel c, long spent) {
+    if (spent == c.lastSpent) {
+      long lost = spent - c.arrived - c.lost;
+      if (lost > 0) {
+        c.lost += lost;
+        c.outstanding = (int) Math.max(0, c.outstanding - lost);
+        LOG.info("target control agent: {} credit(s) of the channel from {} never came back with a request;"
+            + " granted again", lost, c.node);
+        grant();
+      }
+    }
+    c.lastSpent = spent;
   }
 
   /**
@@ -227,6 +250,12 @@ public final class TargetControlAgent extends VerticleBase {
     int outstanding;
     /** Credits granted and not yet written. */
     int pending;
+    /** Requests that arrived with this channel's credit. */
+    long arrived;
+    /** Credits the load balancer spent that never arrived, granted again. */
+    long lost;
+    /** The spent credits of the load balancer's last report; -1 before the first. */
+    long lastSpent = -1;
 
     Channel(HttpServerResponse response, String name) {
       this.response = response;
@@ -263,8 +292,14 @@ public final class TargetControlAgent extends VerticleBase {
     req.handler(data -> {
       try {
         deframer.feed(data, m -> {
-          channel.node = ControlMessages.parseHello(m);
-          LOG.info("target control agent: channel from {} ({})", channel.node, req.remoteAddress());
+          ControlMessages.Hello hello = ControlMessages.parseHello(m);
+          if (!hello.node().isEmpty()) {
+            channel.node = hello.node();
+            LOG.info("target control agent: channel from {} ({})", channel.node, req.remoteAddress());
+          }
+          if (hello.spent() >= 0) {
+            spent(channel, hello.spent());
+          }
         });
       } catch (IllegalArgumentException e) {
         if (remove(channel)) {

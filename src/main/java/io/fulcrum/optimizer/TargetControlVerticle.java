@@ -41,6 +41,8 @@ public final class TargetControlVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(TargetControlVerticle.class);
   static final long FIRST_BACKOFF_MILLIS = 500;
   static final long MAX_BACKOFF_MILLIS = 8_000;
+  /** How often each open channel reports the credits it spent. */
+  static final long REPORT_MILLIS = 1_000;
 
   /** The channel counters of one target group (CloudWatch's {@code TargetControl*Channel*} metrics). */
   public record ChannelCounts(String targetGroup, long active, long opened, long errors, long processedBytes) {
@@ -175,6 +177,7 @@ public final class TargetControlVerticle extends VerticleBase {
     /** The channel opened and the journal has not heard of it yet (it does with the agent's first message). */
     boolean journalOpen;
     long retryTimer = -1;
+    long reportTimer = -1;
 
     Channel(String arn, Upstream target, int port) {
       this.arn = arn;
@@ -243,6 +246,7 @@ public final class TargetControlVerticle extends VerticleBase {
       failures = 0;
       failedOpens = 0;
       journalOpen = true;
+      report(req, c);
       ControlMessages.Deframer deframer = new ControlMessages.Deframer();
       resp.handler(data -> {
         if (request != req) {
@@ -263,6 +267,25 @@ public final class TargetControlVerticle extends VerticleBase {
         ended(req, "the agent ended the channel (grpc-status " + status + ")", status != null && !status.equals("0"));
       });
       resp.exceptionHandler(e -> ended(req, e.toString(), true));
+    }
+
+    /**
+     * Every {@value #REPORT_MILLIS} ms while {@code req} is the channel's stream: the credits spent,
+     * with which the agent finds those whose requests never arrived.
+     */
+    void report(HttpClientRequest req, Counters c) {
+      reportTimer = timers.setTimer(REPORT_MILLIS, id -> {
+        reportTimer = -1;
+        if (closed || request != req) {
+          return;
+        }
+        Buffer report = ControlMessages.report(target.creditsSpent());
+        req.write(report);
+        if (c != null) {
+          c.bytes.addAndGet(report.length());
+        }
+        report(req, c);
+      });
     }
 
     void ready(ControlMessages.Ready r) {
@@ -294,6 +317,10 @@ public final class TargetControlVerticle extends VerticleBase {
         return;
       }
       request = null;
+      if (reportTimer != -1) {
+        timers.cancelTimer(reportTimer);
+        reportTimer = -1;
+      }
       target.revokeCredits();
       connected = false;
       Counters c = counters.get(arn);
@@ -337,6 +364,9 @@ public final class TargetControlVerticle extends VerticleBase {
       closed = true;
       if (retryTimer != -1) {
         timers.cancelTimer(retryTimer);
+      }
+      if (reportTimer != -1) {
+        timers.cancelTimer(reportTimer);
       }
       HttpClientRequest req = request;
       request = null;

@@ -32,7 +32,16 @@ class ControlMessagesTest {
   @Test
   void hello_carriesTheNode() {
     List<byte[]> messages = deframe(new ControlMessages.Deframer(), ControlMessages.hello("fulcrum/12@host"));
-    assertThat(ControlMessages.parseHello(messages.get(0))).isEqualTo("fulcrum/12@host");
+    assertThat(ControlMessages.parseHello(messages.get(0))).isEqualTo(new ControlMessages.Hello("fulcrum/12@host", -1));
+  }
+
+  @Test
+  void report_carriesTheSpentCredits_zeroIncluded() {
+    assertThat(ControlMessages.report(0).getBytes()).containsExactly(0, 0, 0, 0, 2, 0x10, 0);
+    List<byte[]> messages = deframe(new ControlMessages.Deframer(), ControlMessages.report(0),
+        ControlMessages.report(300));
+    assertThat(messages).extracting(ControlMessages::parseHello).containsExactly(
+        new ControlMessages.Hello("", 0), new ControlMessages.Hello("", 300));
   }
 
   @Test
