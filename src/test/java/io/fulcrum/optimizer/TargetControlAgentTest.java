@@ -53,12 +53,14 @@ class TargetControlAgentTest {
     HttpClientRequest channel = Await.result(control.request(new RequestOptions().setMethod(HttpMethod.POST)
         .setHost("127.0.0.1").setPort(agent.controlPort()).setURI(ControlMessages.PATH)
         .putHeader("content-type", "application/grpc")));
+    ControlMessages.Deframer deframer = new ControlMessages.Deframer();
+    // Set before anything is sent, the handler is in place when the response comes, on its event loop,
+    // so that no message passes unread.
+    var response = channel.response().onSuccess(r ->
+        r.handler(b -> deframer.feed(b, m -> readies.add(ControlMessages.parseReady(m)))));
     channel.setChunked(true);
     channel.write(ControlMessages.hello("test-lb"));
-    ControlMessages.Deframer deframer = new ControlMessages.Deframer();
-    // The handler is set as the response comes, on its event loop, so that no message passes unread.
-    Await.result(channel.response().onSuccess(response ->
-        response.handler(b -> deframer.feed(b, m -> readies.add(ControlMessages.parseReady(m))))));
+    Await.result(response);
 
     ControlMessages.Ready first = next();
     assertThat(first).isEqualTo(new ControlMessages.Ready(2, 2, 0, "c1"));
