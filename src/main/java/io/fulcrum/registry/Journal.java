@@ -24,6 +24,8 @@ import java.util.Set;
  * (DESIGN §7): a target's health changing (state, reason code and description, as the health
  * checker decided them), a deregistered target draining and its delay ending, and a zone failing
  * over or recovering, in DNS for a load balancer or in routing for a target group (SPEC §10).
+ * Changes of the resources (API calls, configuration reloads) are events too
+ * ({@link ResourceChanges}: load balancers, listeners, target groups, registered targets).
  * Times are the registry's clock (a virtual one in tests), so a run replayed on a virtual clock
  * gives the same journal. The latest {@link #CAPACITY} events are kept. Touched on the registry's
  * context only.
@@ -137,6 +139,19 @@ public final class Journal {
     }
   }
 
+  /**
+   * Records what a change of the resources changed ({@link ResourceChanges}), each change an event
+   * whose {@code reason} says where it came from.
+   *
+   * @param source {@code api} (an ELBv2 API call) or {@code config} (the configuration file reloaded)
+   */
+  void resourcesChanged(Resources before, Resources after, String source, long time) {
+    for (ResourceChanges.Change c : ResourceChanges.between(before, after)) {
+      add(time, c.type(), c.loadBalancer(), c.targetGroup(), c.target(), c.zone(), null, null, source,
+          c.description());
+    }
+  }
+
   /** Records a target optimizer channel opening or going down ({@code group}: its group's name). */
   void agentChannel(String group, String target, boolean open, String detail, long time) {
     add(time, AGENT_CHANNEL, null, group, target, null, null, open ? "open" : "down", null, detail);
@@ -204,7 +219,7 @@ public final class Journal {
     }
   }
 
-  private static String zoneOf(Target t) {
+  static String zoneOf(Target t) {
     return Target.ALL_ZONES.equals(t.zone()) ? null : t.zone();
   }
 

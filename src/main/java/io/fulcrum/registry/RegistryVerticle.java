@@ -161,6 +161,7 @@ public final class RegistryVerticle extends VerticleBase {
       store.save(accepted);
       return null;
     }, false).map(saved -> {
+      journal.resourcesChanged(resources, accepted, "api", timers.now());
       startDraining(resources, accepted);
       markSlowStartCandidates(resources, accepted);
       resources = accepted;
@@ -200,6 +201,7 @@ public final class RegistryVerticle extends VerticleBase {
         done.fail(new InvalidModelException(problems.list()));
         return;
       }
+      journal.resourcesChanged(resources, next, "config", timers.now());
       startDraining(resources, next);
       markSlowStartCandidates(resources, next);
       environment = env;
