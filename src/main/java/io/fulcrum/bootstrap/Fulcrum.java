@@ -98,7 +98,8 @@ public final class Fulcrum {
         }
         registry = new RegistryVerticle(config.environment(), initial, timers, store);
       }
-      return registry.selfSigned(SelfSignedCertificate.ensure(config.dataDir(), certificateNames(config)));
+      return registry.selfSigned(SelfSignedCertificate.ensure(config.dataDir(), certificateNames(config)))
+          .keepJournalIn(config.dataDir());
     });
   }
 

@@ -91,6 +91,13 @@ public final class Journal {
       return o;
     }
 
+    /** An event as {@link #toJson} wrote it. */
+    static Event fromJson(JsonObject o) {
+      return new Event(o.getLong("sequence"), Instant.parse(o.getString("time")).toEpochMilli(), o.getString("type"),
+          o.getString("loadBalancer"), o.getString("targetGroup"), o.getString("target"), o.getString("zone"),
+          o.getString("from"), o.getString("to"), o.getString("reason"), o.getString("description"));
+    }
+
     private static void put(JsonObject o, String key, String value) {
       if (value != null) {
         o.put(key, value);
@@ -100,6 +107,7 @@ public final class Journal {
 
   private final int capacity;
   private final ArrayDeque<Event> events;
+  private java.util.function.Consumer<Event> sink;
   private long sequence;
   /** Whether each target group's zone breached its routing threshold, by group ARN and zone, as last published. */
   private final Map<String, Boolean> routingFailover = new HashMap<>();
@@ -107,6 +115,25 @@ public final class Journal {
   public Journal(int capacity) {
     this.capacity = capacity;
     this.events = new ArrayDeque<>(Math.min(capacity, 64));
+  }
+
+  /**
+   * Takes back events kept from before (the journal file), oldest first; numbering goes on after
+   * the last. Called before any event is added.
+   */
+  void restore(List<Event> kept) {
+    for (Event e : kept) {
+      if (events.size() == capacity) {
+        events.removeFirst();
+      }
+      events.addLast(e);
+      sequence = Math.max(sequence, e.sequence());
+    }
+  }
+
+  /** Hands every event added from now on to {@code sink} too (the journal file's writer). */
+  void sink(java.util.function.Consumer<Event> sink) {
+    this.sink = sink;
   }
 
   /** Records an event now; returns it. */
@@ -118,6 +145,9 @@ public final class Journal {
       events.removeFirst();
     }
     events.addLast(e);
+    if (sink != null) {
+      sink.accept(e);
+    }
     return e;
   }
 

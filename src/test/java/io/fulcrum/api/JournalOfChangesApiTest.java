@@ -84,4 +84,20 @@ class JournalOfChangesApiTest {
         tuple("TargetGroupDeleted", "brief", null, null, null));
     assertThat(events.get(1).getString("zone")).isEqualTo("zone-a");
   }
+
+  @Test
+  void theJournal_outlivesARestart_andItsNumbersGoOn() {
+    api.createIpGroup("before");
+    List<JsonObject> first = changes(0);
+    assertThat(first).extracting(e -> e.getString("type")).containsExactly("TargetGroupCreated");
+    api.close();
+
+    api = ApiGateway.start(data);
+    api.createIpGroup("after");
+
+    List<JsonObject> events = changes(0);
+    assertThat(events).extracting(e -> e.getString("targetGroup")).containsExactly("before", "after");
+    assertThat(events.get(0)).isEqualTo(first.get(0));
+    assertThat(events.get(1).getLong("sequence")).isGreaterThan(first.get(0).getLong("sequence"));
+  }
 }

@@ -40,13 +40,31 @@ public final class Gateway implements AutoCloseable {
 
   /** Like {@link #start(Vertx, String)} with {@code instances} listener verticles and the given clock. */
   public static Gateway start(Vertx vertx, String yaml, int instances, Clock clock) {
-    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, clock, new VirtualTime())));
+    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, fresh(config(yaml)), instances, clock,
+        new VirtualTime())));
   }
 
   /** A gateway whose control plane runs on virtual time (health checks, deregistration delays). */
   public static Gateway start(Vertx vertx, String yaml, int instances, VirtualTime time) {
-    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, config(yaml), instances, time, time)));
+    return new Gateway(vertx, Await.result(Fulcrum.start(vertx, fresh(config(yaml)), instances, time, time)));
   }
+
+  /**
+   * The config, its journal started afresh when its data dir is the one tests share (each test's
+   * gateway would otherwise begin with the events of the tests before it).
+   */
+  private static FulcrumConfig fresh(FulcrumConfig config) {
+    if (config.dataDir().equals(SHARED_DATA_DIR)) {
+      try {
+        java.nio.file.Files.deleteIfExists(SHARED_DATA_DIR.resolve("journal.jsonl"));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return config;
+  }
+
+  private static final Path SHARED_DATA_DIR = Path.of("target", "test-data");
 
   /**
    * Waits until the registry has taken in every health decision made so far and every listener
@@ -73,7 +91,7 @@ public final class Gateway implements AutoCloseable {
     }
     // Shared for generated certificates and keys; but when the API owns the resources each gateway
     // gets a data dir of its own, or one test's persisted state would be the next one's start.
-    Path dataDir = Path.of("target", "test-data");
+    Path dataDir = SHARED_DATA_DIR;
     if (!json.containsKey("data-dir") && json.getValue("resources") instanceof JsonObject r
         && "api".equals(r.getString("source"))) {
       try {
