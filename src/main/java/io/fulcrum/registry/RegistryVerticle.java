@@ -101,20 +101,14 @@ public final class RegistryVerticle extends VerticleBase {
   private final StateStore store;
   private volatile io.fulcrum.tls.SelfSignedCertificate.PemFiles selfSigned;
 
-  private JournalFile journalFile;
-  private List<Journal.Event> keptEvents = List.of();
-  private List<Journal.Event> unwritten = new ArrayList<>();
-  private boolean journalFlushScheduled;
-  /** The journal file's writes, one after another on a worker thread. */
-  private Future<?> journalWrites = Future.succeededFuture();
+  private JournalWriter journalWriter;
 
   /**
    * Keeps the journal in {@code <dataDir>/journal.jsonl} across restarts, and reads the events kept
    * there (blocking: call it off the event loop, before the registry starts).
    */
   public RegistryVerticle keepJournalIn(java.nio.file.Path dataDir) {
-    journalFile = new JournalFile(dataDir);
-    keptEvents = journalFile.load(Journal.CAPACITY);
+    journalWriter = new JournalWriter(dataDir);
     return this;
   }
 
@@ -189,10 +183,8 @@ public final class RegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    if (journalFile != null) {
-      journal.restore(keptEvents);
-      keptEvents = List.of();
-      journal.sink(this::journalWrite);
+    if (journalWriter != null) {
+      journalWriter.start(vertx, journal);
     }
     rebuildAll();
     scheduleAnomalyTick();
@@ -211,44 +203,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return journalFile == null ? Future.succeededFuture() : flushJournal().otherwiseEmpty();
-  }
-
-  /** An event for the journal file: written with the others of this turn of the event loop. */
-  private void journalWrite(Journal.Event e) {
-    unwritten.add(e);
-    if (!journalFlushScheduled) {
-      journalFlushScheduled = true;
-      context.runOnContext(v -> flushJournal());
-    }
-  }
-
-  /**
-   * Appends the events not yet written, after the writes before; once the file holds twice the
-   * journal's capacity, rewrites it with the events kept in memory up to the last one written.
-   */
-  private Future<?> flushJournal() {
-    journalFlushScheduled = false;
-    if (unwritten.isEmpty()) {
-      return journalWrites;
-    }
-    List<Journal.Event> batch = unwritten;
-    unwritten = new ArrayList<>();
-    long last = batch.get(batch.size() - 1).sequence();
-    journalWrites = journalWrites.transform(previous -> vertx.executeBlocking(
-            () -> journalFile.append(batch, Journal.CAPACITY), false)
-        .compose(full -> {
-          if (!full) {
-            return Future.succeededFuture();
-          }
-          List<Journal.Event> keep = journal.after(0).stream().filter(e -> e.sequence() <= last).toList();
-          return vertx.executeBlocking(() -> {
-            journalFile.rewrite(keep);
-            return null;
-          }, false);
-        })
-        .onFailure(e -> LOG.warn("journal: {}", e.getMessage())));
-    return journalWrites;
+    return journalWriter == null ? Future.succeededFuture() : journalWriter.flush().otherwiseEmpty();
   }
 
   /**
