@@ -1,6 +1,7 @@
 package io.fulcrum.optimizer;
 
 import io.fulcrum.forward.HopByHop;
+import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.tls.SelfSignedCertificate;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -135,8 +136,7 @@ public final class TargetControlAgent extends VerticleBase {
     headers.remove(ControlMessages.CREDIT_HEADER);
     RequestOptions options = new RequestOptions().setMethod(in.method()).setURI(in.uri())
         .setHost(settings.destination().host()).setPort(settings.destination().port()).setHeaders(headers);
-    boolean body = in.getHeader("content-length") != null && !"0".equals(in.getHeader("content-length"))
-        || in.getHeader("transfer-encoding") != null || in.version() == io.vertx.core.http.HttpVersion.HTTP_2;
+    boolean body = HttpForwarder.hasBody(in, in.getHeader("transfer-encoding") != null);
     if (!body) {
       in.resume(); // nothing to read but its end
     }
