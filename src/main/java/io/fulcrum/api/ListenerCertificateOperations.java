@@ -3,7 +3,6 @@ package io.fulcrum.api;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
-import io.fulcrum.model.Protocol;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -43,8 +42,8 @@ final class ListenerCertificateOperations {
   }
 
   private static Listener https(LbResources.ListenerRef ref) {
-    if (ref.listener().protocol() != Protocol.HTTPS) {
-      throw LbResources.refusal("ValidationError", "Certificates can be added only to HTTPS listeners");
+    if (!ref.listener().protocol().isTls()) {
+      throw LbResources.refusal("ValidationError", "Certificates can be added only to HTTPS and TLS listeners");
     }
     return ref.listener();
   }

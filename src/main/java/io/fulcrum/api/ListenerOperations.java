@@ -64,28 +64,34 @@ final class ListenerOperations {
      * each other (inside a change: the protocol and the certificates may come from {@code old}).
      */
     Listener apply(Listener old, Protocol protocol, ApiContext ctx) {
-      if (!protocol.isHttpFamily()) {
+      if (!protocol.served()) {
         throw LbResources.refusal("UnsupportedProtocol", "Protocol '" + protocol.wire()
-            + "' is not supported by application load balancers (expected: HTTP or HTTPS)");
+            + "' is not supported by Fulcrum (expected: " + Protocol.SERVED + ")");
       }
-      if (!alpnPolicy.isEmpty()) {
+      if (!alpnPolicy.isEmpty() && protocol != Protocol.TLS) {
         throw LbResources.refusal("ALPNPolicyNotFound", "ALPN policies apply only to TLS listeners of network"
             + " load balancers");
+      }
+      if (!alpnPolicy.isEmpty() && !alpnPolicy.equals(List.of("None"))) {
+        throw LbResources.refusal("ALPNPolicyNotFound", "The ALPN policy '" + String.join(",", alpnPolicy)
+            + "' is not available in Fulcrum (expected: None; a TLS listener negotiates no application protocol)");
       }
       if (mutualAuthentication) {
         throw LbResources.refusal("ValidationError", "Mutual authentication is not available in Fulcrum");
       }
-      if (protocol == Protocol.HTTP) {
+      if (!protocol.isTls()) {
         if (!certificateArns.isEmpty()) {
-          throw LbResources.refusal("ValidationError", "A certificate cannot be specified for HTTP listeners");
+          throw LbResources.refusal("ValidationError", "A certificate cannot be specified for " + protocol.wire()
+              + " listeners");
         }
         if (sslPolicy != null) {
-          throw LbResources.refusal("ValidationError", "An SSL policy cannot be specified for HTTP listeners");
+          throw LbResources.refusal("ValidationError", "An SSL policy cannot be specified for " + protocol.wire()
+              + " listeners");
         }
         return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), List.of(), null,
-            old.h2c());
+            protocol == Protocol.HTTP && old.h2c());
       }
-      boolean wasHttps = old.protocol() == Protocol.HTTPS;
+      boolean wasHttps = old.protocol().isTls();
       List<Certificate> certificates = new ArrayList<>(wasHttps ? old.certificates() : List.of());
       if (!certificateArns.isEmpty()) {
         Certificate chosen = certificate(ctx, certificateArns.get(0));
@@ -97,7 +103,8 @@ final class ListenerOperations {
         }
       }
       if (certificates.isEmpty()) {
-        throw LbResources.refusal("ValidationError", "A certificate must be specified for HTTPS listeners");
+        throw LbResources.refusal("ValidationError", "A certificate must be specified for " + protocol.wire()
+            + " listeners");
       }
       String policy = sslPolicy != null ? sslPolicy : wasHttps && old.sslPolicy() != null ? old.sslPolicy()
           : Listener.DEFAULT_SSL_POLICY;
@@ -135,7 +142,7 @@ final class ListenerOperations {
     String lbArn = p.required("LoadBalancerArn");
     Protocol protocol = protocol(p);
     if (protocol == null) {
-      throw ApiError.validation("A listener protocol must be specified (expected: HTTP or HTTPS)");
+      throw ApiError.validation("A listener protocol must be specified (expected: " + Protocol.SERVED + ")");
     }
     Integer port = port(p);
     if (port == null) {

@@ -65,10 +65,10 @@ public final class LoadBalancerOperations {
     if (typeText != null && !List.of("application", "network", "gateway").contains(typeText)) {
       throw ApiError.constraint(typeText, "type", "satisfy enum value set: [application, network, gateway]");
     }
-    if (typeText != null && !typeText.equals("application")) {
-      throw ApiError.validation(typeText + " load balancers are not available yet in Fulcrum (expected: application)");
+    if ("gateway".equals(typeText)) {
+      throw ApiError.validation("gateway load balancers are not available in Fulcrum (expected: application or network)");
     }
-    LoadBalancerType type = LoadBalancerType.APPLICATION;
+    LoadBalancerType type = "network".equals(typeText) ? LoadBalancerType.NETWORK : LoadBalancerType.APPLICATION;
     LoadBalancerScheme scheme = wireEnum(p, "Scheme", LoadBalancerScheme.class, LoadBalancerScheme.INTERNET_FACING);
     LoadBalancerIpAddressType ipType = wireEnum(p, "IpAddressType", LoadBalancerIpAddressType.class,
         LoadBalancerIpAddressType.IPV4);
@@ -78,10 +78,10 @@ public final class LoadBalancerOperations {
     }
     for (String unsupported : List.of("CustomerOwnedIpv4Pool", "IpamPools", "EnablePrefixForIpv6SourceNat")) {
       if (p.hasAny(unsupported)) {
-        throw ApiError.validation(unsupported + " is not supported by Fulcrum for application load balancers");
+        throw ApiError.validation(unsupported + " is not supported by Fulcrum");
       }
     }
-    List<String> zones = zones(p, env);
+    List<String> zones = zones(p, env, type);
     List<String> securityGroups = new ArrayList<>(new LinkedHashSet<>(p.strings("SecurityGroups")));
     for (String sg : securityGroups) {
       if (sg.isBlank()) {
@@ -120,7 +120,7 @@ public final class LoadBalancerOperations {
    * The zones of {@code Subnets} or {@code SubnetMappings}, in node order; every zone when neither is
    * given. ALB's rule of at least two zones applies when the deployment has two.
    */
-  private static List<String> zones(QueryParams p, Environment env) {
+  private static List<String> zones(QueryParams p, Environment env, LoadBalancerType type) {
     List<String> ids = new ArrayList<>(p.strings("Subnets"));
     List<QueryParams> mappings = p.structs("SubnetMappings");
     if (!ids.isEmpty() && !mappings.isEmpty()) {
@@ -134,12 +134,12 @@ public final class LoadBalancerOperations {
       }
       if (m.has("AllocationId")) {
         throw ApiError.sender("InvalidConfigurationRequest", where
-            + ": Elastic IP addresses cannot be given for application load balancers");
+            + ": Elastic IP addresses cannot be given here; each zone answers on its node's address");
       }
       for (String addressMember : List.of("PrivateIPv4Address", "IPv6Address", "SourceNatIpv6Prefix")) {
         if (m.has(addressMember)) {
           throw ApiError.sender("InvalidConfigurationRequest", where + ": " + addressMember
-              + " cannot be given for application load balancers; each zone answers on its node's address");
+              + " cannot be given here; each zone answers on its node's address");
         }
       }
       ids.add(m.string("SubnetId"));
@@ -164,7 +164,7 @@ public final class LoadBalancerOperations {
             + " in the same Availability Zone ('" + zone + "')");
       }
     }
-    if (chosen.size() < 2 && env.zones().size() >= 2) {
+    if (type == LoadBalancerType.APPLICATION && chosen.size() < 2 && env.zones().size() >= 2) {
       throw ApiError.validation("At least two subnets in two different Availability Zones must be specified");
     }
     return env.zones().stream().filter(chosen::contains).toList();

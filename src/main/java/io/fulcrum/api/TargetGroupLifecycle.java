@@ -113,15 +113,24 @@ final class TargetGroupLifecycle {
             + Environment.VPC_ID + ")");
       }
       if (type == TargetType.ALB) {
-        throw ApiError.validation("Target type 'alb' is for Network Load Balancer target groups, which Fulcrum does not"
-            + " run yet (expected: instance, ip or lambda)");
+        throw ApiError.validation("Target type 'alb' (an application load balancer behind a network load balancer) is"
+            + " not available in Fulcrum yet (expected: instance, ip or lambda)");
       }
       protocol = wire(Protocol.class, protocolText);
-      if (!protocol.isHttpFamily()) {
-        throw ApiError.validation("Protocol '" + protocolText + "' target groups are not available yet (expected: HTTP or"
-            + " HTTPS)");
+      if (!protocol.served()) {
+        throw ApiError.validation("Protocol '" + protocolText + "' target groups are not available yet (expected: "
+            + Protocol.SERVED + ")");
       }
-      version = versionText == null ? ProtocolVersion.HTTP1 : wire(ProtocolVersion.class, versionText);
+      if (protocol.isNetworkFamily()) {
+        if (versionText != null) {
+          throw ApiError.validation("A protocol version can only be specified for HTTP and HTTPS target groups");
+        }
+        if (controlPort != null) {
+          throw ApiError.validation("A target control port can only be specified for HTTP and HTTPS target groups");
+        }
+      } else {
+        version = versionText == null ? ProtocolVersion.HTTP1 : wire(ProtocolVersion.class, versionText);
+      }
       if (ipType == IpAddressType.IPV6 && type != TargetType.IP) {
         throw ApiError.validation("Target groups with IP address type 'ipv6' only support targets of type 'ip'");
       }

@@ -1,6 +1,5 @@
 package io.fulcrum.balancer;
 
-import io.fulcrum.model.Protocol;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
@@ -42,6 +41,9 @@ public final class TargetGroupPlan {
    * @param slowStartSince when each target in slow start entered it (epoch millis)
    * @param anomalyWeights mitigation weights by target key (absent: 1)
    * @param upstreams      the registry's stable {@link Upstream} for a target
+   * @param loadBalancerCrossZone the load balancer's {@code load_balancing.cross_zone.enabled}, which a
+   *                       group set to {@code use_load_balancer_configuration} follows (always on
+   *                       for an application load balancer)
    */
   public record Inputs(
       TargetGroup group,
@@ -50,7 +52,36 @@ public final class TargetGroupPlan {
       Collection<Target> draining,
       Map<String, Long> slowStartSince,
       Map<String, Double> anomalyWeights,
-      Function<Target, Upstream> upstreams) {
+      Function<Target, Upstream> upstreams,
+      boolean loadBalancerCrossZone) {
+
+    /** Inputs of a group of an application load balancer (cross-zone on at the load balancer level). */
+    public Inputs(TargetGroup group, List<String> zones, Map<String, TargetHealth> health, Collection<Target> draining,
+        Map<String, Long> slowStartSince, Map<String, Double> anomalyWeights, Function<Target, Upstream> upstreams) {
+      this(group, zones, health, draining, slowStartSince, anomalyWeights, upstreams, true);
+    }
+  }
+
+  /**
+   * How a network load balancer's group treats the connections (flows) it carries (SPEC §2.4,
+   * §2.5, §3): which target a new one goes to, what it is told first, and which open ones end.
+   *
+   * @param proxyProtocol      {@code proxy_protocol_v2.enabled}: each connection to a target starts
+   *                           with a PROXY protocol v2 header naming the client
+   * @param sourceIp           stickiness of type {@code source_ip}: a client address keeps its target
+   *                           while the eligible targets stay the same
+   * @param endDeregistered    {@code deregistration_delay.connection_termination.enabled}: flows to a
+   *                           target whose deregistration delay is over are closed (else they go on
+   *                           until either side closes)
+   * @param cut                targets whose open flows are reset now: unhealthy ones, unless
+   *                           {@code target_health_state.unhealthy.connection_termination.enabled} is
+   *                           off (they are kept while {@code unhealthy.draining}) or their scope
+   *                           failed open
+   */
+  public record Flows(boolean proxyProtocol, boolean sourceIp, boolean endDeregistered, Set<String> cut) {
+    public Flows {
+      cut = Set.copyOf(cut);
+    }
   }
 
   /** Stickiness as the target group's attributes set it (SPEC §5). */
@@ -102,10 +133,11 @@ public final class TargetGroupPlan {
   private final boolean registered;
   private final Set<String> kept;
   private final Optimizer optimizer;
+  private final Flows flows;
 
   private TargetGroupPlan(String arn, String name, boolean tls, Lambda lambda, Algorithm algorithm,
       ProtocolVersion protocolVersion, Stickiness stickiness, boolean crossZone, Scope all, Map<String, Scope> byZone,
-      boolean registered, Set<String> kept, Optimizer optimizer) {
+      boolean registered, Set<String> kept, Optimizer optimizer, Flows flows) {
     this.arn = arn;
     this.name = name;
     this.tls = tls;
@@ -119,6 +151,7 @@ public final class TargetGroupPlan {
     this.registered = registered;
     this.kept = kept;
     this.optimizer = optimizer;
+    this.flows = flows;
   }
 
   /** A plan without health information: every registered target counts as initial. */
@@ -127,15 +160,24 @@ public final class TargetGroupPlan {
         t -> new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())));
   }
 
-  /** Whether cross-zone load balancing is on for the group (ALB: unless the group turns it off). */
+  /** Whether cross-zone load balancing is on for a group of an application load balancer (unless the group turns it off). */
   public static boolean crossZone(TargetGroup group) {
-    return !"false".equals(group.attributes().crossZone());
+    return crossZone(group, true);
+  }
+
+  /**
+   * Whether cross-zone load balancing is on for the group: its own setting, or with
+   * {@code use_load_balancer_configuration} its load balancer's ({@code loadBalancerCrossZone}).
+   */
+  public static boolean crossZone(TargetGroup group, boolean loadBalancerCrossZone) {
+    String own = group.attributes().crossZone();
+    return own == null || "use_load_balancer_configuration".equals(own) ? loadBalancerCrossZone : "true".equals(own);
   }
 
   public static TargetGroupPlan build(Inputs in) {
     TargetGroup group = in.group();
     TargetGroupAttributes attrs = group.attributes();
-    boolean crossZone = crossZone(group);
+    boolean crossZone = crossZone(group, in.loadBalancerCrossZone());
     Thresholds routing = new Thresholds(attrs.routingFailoverCount(), attrs.routingFailoverPercentage());
     Thresholds dns = new Thresholds(attrs.dnsFailoverCount(), attrs.dnsFailoverPercentage());
     long slowStartMillis = attrs.slowStartSeconds() * 1000L;
@@ -152,7 +194,9 @@ public final class TargetGroupPlan {
       all = scope(inZones, in, routing, dns, slowStartMillis);
     } else {
       for (String zone : in.zones()) {
-        List<Target> local = inZones.stream().filter(t -> t.zone().equals(zone)).toList();
+        // A target in zone "all" (an address outside the deployment's zones) takes every zone's share.
+        List<Target> local = inZones.stream().filter(t -> t.zone().equals(zone) || Target.ALL_ZONES.equals(t.zone()))
+            .toList();
         byZone.put(zone, scope(local, in, routing, dns, slowStartMillis));
       }
     }
@@ -167,9 +211,40 @@ public final class TargetGroupPlan {
       optimizer = new Optimizer(group.targetControlPort(), attrs.optimizerQueueMillis(),
           inZones.stream().map(in.upstreams()).toList());
     }
-    return new TargetGroupPlan(group.arn(), group.name(), group.protocol() == Protocol.HTTPS, lambda,
+    Flows flows = null;
+    if (group.protocol() != null && group.protocol().isNetworkFamily()) {
+      flows = flows(inZones, in, crossZone ? Map.of("*", all) : byZone, crossZone);
+    }
+    return new TargetGroupPlan(group.arn(), group.name(), group.protocol() != null && group.protocol().isTls(), lambda,
         Algorithm.of(attrs.algorithm()), group.protocolVersion() == null ? ProtocolVersion.HTTP1 : group.protocolVersion(),
-        stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept), optimizer);
+        stickiness, crossZone, all, byZone, !inZones.isEmpty(), Set.copyOf(kept), optimizer, flows);
+  }
+
+  /** What a network load balancer's group does with connections, from its attributes and its targets' health. */
+  private static Flows flows(List<Target> inZones, Inputs in, Map<String, Scope> scopes, boolean crossZone) {
+    TargetGroupAttributes attrs = in.group().attributes();
+    boolean terminate = "true".equals(attrs.get(TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION));
+    Set<String> cut = new HashSet<>();
+    for (Target t : inZones) {
+      TargetState s = in.health().getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state();
+      // Unhealthy after its draining interval (unhealthy.draining before it) or at once with termination
+      // on; a scope that failed open routes to it and keeps its connections (a target of zone "all" is
+      // in every zone's scope).
+      boolean failedOpen;
+      if (crossZone || !Target.ALL_ZONES.equals(t.zone())) {
+        Scope scope = scopes.get(crossZone ? "*" : t.zone());
+        failedOpen = scope != null && scope.unhealthyRouting();
+      } else {
+        failedOpen = scopes.values().stream().anyMatch(Scope::unhealthyRouting);
+      }
+      int drainSeconds = Integer.parseInt(attrs.get(TargetGroupAttributes.UNHEALTHY_DRAINING_INTERVAL));
+      if (s == TargetState.UNHEALTHY && !failedOpen && (terminate || drainSeconds > 0)) {
+        cut.add(t.key());
+      }
+    }
+    return new Flows("true".equals(attrs.get(TargetGroupAttributes.PROXY_PROTOCOL_V2)),
+        attrs.stickinessEnabled() && "source_ip".equals(attrs.stickinessType()),
+        "true".equals(attrs.get(TargetGroupAttributes.CONNECTION_TERMINATION)), cut);
   }
 
   private static Scope scope(List<Target> targets, Inputs in, Thresholds routing, Thresholds dns, long slowStartMillis) {
@@ -231,7 +306,7 @@ public final class TargetGroupPlan {
     return name;
   }
 
-  /** Whether targets are reached over TLS (target group protocol HTTPS). */
+  /** Whether targets are reached over TLS (target group protocol HTTPS or TLS). */
   public boolean tls() {
     return tls;
   }
@@ -256,6 +331,11 @@ public final class TargetGroupPlan {
 
   public boolean crossZone() {
     return crossZone;
+  }
+
+  /** How a network load balancer's group treats connections; null for other groups. */
+  public Flows flows() {
+    return flows;
   }
 
   /** The target optimizer, or null when the group has no {@code TargetControlPort}. */

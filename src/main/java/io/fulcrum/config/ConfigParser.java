@@ -358,25 +358,32 @@ public final class ConfigParser {
     if (type == TargetType.LAMBDA) {
       checkLambdaGroup(n, protocolText, port, versionText, ipTypeText);
     } else if (type == TargetType.ALB) {
-      n.at("target-type").add("alb target groups belong to Network Load Balancers, which are not available yet"
-          + " (expected: instance or ip)");
+      n.at("target-type").add("alb target groups (an application load balancer behind a network load balancer)"
+          + " are not available yet (expected: instance or ip)");
     } else if (type != null) {
       if (protocolText == null) {
         n.at("protocol").add("A protocol must be specified");
       } else {
         protocol = WireEnum.parse(Protocol.class, protocolText, n.at("protocol"));
-        if (protocol != null && !protocol.isHttpFamily()) {
-          n.at("protocol").add("'" + protocolText + "' target groups are not available yet (expected: HTTP or HTTPS)");
+        if (protocol != null && !protocol.served()) {
+          n.at("protocol").add("'" + protocolText + "' target groups are not available yet (expected: "
+              + Protocol.SERVED + ")");
           protocol = null;
         }
+      }
+      if (protocol != null && protocol.isNetworkFamily() && controlPort != null) {
+        n.at("target-control-port").add("the target optimizer is for HTTP and HTTPS target groups");
       }
       if (port == null) {
         n.at("port").add("A port must be specified");
       } else {
         n.at("port").checkRange(port, 1, 65535);
       }
-      version = ProtocolVersion.HTTP1;
-      if (versionText != null) {
+      boolean network = protocol != null && protocol.isNetworkFamily();
+      version = network ? null : ProtocolVersion.HTTP1;
+      if (versionText != null && network) {
+        n.at("protocol-version").add("a protocol version is only for HTTP and HTTPS target groups");
+      } else if (versionText != null) {
         version = WireEnum.parse(ProtocolVersion.class, versionText, n.at("protocol-version"));
       }
       if (ipTypeText != null) {
@@ -479,9 +486,6 @@ public final class ConfigParser {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
       LoadBalancerType type = enumValue(n, "type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
-      if (type == LoadBalancerType.NETWORK) {
-        n.at("type").add("network load balancers are not available yet (expected: application)");
-      }
       List<String> zones = n.strings("zones");
       if (zones == null) {
         zones = env.zones();
@@ -526,9 +530,10 @@ public final class ConfigParser {
     int before = l.problems().size();
     Protocol protocol = enumValue(l, "protocol", Protocol.class, null);
     if (protocol == null && !l.has("protocol")) {
-      l.at("protocol").add("a protocol is required (expected: HTTP or HTTPS)");
-    } else if (protocol != null && !protocol.isHttpFamily()) {
-      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: HTTP or HTTPS)");
+      l.at("protocol").add("a protocol is required (expected: " + Protocol.SERVED + ")");
+    } else if (protocol != null && !protocol.served()) {
+      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: " + Protocol.SERVED
+          + ")");
     }
     Integer port = l.integer("port", null);
     if (port == null) {
@@ -563,10 +568,13 @@ public final class ConfigParser {
       }
     }
     boolean h2c = l.bool("h2c", false);
+    if (h2c && protocol != null && protocol != Protocol.HTTP) {
+      l.at("h2c").add("h2c is only for HTTP listeners");
+    }
     String sslPolicy = l.string("ssl-policy", null);
     List<Certificate> certificates = new ArrayList<>();
     List<ConfigNode> certNodes = l.objects("certificates");
-    if (protocol == Protocol.HTTPS) {
+    if (protocol != null && protocol.isTls()) {
       if (sslPolicy == null) {
         sslPolicy = Listener.DEFAULT_SSL_POLICY;
       } else if (SecurityPolicy.named(sslPolicy) == null) {
@@ -589,10 +597,10 @@ public final class ConfigParser {
       }
     } else {
       if (sslPolicy != null) {
-        l.at("ssl-policy").add("a security policy is only for HTTPS listeners");
+        l.at("ssl-policy").add("a security policy is only for HTTPS and TLS listeners");
       }
       if (!certNodes.isEmpty()) {
-        l.at("certificates").add("certificates are only for HTTPS listeners");
+        l.at("certificates").add("certificates are only for HTTPS and TLS listeners");
       }
     }
     if (l.problems().size() > before) {

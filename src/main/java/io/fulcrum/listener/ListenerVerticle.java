@@ -127,6 +127,8 @@ public final class ListenerVerticle extends VerticleBase {
   private Stickiness stickiness;
   private RequestHandler handler;
   private DirectRequests directRequests;
+  /** The network load balancers' TCP and TLS listeners on this loop. */
+  private FlowListeners flows;
   private boolean draining;
 
   /**
@@ -174,6 +176,7 @@ public final class ListenerVerticle extends VerticleBase {
     Dispatcher dispatcher = new Dispatcher(this, stickiness, clock, random);
     handler = new RequestHandler(this, forwarder, dispatcher, clock, random);
     directRequests = new DirectRequests(this, direct, dispatcher, clock);
+    flows = new FlowListeners(vertx, meters, handover, index, random.nextLong());
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));
     vertx.eventBus().<String>localConsumer(Addresses.OPTIMIZER_CREDITS, m -> handler.optimizerCredits(m.body()));
@@ -227,9 +230,13 @@ public final class ListenerVerticle extends VerticleBase {
     // A group whose plan is unchanged (the same object) keeps its selector, and so its position.
     groups.values().removeIf(g -> next.groups().get(g.plan().arn()) != g.plan());
     inFlight.cutDeregistered(next);
+    Future<Void> flowListeners = flows.apply(next);
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
     for (ListenerPlan plan : next.listeners()) {
+      if (FlowListeners.serves(plan)) {
+        continue;
+      }
       for (Node node : plan.nodes()) {
         String key = node.address() + ":" + plan.port();
         desired.put(key, plan);
@@ -239,6 +246,7 @@ public final class ListenerVerticle extends VerticleBase {
     long version = next.version();
     List<Future<?>> pending = new ArrayList<>();
     List<Future<?>> binds = new ArrayList<>();
+    binds.add(flowListeners);
     Map<String, Future<?>> handovers = new HashMap<>();
     for (Iterator<Map.Entry<String, Binding>> it = bindings.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Binding> e = it.next();
@@ -462,6 +470,7 @@ public final class ListenerVerticle extends VerticleBase {
       }
     }
     bindings.clear();
+    all.add(flows.drain(timeoutMillis));
     return Future.all(all).mapEmpty();
   }
 

@@ -19,6 +19,19 @@ public enum Protocol implements WireEnum {
     return this == TCP || this == TLS || this == UDP || this == TCP_UDP || this == QUIC || this == TCP_QUIC;
   }
 
+  /**
+   * The protocols Fulcrum serves, for listeners and target groups: HTTP and HTTPS (application
+   * load balancers), TCP and TLS (network load balancers). UDP, TCP_UDP, QUIC, TCP_QUIC and GENEVE
+   * are refused with a message that says so.
+   */
+  public boolean served() {
+    return this == HTTP || this == HTTPS || this == TCP || this == TLS;
+  }
+
+  /** What {@link #served()} accepts, for messages. */
+  public static final String SERVED = "HTTP, HTTPS, TCP or TLS";
+
+  /** HTTPS and TLS: listeners that hold certificates, target groups reached over TLS. */
   public boolean isTls() {
     return this == HTTPS || this == TLS;
   }

@@ -57,6 +57,12 @@ public final class ResourceRules {
                 + " is already used by load balancer '" + other + "'");
           }
         }
+        if (lb.type() == LoadBalancerType.NETWORK) {
+          checkNetworkListener(l, groups, lp);
+        } else if (!l.protocol().isHttpFamily()) {
+          lp.at("protocol").add("UnsupportedProtocol", "an application load balancer's listeners are HTTP or HTTPS, not "
+              + l.protocol().wire() + " (TCP and TLS listeners belong to network load balancers)");
+        }
         checkActions(l, l.defaultActions(), groups, lp.at("default-actions"), used);
         for (int k = 0; k < l.rules().size(); k++) {
           checkActions(l, l.rules().get(k).actions(), groups, lp.at("rules").at(k).at("actions"), used);
@@ -87,7 +93,7 @@ public final class ResourceRules {
 
     for (int i = 0; i < resources.targetGroups().size(); i++) {
       TargetGroup g = resources.targetGroups().get(i);
-      if ("false".equals(g.attributes().crossZone())) {
+      if ("false".equals(g.attributes().crossZone()) && g.kind() != TargetGroupKind.NLB) {
         for (int t = 0; t < g.targets().size(); t++) {
           if (Target.ALL_ZONES.equals(g.targets().get(t).zone())) {
             problems.at("target-groups").at(i).at("targets").at(t).at("zone").add(Problem.INVALID_CONFIGURATION,
@@ -96,6 +102,40 @@ public final class ResourceRules {
           }
         }
       }
+    }
+  }
+
+  /**
+   * A network load balancer's listener (SPEC §7): TCP or TLS, no rules, and one default action
+   * that forwards to one target group of its family (a TCP listener to a TCP group, a TLS listener
+   * to a TCP or TLS group). (A TLS group refuses stickiness itself, see TargetGroupAttributes.)
+   */
+  private static void checkNetworkListener(Listener l, Map<String, TargetGroup> groups, Problems lp) {
+    if (l.protocol() != Protocol.TCP && l.protocol() != Protocol.TLS) {
+      lp.at("protocol").add("UnsupportedProtocol", "a network load balancer's listeners are TCP or TLS, not "
+          + l.protocol().wire() + " (HTTP and HTTPS listeners belong to application load balancers)");
+      return;
+    }
+    if (!l.rules().isEmpty()) {
+      lp.at("rules").add(Problem.INVALID_CONFIGURATION, "a network load balancer's listeners have no rules:"
+          + " each forwards every connection with its default action");
+    }
+    if (l.defaultActions().size() != 1 || !(l.defaultActions().get(0) instanceof Action.Forward f)
+        || f.targetGroups().size() != 1) {
+      lp.at("default-actions").add(Problem.INVALID_CONFIGURATION, "a network load balancer's listener has one"
+          + " default action, a forward to one target group");
+      return;
+    }
+    TargetGroup g = groups.get(f.targetGroups().get(0).arn());
+    if (g == null) {
+      return;
+    }
+    boolean fits = g.protocol() == Protocol.TCP || l.protocol() == Protocol.TLS && g.protocol() == Protocol.TLS;
+    if (!fits) {
+      lp.at("default-actions").at(0).add("IncompatibleProtocols", "listener protocol " + l.protocol().wire()
+          + " cannot forward to target group '" + g.name() + "' with protocol "
+          + (g.protocol() == null ? "none (lambda)" : g.protocol().wire())
+          + (l.protocol() == Protocol.TCP ? " (expected: TCP)" : " (expected: TCP or TLS)"));
     }
   }
 

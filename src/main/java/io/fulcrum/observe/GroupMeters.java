@@ -28,6 +28,7 @@ public final class GroupMeters {
   long requests;
   long grpcRequests;
   long unhealthyRouting;
+  long unhealthyRoutingFlows;
   /** Target answers by status class (index 2 for 2XX, ...). */
   final long[] targetByClass = new long[6];
   /** Answers per {@link #BOUNDS} bucket (not cumulative), the last past every bound. */
@@ -117,7 +118,18 @@ public final class GroupMeters {
     owner.processed(bytes);
   }
 
+  /**
+   * A target was chosen for a connection to a network load balancer's listener; counted when
+   * {@code unhealthyRouting}, the zone failed open ({@code UnhealthyRoutingFlowCount}).
+   */
+  public void flow(boolean unhealthyRouting) {
+    if (unhealthyRouting) {
+      unhealthyRoutingFlows++;
+    }
+  }
+
   void addTo(GroupMeters total) {
+    total.unhealthyRoutingFlows += unhealthyRoutingFlows;
     total.requests += requests;
     total.grpcRequests += grpcRequests;
     total.unhealthyRouting += unhealthyRouting;

@@ -32,6 +32,11 @@ public final class LoadBalancerMeters {
   long targetControlRequests;
   long targetControlRejects;
   long targetControlQueued;
+  long newFlows;
+  long activeFlows;
+  long clientResets;
+  long elbResets;
+  long targetResets;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -163,6 +168,34 @@ public final class LoadBalancerMeters {
     targetControlQueued += change;
   }
 
+  /** A connection to a network load balancer's listener opened ({@code NewFlowCount}, {@code ActiveFlowCount}). */
+  public void flowOpened() {
+    newFlows++;
+    activeFlows++;
+  }
+
+  public void flowClosed() {
+    activeFlows--;
+  }
+
+  /** A client reset its connection ({@code TCP_Client_Reset_Count}). */
+  public void clientReset() {
+    clientResets++;
+  }
+
+  /**
+   * The load balancer reset a client's connection: no target to take it, a target it could not
+   * reach, an unhealthy or deregistered target's connection ended ({@code TCP_ELB_Reset_Count}).
+   */
+  public void elbReset() {
+    elbResets++;
+  }
+
+  /** A target reset its connection, and the load balancer passed the reset on ({@code TCP_Target_Reset_Count}). */
+  public void targetReset() {
+    targetResets++;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -185,6 +218,11 @@ public final class LoadBalancerMeters {
     total.targetControlRequests += targetControlRequests;
     total.targetControlRejects += targetControlRejects;
     total.targetControlQueued += targetControlQueued;
+    total.newFlows += newFlows;
+    total.activeFlows += activeFlows;
+    total.clientResets += clientResets;
+    total.elbResets += elbResets;
+    total.targetResets += targetResets;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

@@ -82,10 +82,24 @@ public final class PrometheusText {
         "Requests waiting for a target optimizer agent to have room.", m -> m.targetControlQueued);
     t.channels(channels);
 
+    List<LoadBalancerMeters> networkLbs = lbs.stream().filter(m -> m.loadBalancer.startsWith("net/")).toList();
+    t.lbCounter(networkLbs, "NewFlowCount", "Connections (flows) to TCP and TLS listeners opened.", m -> m.newFlows);
+    t.lbMetric(networkLbs, "ActiveFlowCount", "gauge", "Connections (flows) to TCP and TLS listeners open now.",
+        m -> m.activeFlows);
+    t.lbCounter(networkLbs, "TCP_Client_Reset_Count", "Resets clients sent.", m -> m.clientResets);
+    t.lbCounter(networkLbs, "TCP_ELB_Reset_Count",
+        "Resets the load balancer sent: no target, a target it could not reach, a connection it ended.",
+        m -> m.elbResets);
+    t.lbCounter(networkLbs, "TCP_Target_Reset_Count", "Resets targets sent, passed on to clients.",
+        m -> m.targetResets);
+
     t.groupCounter(groups, "RequestCount", "Requests for which a target was chosen.", g -> g.requests);
     t.groupCounter(groups, "GrpcRequestCount", "gRPC calls for which a target was chosen.", g -> g.grpcRequests);
     t.groupCounter(groups, "UnhealthyRoutingRequestCount",
         "Requests routed while the routing threshold was breached (fail-open).", g -> g.unhealthyRouting);
+    List<GroupMeters> networkGroups = groups.stream().filter(g -> g.owner.loadBalancer.startsWith("net/")).toList();
+    t.groupCounter(networkGroups, "UnhealthyRoutingFlowCount",
+        "Connections routed while the routing threshold was breached (fail-open).", g -> g.unhealthyRoutingFlows);
     for (int c = 2; c <= 5; c++) {
       int k = c;
       t.groupCounter(groups, "HTTPCode_Target_" + c + "XX_Count", c + "XX responses from targets.",

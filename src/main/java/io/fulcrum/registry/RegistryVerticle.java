@@ -54,6 +54,8 @@ public final class RegistryVerticle extends VerticleBase {
   private volatile Environment environment;
   private volatile Resources resources;
   private Map<String, List<String>> inUse = Map.of();
+  /** Whether the load balancer using each group balances across zones (its own setting's default). */
+  private Map<String, Boolean> loadBalancerCrossZone = Map.of();
   private List<ListenerPlan> listeners = List.of();
   private final Map<String, TargetGroupPlan> plans = new HashMap<>();
   private final Map<String, GroupHealth> health = new HashMap<>();
@@ -483,6 +485,7 @@ public final class RegistryVerticle extends VerticleBase {
   private void rebuildAll() {
     listeners = SnapshotBuilder.listeners(environment, resources, selfSigned);
     inUse = SnapshotBuilder.groupsInUse(resources);
+    loadBalancerCrossZone = SnapshotBuilder.loadBalancerCrossZone(resources);
     plans.clear();
     for (TargetGroup g : resources.targetGroups()) {
       List<String> zones = inUse.get(g.arn());
@@ -518,7 +521,8 @@ public final class RegistryVerticle extends VerticleBase {
     return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, d.values().stream().map(Draining::target).toList(),
         slowStart.getOrDefault(g.arn(), Map.of()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
         t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
-            : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone()))));
+            : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())),
+        loadBalancerCrossZone.getOrDefault(g.arn(), true)));
   }
 
   private void publishSnapshot() {

@@ -13,6 +13,7 @@ import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
@@ -50,9 +51,9 @@ final class SnapshotBuilder {
     return listeners;
   }
 
-  /** The TLS side of an HTTPS listener: its certificates, or the self-signed one when it has none. */
+  /** The TLS side of an HTTPS or TLS listener: its certificates, or the self-signed one when it has none. */
   private static ListenerTls tls(Listener l, SelfSignedCertificate.PemFiles selfSigned) {
-    if (l.protocol() != Protocol.HTTPS) {
+    if (!l.protocol().isTls()) {
       return null;
     }
     SecurityPolicy policy = SecurityPolicy.named(l.sslPolicy() == null ? Listener.DEFAULT_SSL_POLICY : l.sslPolicy());
@@ -92,6 +93,19 @@ final class SnapshotBuilder {
       lb.targetGroupArns().forEach(arn -> inUse.putIfAbsent(arn, lb.zones()));
     }
     return inUse;
+  }
+
+  /**
+   * For each group in use, whether its load balancer balances across zones: always for an
+   * application load balancer, as {@code load_balancing.cross_zone.enabled} says for a network one.
+   */
+  static Map<String, Boolean> loadBalancerCrossZone(Resources resources) {
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    for (LoadBalancer lb : resources.loadBalancers()) {
+      boolean crossZone = lb.type() != LoadBalancerType.NETWORK || lb.attributes().crossZone();
+      lb.targetGroupArns().forEach(arn -> out.putIfAbsent(arn, crossZone));
+    }
+    return out;
   }
 
   /** Each load balancer's zones and whether each meets the DNS-failover threshold of every group it uses. */

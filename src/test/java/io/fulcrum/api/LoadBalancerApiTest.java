@@ -166,8 +166,8 @@ class LoadBalancerApiTest {
   @Test
   void createLoadBalancer_ofAnotherTypeOrWithUnknownEnums_isValidationError() {
     h = LbApiHarness.start(dir);
-    assertThat(h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("nlb").type(LoadBalancerTypeEnum.NETWORK)),
-        "ValidationError")).hasMessageContaining("network load balancers are not available");
+    assertThat(h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("gwlb").type(LoadBalancerTypeEnum.GATEWAY)),
+        "ValidationError")).hasMessageContaining("gateway load balancers are not available");
     h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("web").scheme("private")), "ValidationError");
     h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("web").ipAddressType("ipv6")), "ValidationError");
     h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("web").scheme(LoadBalancerSchemeEnum.INTERNAL)

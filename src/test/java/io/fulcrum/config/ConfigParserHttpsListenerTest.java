@@ -90,7 +90,7 @@ class ConfigParserHttpsListenerTest {
   void tlsKeysOnAnHttpListener_areRejected() {
     assertThat(messages(withListener(("- {protocol: HTTP, port: 8080, ssl-policy: ELBSecurityPolicy-2016-08,"
         + " certificates: [{pkcs12: '%s'}], %s}").formatted(p12, FORWARD))))
-        .containsExactly(L + "ssl-policy: a security policy is only for HTTPS listeners",
-            L + "certificates: certificates are only for HTTPS listeners");
+        .containsExactly(L + "ssl-policy: a security policy is only for HTTPS and TLS listeners",
+            L + "certificates: certificates are only for HTTPS and TLS listeners");
   }
 }

@@ -70,8 +70,7 @@ class ConfigParserListenerTest {
 
   @Test
   void unsupportedOrUnknownType_isRejectedOnce() {
-    assertThat(messages("load-balancers: [{name: demo, type: network}]"))
-        .containsExactly(LB + "type: network load balancers are not available yet (expected: application)");
+    assertThat(messages("load-balancers: [{name: demo, type: network}]")).as("a network load balancer").isEmpty();
     assertThat(messages("load-balancers: [{name: demo, type: gateway, attributes: {idle_timeout.timeout_seconds: 5}}]"))
         .containsExactly(LB + "type: 'gateway' is not one of: application, network");
   }
@@ -104,7 +103,7 @@ class ConfigParserListenerTest {
   @Test
   void listener_missingProtocolPortAndDefaultAction_reportsEachOne() {
     assertThat(messages(withListener("- {rules: []}"))).containsExactly(
-        L + "protocol: a protocol is required (expected: HTTP or HTTPS)",
+        L + "protocol: a protocol is required (expected: HTTP, HTTPS, TCP or TLS)",
         L + "port: a port is required",
         L + "default-actions: a listener needs a default action (e.g. [{type: forward, target-group: web}])");
   }
@@ -118,7 +117,8 @@ class ConfigParserListenerTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "protocol: TLS, port: 8443 | protocol: 'TLS' listeners are not available yet (expected: HTTP or HTTPS)",
+      "protocol: TCP_UDP, port: 8443 | protocol: 'TCP_UDP' listeners are not available yet (expected: HTTP, HTTPS, TCP"
+          + " or TLS)",
       "protocol: FTP, port: 21 | protocol: 'FTP' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC,"
           + " TCP_QUIC",
       "protocol: HTTP, port: 0 | port: 0 is below the minimum 1",

@@ -1,0 +1,67 @@
+package io.fulcrum.balancer;
+
+/**
+ * How a network load balancer picks the target of a new connection (SPEC §4): by a hash of the
+ * flow, the connection's addresses and ports with a secret of the process in place of the TCP
+ * sequence number, so that flows spread evenly and each stays on its target for its lifetime; or,
+ * with {@code source_ip} stickiness, by the client's address alone, over rendezvous hashing, so
+ * that a client keeps its target while that target stays eligible, and only the clients of a
+ * target that leaves move. Stateless; the scope is the snapshot's.
+ */
+public final class FlowChoice {
+
+  private FlowChoice() {
+  }
+
+  /**
+   * The target for a flow, or null when the scope has none.
+   *
+   * @param flowHash   a hash of the flow's addresses and ports (see {@link #flowHash})
+   * @param sourceHash a hash of the client's address alone (see {@link #addressHash})
+   * @param sourceIp   whether the group has {@code source_ip} stickiness
+   */
+  public static Upstream choose(Scope scope, long flowHash, long sourceHash, boolean sourceIp) {
+    Upstream[] eligible = scope.eligible();
+    int n = eligible.length;
+    if (n == 0) {
+      return null;
+    }
+    if (!sourceIp) {
+      return eligible[(int) Long.remainderUnsigned(mix(flowHash), n)];
+    }
+    Upstream best = null;
+    long bestScore = 0;
+    for (Upstream u : eligible) {
+      long score = mix(sourceHash ^ mix(u.key().hashCode()));
+      if (best == null || Long.compareUnsigned(score, bestScore) > 0) {
+        best = u;
+        bestScore = score;
+      }
+    }
+    return best;
+  }
+
+  /** A hash of a flow: TCP, the client's and the listener's address and port, and {@code secret}. */
+  public static long flowHash(byte[] client, int clientPort, byte[] listener, int listenerPort, long secret) {
+    long h = mix(secret ^ 6); // IANA protocol number of TCP
+    h = mix(h ^ addressHash(client));
+    h = mix(h ^ ((long) clientPort << 16 | listenerPort));
+    return mix(h ^ addressHash(listener));
+  }
+
+  /** A hash of an address's bytes (IPv4 or IPv6). */
+  public static long addressHash(byte[] address) {
+    long h = 0x9E3779B97F4A7C15L;
+    for (byte b : address) {
+      h = (h ^ (b & 0xFF)) * 0x100000001B3L;
+    }
+    return mix(h);
+  }
+
+  /** SplitMix64's finalizer: every input bit moves about half of the output's. */
+  static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+}

@@ -1,0 +1,154 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.balancer.Upstream;
+import io.fulcrum.observe.LoadBalancerMeters;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.net.NetSocketInternal;
+import io.vertx.core.net.NetSocket;
+import java.io.IOException;
+
+/**
+ * One connection through a network load balancer's listener: the client's socket and, once it is
+ * open, the target's, with bytes relayed each way as they come (a side that cannot take more
+ * pauses the other) and the end of one side carried to the other: a close as a close, a reset as a
+ * reset (SPEC §7). Touched only on its event loop.
+ */
+final class Flow {
+
+  /** How a flow ended, for the counters. */
+  enum End {
+    /** One side closed; the other is closed once what it was sent is written. */
+    CLOSED,
+    /** The client reset its connection; the target's is reset. */
+    CLIENT_RESET,
+    /** The target reset its connection (or refused it); the client's is reset. */
+    TARGET_RESET,
+    /** The load balancer ended the flow with resets both ways (unhealthy or deregistered target, no target reached). */
+    ELB_RESET
+  }
+
+  private final FlowListeners owner;
+  private final NetSocket client;
+  private final String group;
+  private final Upstream upstream;
+  private final LoadBalancerMeters meters;
+  private NetSocket target;
+  private boolean ended;
+
+  Flow(FlowListeners owner, NetSocket client, String group, Upstream upstream, LoadBalancerMeters meters) {
+    this.owner = owner;
+    this.client = client;
+    this.group = group;
+    this.upstream = upstream;
+    this.meters = meters;
+    client.closeHandler(v -> end(End.CLOSED));
+    client.exceptionHandler(e -> end(reset(e) ? End.CLIENT_RESET : End.CLOSED));
+  }
+
+  String group() {
+    return group;
+  }
+
+  LoadBalancerMeters meters() {
+    return meters;
+  }
+
+  /** The key of the target the flow goes to. */
+  String targetKey() {
+    return upstream.key();
+  }
+
+  /**
+   * The target's connection is open: {@code first} (the PROXY protocol header, or null) goes
+   * ahead of the client's bytes, which start flowing both ways.
+   */
+  void connected(NetSocket socket, Buffer first) {
+    if (ended) {
+      socket.close(); // the client left, or the flow was cut, while this connection opened
+      return;
+    }
+    target = socket;
+    upstream.dispatched();
+    target.closeHandler(v -> end(End.CLOSED));
+    target.exceptionHandler(e -> end(reset(e) ? End.TARGET_RESET : End.CLOSED));
+    if (first != null) {
+      target.write(first);
+    }
+    relay(client, target);
+    relay(target, client);
+    client.resume();
+  }
+
+  /** The target's connection could not be made: the client's is reset, as the target's refusal would be. */
+  void failed() {
+    end(End.ELB_RESET);
+  }
+
+  private void relay(NetSocket from, NetSocket to) {
+    from.handler(data -> {
+      meters.processed(data.length());
+      to.write(data);
+      if (to.writeQueueFull()) {
+        from.pause();
+        to.drainHandler(v -> from.resume());
+      }
+    });
+  }
+
+  /** Ends the flow as {@code how} says; the first end counts, later ones (the other side's close) do nothing. */
+  void end(End how) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    owner.ended(this);
+    if (target != null) {
+      upstream.completed();
+    }
+    switch (how) {
+      case CLOSED -> {
+        client.end();
+        if (target != null) {
+          target.end();
+        }
+      }
+      case CLIENT_RESET -> {
+        meters.clientReset();
+        reset(target);
+      }
+      case TARGET_RESET -> {
+        meters.targetReset();
+        reset(client);
+      }
+      case ELB_RESET -> {
+        meters.elbReset();
+        reset(client);
+        reset(target);
+      }
+      default -> throw new IllegalStateException(how.name());
+    }
+  }
+
+  /** Closes {@code socket} with a TCP reset (no linger) instead of a close. */
+  static void reset(NetSocket socket) {
+    if (socket == null) {
+      return;
+    }
+    if (socket instanceof NetSocketInternal internal) {
+      Channel channel = internal.channelHandlerContext().channel();
+      if (channel.isOpen()) {
+        channel.config().setOption(ChannelOption.SO_LINGER, 0);
+        channel.close();
+        return;
+      }
+    }
+    socket.close();
+  }
+
+  /** Whether {@code e} is the peer's reset of the connection. */
+  private static boolean reset(Throwable e) {
+    return e instanceof IOException && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("reset");
+  }
+}

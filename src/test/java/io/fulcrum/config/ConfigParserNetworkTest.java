@@ -1,0 +1,174 @@
+package io.fulcrum.config;
+
+import static io.fulcrum.config.Configs.messages;
+import static io.fulcrum.config.Configs.parse;
+import static io.fulcrum.config.Configs.problems;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.model.HealthCheck;
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.LoadBalancerType;
+import io.fulcrum.model.Protocol;
+import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetGroupAttributes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Network load balancers in the config file (SPEC §1.2, §3, §7): TCP and TLS listeners and target
+ * groups with NLB's defaults, and what does not fit together refused at its key.
+ */
+class ConfigParserNetworkTest {
+
+  private static final String LB = "load-balancers[0].";
+  private static final String L = LB + "listeners[0].";
+
+  private static String nlb(String listener, String groups) {
+    return """
+        target-groups:
+        %s
+        load-balancers:
+          - name: edge
+            type: network
+            listeners:
+              - %s
+        """.formatted(Configs.indent(groups, "  "), listener);
+  }
+
+  private static final String TCP_GROUP = """
+      - {name: tcp, target-type: ip, protocol: TCP, port: 5432, targets: [{id: 10.0.0.1}]}
+      - {name: tls, target-type: ip, protocol: TLS, port: 443, targets: [{id: 10.0.0.1}]}
+      - {name: web, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 10.0.0.1}]}""";
+
+  @Test
+  void networkLoadBalancer_withTcpListenerAndGroup_hasNlbDefaults() {
+    FulcrumConfig config = parse(nlb("{protocol: TCP, port: 5432, default-actions: [{type: forward, target-group: tcp}]}",
+        TCP_GROUP));
+    LoadBalancer lb = config.resources().loadBalancers().get(0);
+    assertThat(lb.type()).isEqualTo(LoadBalancerType.NETWORK);
+    assertThat(lb.arn()).contains(":loadbalancer/net/edge/");
+    assertThat(lb.listeners().get(0).protocol()).isEqualTo(Protocol.TCP);
+    assertThat(lb.attributes().crossZone()).as("NLB: cross-zone off by default").isFalse();
+
+    TargetGroup tcp = config.resources().targetGroups().get(0);
+    assertThat(tcp.protocolVersion()).isNull();
+    HealthCheck hc = tcp.healthCheck();
+    assertThat(hc.protocol()).isEqualTo(Protocol.TCP);
+    assertThat(hc.intervalSeconds()).isEqualTo(30);
+    assertThat(hc.timeoutSeconds()).isEqualTo(10);
+    assertThat(hc.healthyThreshold()).isEqualTo(5);
+    assertThat(hc.unhealthyThreshold()).isEqualTo(2);
+    TargetGroupAttributes a = tcp.attributes();
+    assertThat(a.get(TargetGroupAttributes.CONNECTION_TERMINATION)).isEqualTo("false");
+    assertThat(a.get(TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION)).isEqualTo("true");
+    assertThat(a.get(TargetGroupAttributes.PROXY_PROTOCOL_V2)).isEqualTo("false");
+    assertThat(a.stickinessType()).isEqualTo("source_ip");
+    assertThat(TargetGroupPlan.crossZone(tcp, lb.attributes().crossZone()))
+        .as("use_load_balancer_configuration follows the NLB").isFalse();
+  }
+
+  @Test
+  void tlsListener_takesCertificatesAndPolicy_andForwardsToTcpOrTls() {
+    FulcrumConfig config = parse(nlb("{protocol: TLS, port: 443, ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06,"
+        + " default-actions: [{type: forward, target-group: tls}]}", TCP_GROUP));
+    var l = config.resources().loadBalancers().get(0).listeners().get(0);
+    assertThat(l.sslPolicy()).isEqualTo("ELBSecurityPolicy-TLS13-1-2-2021-06");
+    assertThat(l.certificates()).as("the self-signed certificate when none is given").hasSize(1);
+    assertThat(messages(nlb("{protocol: TLS, port: 443, default-actions: [{type: forward, target-group: tcp}]}",
+        TCP_GROUP))).isEmpty();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "{protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web}]}"
+          + " | protocol: a network load balancer's listeners are TCP or TLS, not HTTP (HTTP and HTTPS listeners belong"
+          + " to application load balancers)",
+      "{protocol: UDP, port: 53, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | protocol: 'UDP' listeners are not available yet (expected: HTTP, HTTPS, TCP or TLS)",
+      "{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: web}]}"
+          + " | default-actions[0]: listener protocol TCP cannot forward to target group 'web' with protocol HTTP"
+          + " (expected: TCP)",
+      "{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: tls}]}"
+          + " | default-actions[0]: listener protocol TCP cannot forward to target group 'tls' with protocol TLS"
+          + " (expected: TCP)",
+      "{protocol: TCP, port: 80, default-actions: [{type: fixed-response, status-code: 200}]}"
+          + " | default-actions: a network load balancer's listener has one default action, a forward to one target"
+          + " group",
+      "{protocol: TCP, port: 80, default-actions: [{type: forward, target-groups: [{name: tcp}, {name: tls}]}]}"
+          + " | default-actions: a network load balancer's listener has one default action, a forward to one target"
+          + " group",
+      "{protocol: TCP, port: 80, h2c: true, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | h2c: h2c is only for HTTP listeners",
+      "{protocol: TCP, port: 80, ssl-policy: ELBSecurityPolicy-2016-08, default-actions: [{type: forward,"
+          + " target-group: tcp}]} | ssl-policy: a security policy is only for HTTPS and TLS listeners"})
+  void listenersThatDoNotFit_areRefusedAtTheirKey(String listener, String message) {
+    assertThat(messages(nlb(listener, TCP_GROUP))).containsExactly(L + message);
+  }
+
+  @Test
+  void rulesOnANetworkListener_areRefused() {
+    String yaml = nlb("""
+        protocol: TCP
+                port: 80
+                default-actions: [{type: forward, target-group: tcp}]
+                rules: [{priority: 1, conditions: [{field: path-pattern, values: [/a]}], actions: [{type: forward, target-group: tcp}]}]""",
+        TCP_GROUP);
+    assertThat(problems(yaml)).singleElement().satisfies(p -> {
+      assertThat(p.code()).isEqualTo("InvalidConfigurationRequest");
+      assertThat(p.toString()).contains(L + "rules: a network load balancer's listeners have no rules");
+    });
+  }
+
+  @Test
+  void anApplicationLoadBalancer_refusesTcpListenersAndGroups() {
+    String yaml = """
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 5432, targets: [{id: 10.0.0.1}]}
+        load-balancers:
+          - name: web
+            listeners:
+              - {protocol: TCP, port: 5432, default-actions: [{type: forward, target-group: tcp}]}
+              - {protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: tcp}]}
+        """;
+    assertThat(messages(yaml)).containsExactly(
+        LB + "listeners[0].protocol: an application load balancer's listeners are HTTP or HTTPS, not TCP (TCP and TLS"
+            + " listeners belong to network load balancers)",
+        LB + "listeners[1].default-actions[0]: listener protocol HTTP cannot forward to target group 'tcp' with"
+            + " protocol TCP");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "protocol: UDP | protocol: 'UDP' target groups are not available yet (expected: HTTP, HTTPS, TCP or TLS)",
+      "protocol: TCP, protocol-version: HTTP2 | protocol-version: a protocol version is only for HTTP and HTTPS"
+          + " target groups",
+      "protocol: TCP, target-control-port: 3000 | target-control-port: the target optimizer is for HTTP and HTTPS"
+          + " target groups",
+      "protocol: TCP, attributes: {stickiness.type: lb_cookie} | attributes.stickiness.type: Stickiness type"
+          + " 'lb_cookie' is not supported for target groups with the TCP protocol"})
+  void networkGroupsThatDoNotFit_areRefusedAtTheirKey(String keys, String message) {
+    String yaml = """
+        target-groups:
+          - {name: tcp, target-type: ip, port: 5432, %s}
+        """.formatted(keys);
+    assertThat(messages(yaml)).containsExactly("target-groups[0]." + message);
+  }
+
+  @Test
+  void stickinessOnATlsGroup_isRefused() {
+    String yaml = nlb("{protocol: TLS, port: 443, default-actions: [{type: forward, target-group: tls}]}", """
+        - {name: tls, target-type: ip, protocol: TLS, port: 443, attributes: {stickiness.enabled: true},
+           targets: [{id: 10.0.0.1}]}""");
+    assertThat(messages(yaml)).containsExactly("target-groups[0].attributes.stickiness.enabled: You cannot enable"
+        + " stickiness on target groups with the TLS protocol");
+  }
+
+  @Test
+  void targetsInZoneAll_areAllowedInNetworkGroups() {
+    assertThat(messages(nlb("{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: tcp}]}", """
+        - {name: tcp, target-type: ip, protocol: TCP, port: 80, attributes: {load_balancing.cross_zone.enabled: false},
+           targets: [{id: 172.16.0.9, zone: all}]}"""))).isEmpty();
+  }
+}

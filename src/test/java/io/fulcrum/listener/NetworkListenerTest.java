@@ -1,0 +1,338 @@
+package io.fulcrum.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
+import io.fulcrum.testing.Await;
+import io.fulcrum.testing.FlowClient;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.Scrape;
+import io.fulcrum.testing.TcpTarget;
+import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.VirtualTime;
+import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A network load balancer's TCP and TLS listeners (SPEC §2.4, §2.5, §3, §4, DESIGN §7), with real
+ * TCP targets and plain sockets as clients: each connection goes whole to one target and stays
+ * there, flows spread by their hash or stick by client address, unhealthy targets' flows are reset
+ * (or kept, as the group says), deregistered targets' flows go on after the delay unless
+ * connection termination ends them, the PROXY protocol v2 header names the client, and TLS
+ * listeners end the client's TLS.
+ */
+class NetworkListenerTest {
+
+  private static final int DELAY = 30;
+
+  private final Vertx targets = TestVertx.create();
+  private final VirtualTime time = new VirtualTime();
+  private final List<FlowClient> clients = new ArrayList<>();
+  private TcpTarget a;
+  private TcpTarget b;
+  private Gateway gateway;
+  private Http http;
+  private int port;
+
+  @BeforeEach
+  void start() {
+    a = TcpTarget.start(targets, "a");
+    b = TcpTarget.start(targets, "b");
+    port = Ports.free();
+    http = new Http(targets);
+  }
+
+  @AfterEach
+  void stop() {
+    clients.forEach(FlowClient::close);
+    if (gateway != null) {
+      gateway.close();
+    }
+    http.close();
+    a.close();
+    b.close();
+    targets.close();
+  }
+
+  private String config(String attributes, TcpTarget... registered) {
+    StringBuilder list = new StringBuilder();
+    for (TcpTarget t : registered) {
+      list.append("      - {id: 127.0.0.1, port: ").append(t.port()).append("}\n");
+    }
+    return """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - {protocol: TCP, port: %d, default-actions: [{type: forward, target-group: tcp}]}
+        target-groups:
+          - name: tcp
+            target-type: ip
+            protocol: TCP
+            port: 80
+            health-check: {protocol: HTTP, path: /health, interval-seconds: 5, timeout-seconds: 2,
+                           healthy-threshold-count: 2, unhealthy-threshold-count: 2}
+            attributes: {deregistration_delay.timeout_seconds: %d%s}
+            targets:
+        %s""".formatted(port, DELAY, attributes.isEmpty() ? "" : ", " + attributes,
+        list.isEmpty() ? "      []\n" : list);
+  }
+
+  /** Starts the gateway on virtual time and lets every target pass its first check. */
+  private void startHealthy(String attributes) {
+    gateway = Gateway.start(TestVertx.create(), config(attributes, a, b), 1, time);
+    advance(5);
+    gateway.awaitDataPlane();
+    assertThat(states()).containsOnly(TargetState.HEALTHY);
+  }
+
+  private void advance(int seconds) {
+    time.advance(Duration.ofSeconds(seconds), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+  }
+
+  private List<TargetState> states() {
+    String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
+    return Await.result(gateway.fulcrum().health(arn)).targets().values().stream().map(t -> t.health().state())
+        .toList();
+  }
+
+  private TargetHealth health(TcpTarget t) {
+    String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
+    return Await.result(gateway.fulcrum().health(arn)).targets().entrySet().stream()
+        .filter(e -> e.getKey().endsWith(":" + t.port())).findFirst().orElseThrow().getValue().health();
+  }
+
+  private FlowClient connect(String from) {
+    FlowClient c = FlowClient.connect(from, "127.0.0.1", port);
+    clients.add(c);
+    return c;
+  }
+
+  /** Opens connections until one reaches each target: returns them by target id. */
+  private Map<String, FlowClient> oneFlowOnEach() {
+    Map<String, FlowClient> byTarget = new HashMap<>();
+    for (int i = 0; i < 64 && byTarget.size() < 2; i++) {
+      FlowClient c = connect(null);
+      byTarget.putIfAbsent(c.target(), c);
+    }
+    assertThat(byTarget).containsOnlyKeys("a", "b");
+    return byTarget;
+  }
+
+  private double metric(String name) {
+    return Scrape.of(http, gateway.controlPort()).sum(name, Map.of());
+  }
+
+  @Test
+  void flows_spreadOverTheTargets_andEachStaysOnItsTarget() {
+    gateway = Gateway.start(TestVertx.create(), config("", a, b));
+    Map<String, Integer> byTarget = new HashMap<>();
+    for (int i = 0; i < 40; i++) {
+      FlowClient c = connect(null);
+      String target = c.target();
+      for (int j = 0; j < 5; j++) {
+        assertThat(c.ask("line " + j)).as("a connection stays on its target").isEqualTo(target + ":line " + j);
+      }
+      byTarget.merge(target, 1, Integer::sum);
+    }
+    assertThat(byTarget).as("40 flows hashed over two targets").containsOnlyKeys("a", "b");
+    assertThat(a.connections() + b.connections()).isEqualTo(40);
+
+    assertThat(metric("NewFlowCount")).isEqualTo(40);
+    assertThat(metric("ActiveFlowCount")).isEqualTo(40);
+    assertThat(metric("ProcessedBytes")).as("6 lines each way on 40 flows").isGreaterThan(40 * 6 * 2 * 5);
+    Scrape scrape = Scrape.of(http, gateway.controlPort());
+    assertThat(scrape.series()).filteredOn(s -> s.name().equals("NewFlowCount"))
+        .allSatisfy(s -> assertThat(s.labels().get("LoadBalancer")).startsWith("net/nlb/"));
+    clients.forEach(FlowClient::close);
+    await().atMost(Duration.ofSeconds(10)).until(() -> metric("ActiveFlowCount") == 0 && a.open() + b.open() == 0);
+  }
+
+  @Test
+  void sourceIpStickiness_keepsEachClientAddressOnOneTarget() {
+    gateway = Gateway.start(TestVertx.create(),
+        config("stickiness.enabled: true, stickiness.type: source_ip", a, b));
+    Set<String> used = new HashSet<>();
+    for (int i = 10; i < 26; i++) {
+      String from = "127.0.0." + i;
+      Set<String> seen = new HashSet<>();
+      for (int j = 0; j < 4; j++) {
+        FlowClient c = connect(from);
+        seen.add(c.target());
+        c.close();
+      }
+      assertThat(seen).as("every connection from %s reaches one target", from).hasSize(1);
+      used.addAll(seen);
+    }
+    assertThat(used).as("16 client addresses spread over both targets").containsOnly("a", "b");
+  }
+
+  @Test
+  void unhealthyTarget_hasItsFlowsReset_whileTheOthersGoOn() {
+    startHealthy("");
+    Map<String, FlowClient> flows = oneFlowOnEach();
+    a.healthy(false);
+    advance(5);
+    advance(5);
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY);
+
+    assertThat(flows.get("a").ending()).as("the unhealthy target's flow").isEqualTo(FlowClient.Ending.RESET);
+    assertThat(flows.get("b").ask("still")).isEqualTo("b:still");
+    for (int i = 0; i < 10; i++) {
+      assertThat(connect(null).target()).as("new flows go to the healthy target").isEqualTo("b");
+    }
+    assertThat(metric("TCP_ELB_Reset_Count")).isEqualTo(1);
+  }
+
+  @Test
+  void unhealthyTarget_keepsItsFlows_whenTheGroupDoesNotTerminateThem() {
+    startHealthy("target_health_state.unhealthy.connection_termination.enabled: false");
+    Map<String, FlowClient> flows = oneFlowOnEach();
+    a.healthy(false);
+    advance(5);
+    advance(5);
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY);
+
+    assertThat(flows.get("a").ask("kept")).isEqualTo("a:kept");
+    assertThat(connect(null).target()).isEqualTo("b");
+  }
+
+  @Test
+  void deregisteredTarget_keepsItsFlowsAfterTheDelay_byDefault() {
+    startHealthy("");
+    Map<String, FlowClient> flows = oneFlowOnEach();
+    gateway.reload(config("", b));
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).isEqualTo(TargetState.DRAINING);
+    assertThat(flows.get("a").ask("draining")).isEqualTo("a:draining");
+    for (int i = 0; i < 10; i++) {
+      assertThat(connect(null).target()).as("no new flow reaches the draining target").isEqualTo("b");
+    }
+    advance(DELAY);
+    gateway.awaitDataPlane();
+    assertThat(flows.get("a").ask("after the delay")).as("NLB: flows to a deregistered target go on until they close")
+        .isEqualTo("a:after the delay");
+  }
+
+  @Test
+  void deregisteredTarget_hasItsFlowsReset_afterTheDelay_withConnectionTermination() {
+    String attrs = "deregistration_delay.connection_termination.enabled: true";
+    startHealthy(attrs);
+    Map<String, FlowClient> flows = oneFlowOnEach();
+    gateway.reload(config(attrs, b));
+    gateway.awaitDataPlane();
+    assertThat(flows.get("a").ask("draining")).isEqualTo("a:draining");
+    advance(DELAY);
+    gateway.awaitDataPlane();
+    assertThat(flows.get("a").ending()).isEqualTo(FlowClient.Ending.RESET);
+    assertThat(flows.get("b").ask("untouched")).isEqualTo("b:untouched");
+  }
+
+  @Test
+  void noTarget_resetsTheConnection() {
+    gateway = Gateway.start(TestVertx.create(), config(""));
+    FlowClient c = connect(null);
+    assertThat(c.ending()).isEqualTo(FlowClient.Ending.RESET);
+    assertThat(metric("TCP_ELB_Reset_Count")).isEqualTo(1);
+    assertThat(metric("ActiveFlowCount")).isZero();
+  }
+
+  @Test
+  void proxyProtocolV2_tellsTheTargetWhoTheClientIs() {
+    gateway = Gateway.start(TestVertx.create(), config("proxy_protocol_v2.enabled: true", a));
+    FlowClient c = connect("127.0.0.7");
+    assertThat(c.ask("hello")).as("the header is the target's, not the client's").isEqualTo("a:hello");
+    assertThat(a.proxyHeaders()).hasSize(1);
+    ByteBuffer h = ByteBuffer.wrap(a.proxyHeaders().get(0));
+    byte[] signature = new byte[12];
+    h.get(signature);
+    assertThat(signature).containsExactly(0x0D, 0x0A, 0x0D, 0x0A, 0x00, 0x0D, 0x0A, 0x51, 0x55, 0x49, 0x54, 0x0A);
+    assertThat(h.get()).as("version 2, PROXY").isEqualTo((byte) 0x21);
+    assertThat(h.get()).as("TCP over IPv4").isEqualTo((byte) 0x11);
+    assertThat(h.getShort()).isEqualTo((short) 12);
+    assertThat(new byte[] {h.get(), h.get(), h.get(), h.get()}).containsExactly(127, 0, 0, 7);
+    assertThat(new byte[] {h.get(), h.get(), h.get(), h.get()}).containsExactly(127, 0, 0, 1);
+    assertThat(Short.toUnsignedInt(h.getShort())).as("the client's port").isEqualTo(c.localPort());
+    assertThat(Short.toUnsignedInt(h.getShort())).as("the listener's port").isEqualTo(port);
+  }
+
+  @Test
+  void tlsListener_endsTheClientsTls_andReachesTcpAndTlsTargets() throws Exception {
+    Path dir = Files.createTempDirectory("nlb-tls");
+    TestCertificates.Pem listenerCert = TestCertificates.pem(dir, "listener", "nlb.example");
+    TcpTarget secure = TcpTarget.start(targets, "s", TestCertificates.pem(dir, "target", "target.example"));
+    int tlsToTls = Ports.free();
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: TLS
+                port: %d
+                certificates: [{certificate: %s, private-key: %s}]
+                default-actions: [{type: forward, target-group: tcp}]
+              - protocol: TLS
+                port: %d
+                certificates: [{certificate: %s, private-key: %s}]
+                default-actions: [{type: forward, target-group: tls}]
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
+          - {name: tls, target-type: ip, protocol: TLS, port: 443, targets: [{id: 127.0.0.1, port: %d}]}
+        """.formatted(port, listenerCert.certificate(), listenerCert.privateKey(), tlsToTls,
+        listenerCert.certificate(), listenerCert.privateKey(), a.port(), secure.port());
+    try {
+      gateway = Gateway.start(TestVertx.create(), yaml);
+      SSLContext tls = SSLContext.getInstance("TLS");
+      tls.init(null, new TrustManager[] {new TrustAll()}, null);
+      try (FlowClient toTcp = FlowClient.over(tls.getSocketFactory().createSocket("127.0.0.1", port));
+           FlowClient toTls = FlowClient.over(tls.getSocketFactory().createSocket("127.0.0.1", tlsToTls))) {
+        assertThat(toTcp.ask("over tls")).isEqualTo("a:over tls");
+        assertThat(toTls.ask("tls both ways")).isEqualTo("s:tls both ways");
+        X509Certificate served = (X509Certificate) ((SSLSocket) toTcp.socket()).getSession().getPeerCertificates()[0];
+        assertThat(served).as("the listener's certificate, not the target's").isEqualTo(listenerCert.x509());
+      }
+    } finally {
+      secure.close();
+    }
+  }
+
+  /** Trusts the listener's self-signed test certificate. */
+  private static final class TrustAll implements X509TrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}
