@@ -32,8 +32,16 @@ public record Registrations(long version, List<Group> groups) {
   public record Entry(Target target, Status status) {
   }
 
-  /** A target group as the health checker sees it. */
-  public record Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets) {
+  /**
+   * A target group as the health checker sees it.
+   *
+   * @param unhealthyDrainingSeconds how long a target that fails its checks stays
+   *                                 {@code unhealthy.draining} before {@code unhealthy}: a network
+   *                                 load balancer's group that does not end an unhealthy target's
+   *                                 connections at once (SPEC §2.1, §3); 0 for every other group
+   */
+  public record Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets,
+      int unhealthyDrainingSeconds) {
     public Group {
       targets = List.copyOf(targets);
     }

@@ -11,6 +11,7 @@ import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
+import io.fulcrum.model.TargetState;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -179,6 +180,11 @@ public final class HealthCheckVerticle extends VerticleBase {
           t.target = e.target();
           if (t.active()) {
             t.retime(group.healthCheck());
+            // The group stopped keeping unhealthy targets' connections: one draining is unhealthy now.
+            if (t.drainingSeconds() == 0 && t.tracker.drainingOver(timers.now())) {
+              t.followDraining();
+              changed = true;
+            }
           }
         }
         if (t.active() && t.timer == -1 && !t.inFlight) {
@@ -216,6 +222,8 @@ public final class HealthCheckVerticle extends VerticleBase {
     boolean inFlight;
     /** Bumped when checks stop, so a result that arrives afterwards is ignored. */
     int epoch;
+    /** Ends an {@code unhealthy.draining} state when the group's draining interval is over; -1 when none runs. */
+    long drainTimer = -1;
 
     WatchedTarget(GroupState group, Target target, Registrations.Status status) {
       this.group = group;
@@ -286,6 +294,36 @@ public final class HealthCheckVerticle extends VerticleBase {
         timers.cancelTimer(timer);
         timer = -1;
       }
+      stopDraining();
+    }
+
+    /** The seconds an unhealthy target keeps its connections in {@code unhealthy.draining}; 0: none. */
+    int drainingSeconds() {
+      return group.group.unhealthyDrainingSeconds();
+    }
+
+    /** Starts or stops the draining interval's timer as the tracker's state says. */
+    void followDraining() {
+      boolean draining = tracker.health().state() == TargetState.UNHEALTHY_DRAINING;
+      if (draining && drainTimer == -1) {
+        drainTimer = timers.setTimer(drainingSeconds() * 1000L, id -> {
+          drainTimer = -1;
+          if (tracker.drainingOver(timers.now())) {
+            LOG.info("target {} of {}: unhealthy.draining -> unhealthy (draining interval over)", target.key(),
+                group.group.name());
+            publish(group);
+          }
+        });
+      } else if (!draining) {
+        stopDraining();
+      }
+    }
+
+    private void stopDraining() {
+      if (drainTimer != -1) {
+        timers.cancelTimer(drainTimer);
+        drainTimer = -1;
+      }
     }
 
     private void check() {
@@ -309,10 +347,12 @@ public final class HealthCheckVerticle extends VerticleBase {
         inFlight = false;
         HealthCheck current = group.group.healthCheck();
         TargetHealth before = tracker.health();
-        if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), timers.now())) {
+        if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), drainingSeconds() > 0,
+            timers.now())) {
           LOG.info("target {} of {}: {} -> {}{}", target.key(), group.group.name(), before.state().wire(),
               tracker.health().state().wire(),
               tracker.health().description() == null ? "" : " (" + tracker.health().description() + ")");
+          followDraining();
           publish(group);
         }
         // Counted out only once its decision is recorded and published: whoever waits for no check in flight

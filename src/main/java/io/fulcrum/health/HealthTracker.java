@@ -49,25 +49,45 @@ public final class HealthTracker {
    * @return whether the health changed (state, reason or description)
    */
   public boolean record(CheckResult r, int healthyThreshold, int unhealthyThreshold, long now) {
+    return record(r, healthyThreshold, unhealthyThreshold, false, now);
+  }
+
+  /**
+   * Applies a check result; with {@code drainFirst} (a network load balancer's group that keeps an
+   * unhealthy target's connections for a draining interval) a healthy target that fails becomes
+   * {@code unhealthy.draining} rather than {@code unhealthy}, until {@link #drainingOver} or its
+   * recovery.
+   *
+   * @return whether the health changed (state, reason or description)
+   */
+  public boolean record(CheckResult r, int healthyThreshold, int unhealthyThreshold, boolean drainFirst, long now) {
     TargetHealth next = health;
+    TargetState state = health.state();
     if (r.passed()) {
       failures = 0;
       passes++;
-      if (health.state() == TargetState.INITIAL
-          || health.state() == TargetState.UNHEALTHY && passes >= healthyThreshold) {
+      if (state == TargetState.INITIAL
+          || (state == TargetState.UNHEALTHY || state == TargetState.UNHEALTHY_DRAINING) && passes >= healthyThreshold) {
         next = TargetHealth.HEALTHY;
       }
     } else {
       passes = 0;
       failures++;
-      if (health.state() == TargetState.UNHEALTHY) {
+      if (state == TargetState.UNHEALTHY) {
         next = r.failure();
+      } else if (state == TargetState.UNHEALTHY_DRAINING) {
+        next = r.failure().draining();
       } else if (failures >= unhealthyThreshold) {
-        next = r.failure();
+        next = drainFirst && state == TargetState.HEALTHY ? r.failure().draining() : r.failure();
       }
     }
     addHistory(new Check(now, r.passed(), r.latencyMillis(), next, false));
     return set(next, now);
+  }
+
+  /** The draining interval of an {@code unhealthy.draining} target is over: it is {@code unhealthy}. */
+  public boolean drainingOver(long now) {
+    return set(health.drained(), now);
   }
 
   private boolean set(TargetHealth next, long now) {

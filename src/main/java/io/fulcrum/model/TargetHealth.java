@@ -44,6 +44,19 @@ public record TargetHealth(TargetState state, String reason, String description)
     return equals(NOT_IN_USE) ? REGISTRATION_IN_PROGRESS : this;
   }
 
+  /**
+   * This failure as {@code unhealthy.draining} (SPEC §2.1): a network load balancer's target that
+   * failed its checks keeps its connections for the group's draining interval.
+   */
+  public TargetHealth draining() {
+    return new TargetHealth(TargetState.UNHEALTHY_DRAINING, reason, description);
+  }
+
+  /** This {@code unhealthy.draining} health as plain {@code unhealthy}, once the interval is over. */
+  public TargetHealth drained() {
+    return state == TargetState.UNHEALTHY_DRAINING ? new TargetHealth(TargetState.UNHEALTHY, reason, description) : this;
+  }
+
   /** Whether new requests may be sent to the target without failing open. */
   public boolean healthy() {
     return state == TargetState.HEALTHY;

@@ -20,6 +20,8 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetGroupAttributes;
+import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
 import io.fulcrum.observe.GroupGauges;
@@ -163,7 +165,7 @@ final class SnapshotBuilder {
             TargetState state = h.getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state();
             if (state == TargetState.HEALTHY) {
               healthy++;
-            } else if (state == TargetState.UNHEALTHY) {
+            } else if (state == TargetState.UNHEALTHY || state == TargetState.UNHEALTHY_DRAINING) {
               unhealthy++;
             }
             AnomalyDetection d = a.getOrDefault(t.key(), AnomalyDetection.NORMAL);
@@ -178,6 +180,15 @@ final class SnapshotBuilder {
       }
     }
     return out;
+  }
+
+  /** {@code unhealthy.draining}'s interval for the group: set, and only used, with unhealthy connection termination off. */
+  private static int unhealthyDrainingSeconds(TargetGroup g) {
+    if (g.kind() != TargetGroupKind.NLB
+        || !"false".equals(g.attributes().get(TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION))) {
+      return 0;
+    }
+    return Integer.parseInt(g.attributes().get(TargetGroupAttributes.UNHEALTHY_DRAINING_INTERVAL));
   }
 
   /** What the health checker watches: every group, each target with why it is or is not checked. */
@@ -201,7 +212,8 @@ final class SnapshotBuilder {
       for (Target t : draining.getOrDefault(g.arn(), List.of())) {
         entries.add(new Registrations.Entry(t, Registrations.Status.DRAINING));
       }
-      groups.add(new Registrations.Group(g.arn(), g.name(), g.kind(), g.healthCheck(), entries));
+      groups.add(new Registrations.Group(g.arn(), g.name(), g.kind(), g.healthCheck(), entries,
+          unhealthyDrainingSeconds(g)));
     }
     return new Registrations(version, groups);
   }

@@ -20,10 +20,15 @@ class HealthTrackerTest {
 
   /** Feeds results with healthy threshold 3 and unhealthy threshold 2; returns the states after each. */
   private List<String> feed(CheckResult... results) {
+    return feed(false, results);
+  }
+
+  /** Like {@link #feed(CheckResult...)}; {@code drainFirst}: a network group that drains unhealthy targets. */
+  private List<String> feed(boolean drainFirst, CheckResult... results) {
     List<String> states = new ArrayList<>();
     for (CheckResult r : results) {
       tracker.checkStarted(now);
-      tracker.record(r, 3, 2, now);
+      tracker.record(r, 3, 2, drainFirst, now);
       now += 30_000;
       TargetHealth h = tracker.health();
       states.add(h.state().wire() + (h.reason() == null ? "" : "/" + h.reason()));
@@ -92,5 +97,28 @@ class HealthTrackerTest {
     assertThat(tracker.history()).hasSize(HealthTracker.HISTORY);
     assertThat(tracker.history().get(tracker.history().size() - 1).passed()).isTrue();
     assertThat(tracker.health().state()).isEqualTo(TargetState.HEALTHY);
+  }
+
+  @Test
+  void drainingGroup_healthyTargetThatFails_isUnhealthyDraining_untilTheIntervalEnds() {
+    assertThat(feed(true, PASS, TIMEOUT, TIMEOUT, MISMATCH))
+        .containsExactly("healthy", "healthy", "unhealthy.draining/Target.Timeout",
+            "unhealthy.draining/Target.ResponseCodeMismatch");
+    assertThat(tracker.drainingOver(now)).isTrue();
+    assertThat(tracker.health()).isEqualTo(TargetHealth.responseCodeMismatch(404));
+    assertThat(tracker.drainingOver(now)).as("only a draining target").isFalse();
+  }
+
+  @Test
+  void drainingGroup_targetThatRecoversWhileDraining_isHealthyAfterTheHealthyThreshold() {
+    assertThat(feed(true, PASS, TIMEOUT, TIMEOUT, PASS, PASS, PASS))
+        .containsExactly("healthy", "healthy", "unhealthy.draining/Target.Timeout",
+            "unhealthy.draining/Target.Timeout", "unhealthy.draining/Target.Timeout", "healthy");
+  }
+
+  @Test
+  void drainingGroup_targetThatNeverWasHealthy_isUnhealthyAtOnce() {
+    assertThat(feed(true, TIMEOUT, TIMEOUT)).containsExactly("initial/Elb.InitialHealthChecking",
+        "unhealthy/Target.Timeout");
   }
 }

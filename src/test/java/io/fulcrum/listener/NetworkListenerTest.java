@@ -204,7 +204,7 @@ class NetworkListenerTest {
     for (int i = 0; i < 10; i++) {
       assertThat(connect(null).target()).as("new flows go to the healthy target").isEqualTo("b");
     }
-    assertThat(metric("TCP_ELB_Reset_Count")).isEqualTo(1);
+    assertThat(metric("TCP_ELB_Reset_Count")).as("every flow that went to a was reset").isEqualTo(a.connections());
   }
 
   @Test
@@ -219,6 +219,32 @@ class NetworkListenerTest {
 
     assertThat(flows.get("a").ask("kept")).isEqualTo("a:kept");
     assertThat(connect(null).target()).isEqualTo("b");
+  }
+
+  @Test
+  void unhealthyTarget_isUnhealthyDraining_keepsItsFlowsForTheInterval_thenTheyAreReset() {
+    startHealthy("target_health_state.unhealthy.connection_termination.enabled: false,"
+        + " target_health_state.unhealthy.draining_interval_seconds: 60");
+    Map<String, FlowClient> flows = oneFlowOnEach();
+    a.healthy(false);
+    advance(5);
+    advance(5);
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY_DRAINING);
+    assertThat(health(a).reason()).isEqualTo("Target.FailedHealthChecks");
+    assertThat(flows.get("a").ask("draining")).isEqualTo("a:draining");
+    for (int i = 0; i < 10; i++) {
+      assertThat(connect(null).target()).as("no new flow reaches a draining target").isEqualTo("b");
+    }
+    advance(50);
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).as("50 s into the 60 s interval").isEqualTo(TargetState.UNHEALTHY_DRAINING);
+    assertThat(flows.get("a").ask("still draining")).isEqualTo("a:still draining");
+    advance(10);
+    gateway.awaitDataPlane();
+    assertThat(health(a).state()).as("the interval is over").isEqualTo(TargetState.UNHEALTHY);
+    assertThat(flows.get("a").ending()).isEqualTo(FlowClient.Ending.RESET);
+    assertThat(flows.get("b").ask("untouched")).isEqualTo("b:untouched");
   }
 
   @Test
