@@ -50,6 +50,12 @@ final class Banner {
         b.append("    ").append(l.protocol().wire()).append(' ').append(l.port()).append(':');
         for (Node n : config.environment().nodes()) {
           if (lb.zones().contains(n.zone())) {
+            if (l.protocol().isNetworkFamily()) {
+              // A TCP or TLS listener: an address to connect to, not a URL to fetch.
+              b.append("  ").append(host(n.address())).append(':').append(l.port()).append(" (").append(n.zone())
+                  .append(')');
+              continue;
+            }
             String url = l.protocol().wire().toLowerCase() + "://" + host(n.address()) + ":" + l.port() + "/";
             b.append("  ").append(url).append(" (").append(n.zone()).append(')');
             firstUrls.add(url);

@@ -5,10 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.ElbClients;
+import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.FulcrumProcess;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TcpTarget;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -145,6 +147,36 @@ class AwsCliInteropIT {
     awsWait("target-deregistered", "--target-group-arn", tg, "--targets", gone);
     assertThat(states(tg)).hasSize(3).doesNotContainValue("draining");
     assertThat(spread(60)).as("the deregistered target gets no more traffic").containsOnlyKeys("t1", "t3", "t4");
+  }
+
+  @Test
+  void networkLoadBalancer_withTheRealCli() throws Exception {
+    TcpTarget target = TcpTarget.start(vertx, "db");
+    try {
+      String tg = aws("create-target-group", "--name", "cli-tcp", "--protocol", "TCP", "--port", "5432",
+          "--vpc-id", ApiGateway.VPC, "--target-type", "ip").getJsonArray("TargetGroups").getJsonObject(0)
+          .getString("TargetGroupArn");
+      aws("register-targets", "--target-group-arn", tg, "--targets",
+          "Id=127.0.0.1,Port=" + target.port() + ",AvailabilityZone=zone-a");
+      JsonObject lb = aws("create-load-balancer", "--name", "cli-nlb", "--type", "network", "--subnets", "zone-a")
+          .getJsonArray("LoadBalancers").getJsonObject(0);
+      assertThat(lb.getString("Type")).isEqualTo("network");
+      int port = Ports.free();
+      JsonObject listener = aws("create-listener", "--load-balancer-arn", lb.getString("LoadBalancerArn"),
+          "--protocol", "TCP", "--port", String.valueOf(port), "--default-actions", "Type=forward,TargetGroupArn=" + tg)
+          .getJsonArray("Listeners").getJsonObject(0);
+      assertThat(listener.getString("Protocol")).isEqualTo("TCP");
+      try (FlowClient c = FlowClient.connect(port)) {
+        assertThat(c.ask("select 1")).isEqualTo("db:select 1");
+      }
+      JsonObject group = aws("describe-target-groups", "--target-group-arns", tg).getJsonArray("TargetGroups")
+          .getJsonObject(0);
+      assertThat(group.getString("HealthCheckProtocol")).isEqualTo("TCP");
+      assertThat(group.getJsonArray("LoadBalancerArns")).containsExactly(lb.getString("LoadBalancerArn"));
+      assertThat(states(tg)).containsKey(target.port());
+    } finally {
+      target.close();
+    }
   }
 
   /** Target states by port, from {@code aws elbv2 describe-target-health}. */
