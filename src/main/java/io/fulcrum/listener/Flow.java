@@ -4,6 +4,7 @@ import io.fulcrum.balancer.Upstream;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.DuplexChannel;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
@@ -12,8 +13,11 @@ import java.io.IOException;
 /**
  * One connection through a network load balancer's listener: the client's socket and, once it is
  * open, the target's, with bytes relayed each way as they come (a side that cannot take more
- * pauses the other) and the end of one side carried to the other: a close as a close, a reset as a
- * reset (SPEC §7). Touched only on its event loop.
+ * pauses the other) and the end of one side carried to the other: a reset as a reset, a close as a
+ * close. Over cleartext both ways, a side that only shuts its output (TCP half-close: a client
+ * that sends its request and then {@code shutdown(SHUT_WR)}) has its FIN passed on once what it
+ * sent is written, and the other direction stays open until it ends too. Touched only on its
+ * event loop.
  */
 final class Flow {
 
@@ -34,16 +38,29 @@ final class Flow {
   private final String group;
   private final Upstream upstream;
   private final LoadBalancerMeters meters;
+  /** Whether a FIN is passed on as a FIN (both sides cleartext) rather than ending the flow. */
+  private final boolean halfClose;
   private NetSocket target;
   private boolean ended;
+  /** Whether the client, and the target, shut their output (sent FIN) while the flow goes on. */
+  private boolean clientShut;
+  private boolean targetShut;
 
-  Flow(FlowListeners owner, NetSocket client, String group, Upstream upstream, LoadBalancerMeters meters) {
+  /**
+   * @param halfClose whether both sides are cleartext TCP, so that one side's FIN can be passed on
+   *                  while the other direction goes on (see {@link FinAsEmptyRead})
+   */
+  Flow(FlowListeners owner, NetSocket client, String group, Upstream upstream, LoadBalancerMeters meters,
+      boolean halfClose) {
     this.owner = owner;
     this.client = client;
     this.group = group;
     this.upstream = upstream;
     this.meters = meters;
-    client.closeHandler(v -> end(End.CLOSED));
+    this.halfClose = halfClose && FinAsEmptyRead.install(client);
+    // The end of a side comes in order after its data (endHandler, not closeHandler): bytes read but not yet
+    // relayed (the other side was full) are still passed on before the close.
+    client.endHandler(v -> end(End.CLOSED));
     client.exceptionHandler(e -> end(reset(e) ? End.CLIENT_RESET : End.CLOSED));
   }
 
@@ -71,7 +88,10 @@ final class Flow {
     }
     target = socket;
     upstream.dispatched();
-    target.closeHandler(v -> end(End.CLOSED));
+    if (halfClose) {
+      FinAsEmptyRead.install(target);
+    }
+    target.endHandler(v -> end(End.CLOSED));
     target.exceptionHandler(e -> end(reset(e) ? End.TARGET_RESET : End.CLOSED));
     if (first != null) {
       target.write(first);
@@ -81,6 +101,33 @@ final class Flow {
     client.resume();
   }
 
+  /**
+   * One side sent FIN (only seen with {@link #halfClose}): once everything it sent is written to
+   * the other, the other's output is shut the same way; when both have, the flow ends.
+   */
+  private void shut(NetSocket from) {
+    if (from == client) {
+      clientShut = true;
+    } else {
+      targetShut = true;
+    }
+    NetSocket to = from == client ? target : client;
+    if (clientShut && targetShut) {
+      end(End.CLOSED);
+      return;
+    }
+    to.write(Buffer.buffer()).onComplete(ar -> {
+      if (ended) {
+        return;
+      }
+      if (ar.succeeded() && ((NetSocketInternal) to).channelHandlerContext().channel() instanceof DuplexChannel d) {
+        d.shutdownOutput();
+      } else {
+        end(End.CLOSED);
+      }
+    });
+  }
+
   /** The target's connection could not be made: the client's is reset, as the target's refusal would be. */
   void failed() {
     end(End.ELB_RESET);
@@ -88,6 +135,10 @@ final class Flow {
 
   private void relay(NetSocket from, NetSocket to) {
     from.handler(data -> {
+      if (data.length() == 0) {
+        shut(from); // a FIN, in order after the data before it (FinAsEmptyRead)
+        return;
+      }
       meters.processed(data.length());
       to.write(data);
       if (to.writeQueueFull()) {

@@ -244,7 +244,7 @@ final class FlowListeners {
       return;
     }
     m.group(group.arn()).flow(scope.unhealthyRouting());
-    Flow flow = new Flow(this, socket, group.arn(), target, m);
+    Flow flow = new Flow(this, socket, group.arn(), target, m, !group.tls());
     flowsByGroup.computeIfAbsent(group.arn(), k -> new LinkedHashSet<>()).add(flow);
     ConnectOptions connect = new ConnectOptions().setHost(target.address()).setPort(target.port())
         .setTimeout(b.plan.proxy().connectTimeoutMillis());

@@ -279,6 +279,35 @@ class NetworkListenerTest {
   }
 
   @Test
+  void halfClose_theClientsFinReachesTheTarget_andItsAnswerStillComesBack() throws Exception {
+    // A target that reads until the client's FIN, then answers and closes: without half-close the
+    // FIN would close the whole flow and the answer be lost.
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      gateway = Gateway.start(TestVertx.create(), config("").replace("      []\n", "      - {id: 127.0.0.1, port: "
+          + server.getLocalPort() + "}\n"));
+      java.util.concurrent.CompletableFuture<Integer> read = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+        try (java.net.Socket s = server.accept()) {
+          byte[] all = s.getInputStream().readAllBytes();
+          s.getOutputStream().write(("got " + all.length + " bytes\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          return all.length;
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      FlowClient c = connect(null);
+      byte[] request = new byte[200_000]; // more than one read, so that FIN follows data still in flight
+      c.socket().getOutputStream().write(request);
+      c.socket().shutdownOutput();
+      java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(c.socket().getInputStream(),
+          java.nio.charset.StandardCharsets.UTF_8));
+      assertThat(in.readLine()).isEqualTo("got 200000 bytes");
+      assertThat(in.readLine()).as("then the target's FIN").isNull();
+      assertThat(read.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200_000);
+      await().atMost(Duration.ofSeconds(10)).until(() -> metric("ActiveFlowCount") == 0);
+    }
+  }
+
+  @Test
   void noTarget_resetsTheConnection() {
     gateway = Gateway.start(TestVertx.create(), config(""));
     FlowClient c = connect(null);
