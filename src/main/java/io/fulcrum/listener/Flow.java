@@ -2,13 +2,16 @@ package io.fulcrum.listener;
 
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
 import java.io.IOException;
+import java.util.ArrayDeque;
 
 /**
  * One connection through a network load balancer's listener: the client's socket and, once it is
@@ -45,6 +48,8 @@ final class Flow {
   /** Whether the client, and the target, shut their output (sent FIN) while the flow goes on. */
   private boolean clientShut;
   private boolean targetShut;
+  /** What the client sent before the target's connection opened. */
+  private final ArrayDeque<ByteBuf> held = new ArrayDeque<>(2);
 
   /**
    * @param halfClose whether both sides are cleartext TCP, so that one side's FIN can be passed on
@@ -58,10 +63,11 @@ final class Flow {
     this.upstream = upstream;
     this.meters = meters;
     this.halfClose = halfClose && FinAsEmptyRead.install(client);
-    // The end of a side comes in order after its data (endHandler, not closeHandler): bytes read but not yet
-    // relayed (the other side was full) are still passed on before the close.
+    // Relayed as they are read (see read), so a side's end comes after its data.
+    ((NetSocketInternal) client).messageHandler(message -> read(client, message));
     client.endHandler(v -> end(End.CLOSED));
     client.exceptionHandler(e -> end(reset(e) ? End.CLIENT_RESET : End.CLOSED));
+    client.pause(); // until the target's connection is open
   }
 
   String group() {
@@ -93,11 +99,13 @@ final class Flow {
     }
     target.endHandler(v -> end(End.CLOSED));
     target.exceptionHandler(e -> end(reset(e) ? End.TARGET_RESET : End.CLOSED));
+    ((NetSocketInternal) target).messageHandler(message -> read(target, message));
     if (first != null) {
       target.write(first);
     }
-    relay(client, target);
-    relay(target, client);
+    for (ByteBuf data; (data = held.poll()) != null; ) {
+      forward(client, data);
+    }
     client.resume();
   }
 
@@ -133,19 +141,41 @@ final class Flow {
     end(End.ELB_RESET);
   }
 
-  private void relay(NetSocket from, NetSocket to) {
-    from.handler(data -> {
-      if (data.length() == 0) {
-        shut(from); // a FIN, in order after the data before it (FinAsEmptyRead)
-        return;
-      }
-      meters.processed(data.length());
-      to.write(data);
-      if (to.writeQueueFull()) {
-        from.pause();
-        to.drainHandler(v -> from.resume());
-      }
-    });
+  /**
+   * What a side read, as Netty's buffer: relayed to the other side without a copy (Vert.x's data
+   * handler would copy each read onto the heap), or held while the target's connection opens.
+   */
+  private void read(NetSocket from, Object message) {
+    if (!(message instanceof ByteBuf data) || ended) {
+      ReferenceCountUtil.release(message);
+      return;
+    }
+    if (target == null) {
+      held.add(data); // the client's first bytes, read before it was paused
+      return;
+    }
+    forward(from, data);
+  }
+
+  /**
+   * Writes {@code data} to the other side (the buffer read is the buffer written); a side that
+   * cannot take more stops this one reading (at most the rest of one read still comes). An empty
+   * buffer is a FIN (see FinAsEmptyRead).
+   */
+  private void forward(NetSocket from, ByteBuf data) {
+    NetSocketInternal to = (NetSocketInternal) (from == client ? target : client);
+    int length = data.readableBytes();
+    if (length == 0) {
+      data.release();
+      shut(from);
+      return;
+    }
+    meters.processed(length);
+    to.writeMessage(data);
+    if (to.writeQueueFull()) {
+      from.pause();
+      to.drainHandler(v -> from.resume());
+    }
   }
 
   /** Ends the flow as {@code how} says; the first end counts, later ones (the other side's close) do nothing. */
@@ -155,6 +185,9 @@ final class Flow {
     }
     ended = true;
     owner.ended(this);
+    for (ByteBuf data; (data = held.poll()) != null; ) {
+      data.release();
+    }
     if (target != null) {
       upstream.completed();
     }

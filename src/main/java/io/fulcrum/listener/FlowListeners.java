@@ -6,18 +6,20 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ProxyProtocolV2;
 import io.fulcrum.model.Arns;
-import io.fulcrum.model.IpAddresses;
 import io.fulcrum.model.Node;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
+import io.netty.channel.Channel;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.ClientSSLOptions;
 import io.vertx.core.net.ConnectOptions;
 import io.vertx.core.net.NetClient;
@@ -27,6 +29,7 @@ import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.ServerSSLOptions;
 import io.vertx.core.net.SocketAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -218,7 +221,9 @@ final class FlowListeners {
 
   /** A client connected: its flow goes to a target of the group, or is reset when there is none. */
   private void accept(Binding b, NetSocket socket) {
-    socket.pause();
+    // Not paused here: Flow takes the socket's reads itself (and pauses it) before any can come.
+    Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
+    channel.config().setAllocator(DirectForwarder.ALLOCATOR);
     LoadBalancerMeters m = b.meters;
     m.flowOpened();
     if (drained != null) {
@@ -228,13 +233,13 @@ final class FlowListeners {
     }
     TargetGroupPlan group = b.group == null ? null : snapshot.groups().get(b.group);
     Scope scope = group == null ? null : group.scope(b.node.zone());
-    SocketAddress from = socket.remoteAddress();
-    SocketAddress to = socket.localAddress();
-    byte[] source = IpAddresses.parse(from.hostAddress());
-    byte[] destination = IpAddresses.parse(to.hostAddress());
+    InetSocketAddress from = (InetSocketAddress) channel.remoteAddress();
+    InetSocketAddress to = (InetSocketAddress) channel.localAddress();
+    byte[] source = from.getAddress().getAddress();
+    byte[] destination = to.getAddress().getAddress();
     TargetGroupPlan.Flows flows = group == null ? null : group.flows();
-    Upstream target = scope == null || flows == null || source == null || destination == null ? null
-        : FlowChoice.choose(scope, FlowChoice.flowHash(source, from.port(), destination, to.port(), secret),
+    Upstream target = scope == null || flows == null ? null
+        : FlowChoice.choose(scope, FlowChoice.flowHash(source, from.getPort(), destination, to.getPort(), secret),
             FlowChoice.addressHash(source), flows.sourceIp());
     if (target == null) {
       // Nothing to route to: the connection fails (SPEC §2.5), with a reset as a closed port would.
@@ -246,15 +251,16 @@ final class FlowListeners {
     m.group(group.arn()).flow(scope.unhealthyRouting());
     Flow flow = new Flow(this, socket, group.arn(), target, m, !group.tls());
     flowsByGroup.computeIfAbsent(group.arn(), k -> new LinkedHashSet<>()).add(flow);
-    ConnectOptions connect = new ConnectOptions().setHost(target.address()).setPort(target.port())
+    ConnectOptions connect = new ConnectOptions().setRemoteAddress(SocketAddress.inetSocketAddress(target.socketAddress()))
         .setTimeout(b.plan.proxy().connectTimeoutMillis());
     if (group.tls()) {
       connect.setSsl(true).setSslOptions(TRUST_ALL);
     }
     Buffer header = flows.proxyProtocol()
-        ? Buffer.buffer(ProxyProtocolV2.header(source, from.port(), destination, to.port())) : null;
+        ? Buffer.buffer(ProxyProtocolV2.header(source, from.getPort(), destination, to.getPort())) : null;
     client.connect(connect).onComplete(ar -> {
       if (ar.succeeded()) {
+        ((NetSocketInternal) ar.result()).channelHandlerContext().channel().config().setAllocator(DirectForwarder.ALLOCATOR);
         flow.connected(ar.result(), header);
       } else {
         if (ListenerVerticle.tlsFailure(ar.cause())) {

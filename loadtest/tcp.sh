@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# A network load balancer's TCP listener side by side with HAProxy (mode tcp) and NGINX (stream):
+# the same NGINX backends as compare.sh, HTTP/1.1 carried through each TCP relay by wrk, in
+# interleaved rounds, one worker each. Two loads: keep-alive (-c50: fifty long flows, the relay's
+# cost per byte) and a new connection per request (Connection: close: the cost of a flow's set-up
+# and end). Prints a table; see loadtest/README.md and RESULTS.md.
+#
+#   loadtest/tcp.sh            # about 8 minutes with the defaults
+#   loadtest/tcp.sh --quick    # a few seconds per round, to try the script
+#
+# Needs NGINX's stream module (Debian: libnginx-mod-stream). Installs nothing. Starts only its own
+# processes, on 127.0.0.1, and stops each by PID on exit.
+set -euo pipefail
+
+QUICK=0
+for a in "$@"; do
+  case $a in
+    --quick) QUICK=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "Environment: ROUND_SECONDS [10] ROUNDS [3] WARMUP_SECONDS [15] CONNS [50] LOADS [keepalive close] BASE_PORT [18000]"; exit 0 ;;
+    *) echo "tcp.sh: unknown argument '$a'" >&2; exit 2 ;;
+  esac
+done
+if [ "$QUICK" = 1 ]; then
+  ROUND_SECONDS=${ROUND_SECONDS:-3}
+  ROUNDS=${ROUNDS:-1}
+  WARMUP_SECONDS=${WARMUP_SECONDS:-5}
+fi
+ROUND_SECONDS=${ROUND_SECONDS:-10}
+ROUNDS=${ROUNDS:-3}
+WARMUP_SECONDS=${WARMUP_SECONDS:-15}
+CONNS=${CONNS:-50}
+LOADS=${LOADS:-keepalive close}
+WITH_GRPC_BACKEND=0
+
+# shellcheck source=loadtest/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+check_tools wrk haproxy nginx java curl ss || exit 2
+STREAM_MODULE=${STREAM_MODULE:-/usr/lib/nginx/modules/ngx_stream_module.so}
+[ -f "$STREAM_MODULE" ] || die "NGINX's stream module is missing ($STREAM_MODULE): apt-get install libnginx-mod-stream"
+
+PORT_FULCRUM_TCP=$((BASE_PORT + 501))
+PORT_HAPROXY_TCP=$((BASE_PORT + 502))
+PORT_NGINX_TCP=$((BASE_PORT + 503))
+PORT_CONTROL=$((BASE_PORT + 590))
+ports=("$PORT_FULCRUM_TCP" "$PORT_HAPROXY_TCP" "$PORT_NGINX_TCP" "$PORT_CONTROL")
+for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
+check_ports_free "${ports[@]}"
+WORKDIR=$(mktemp -d /tmp/fulcrum-tcp.XXXXXX)
+chmod 755 "$WORKDIR"
+trap remove_workdir EXIT
+trap 'exit 130' INT TERM
+
+start_backends
+
+targets=""
+haproxy_servers=""
+nginx_servers=""
+for i in $(seq 1 "$BACKENDS"); do
+  targets+="      - {id: 127.0.0.1, port: $((PORT_BACKEND0 + i))}"$'\n'
+  haproxy_servers+="    server b$i 127.0.0.1:$((PORT_BACKEND0 + i))"$'\n'
+  nginx_servers+="        server 127.0.0.1:$((PORT_BACKEND0 + i));"$'\n'
+done
+
+cat >"$WORKDIR/fulcrum.yaml" <<EOF
+nodes:
+  - {zone: zone-a, address: 127.0.0.1}
+control: {address: 127.0.0.1, port: $PORT_CONTROL}
+dns: {enabled: false}
+reload: {enabled: false}
+shutdown: {timeout-seconds: 1}
+data-dir: $WORKDIR/fulcrum-data
+load-balancers:
+  - name: bench-tcp
+    type: network
+    listeners:
+      - {protocol: TCP, port: $PORT_FULCRUM_TCP, default-actions: [{type: forward, target-group: tcp}]}
+target-groups:
+  - name: tcp
+    target-type: ip
+    protocol: TCP
+    port: 80
+    health-check: {interval-seconds: 5, timeout-seconds: 5, healthy-threshold-count: 2}
+    targets:
+${targets%$'\n'}
+EOF
+
+cat >"$WORKDIR/haproxy.cfg" <<EOF
+global
+    nbthread 1
+    maxconn 8000
+defaults
+    mode tcp
+    timeout connect 10s
+    timeout client 350s
+    timeout server 350s
+frontend tcp
+    bind 127.0.0.1:$PORT_HAPROXY_TCP
+    default_backend pool
+backend pool
+    balance roundrobin
+${haproxy_servers%$'\n'}
+EOF
+
+mkdir -p "$WORKDIR/nginx-tmp"
+cat >"$WORKDIR/nginx.conf" <<EOF
+load_module $STREAM_MODULE;
+worker_processes 1;
+pid $WORKDIR/nginx.pid;
+error_log $WORKDIR/nginx-error.log warn;
+events { worker_connections 8192; }
+stream {
+    upstream pool {
+${nginx_servers%$'\n'}
+    }
+    server {
+        listen 127.0.0.1:$PORT_NGINX_TCP;
+        proxy_pass pool;
+        proxy_connect_timeout 10s;
+        proxy_timeout 350s;
+    }
+}
+EOF
+
+mkdir -p "$WORKDIR/fulcrum-data"
+(cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" && spawn "$PROXY_CPUS" \
+  java $FULCRUM_JVM_OPTS -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances 1) >"$WORKDIR/fulcrum.log" 2>&1 &
+FULCRUM_PID=$!
+STARTED_PIDS+=("$FULCRUM_PID")
+haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
+spawn "$PROXY_CPUS" haproxy -db -f "$WORKDIR/haproxy.cfg" >"$WORKDIR/haproxy.log" 2>&1 &
+HAPROXY_PID=$!
+STARTED_PIDS+=("$HAPROXY_PID")
+spawn "$PROXY_CPUS" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;' >"$WORKDIR/nginx.log" 2>&1 &
+NGINX_PID=$!
+STARTED_PIDS+=("$NGINX_PID")
+wait_http "http://127.0.0.1:$PORT_CONTROL/health/ready" 90 "$FULCRUM_PID" || die "Fulcrum did not start: $(tail -5 "$WORKDIR/fulcrum.log")"
+for p in "$PORT_FULCRUM_TCP" "$PORT_HAPROXY_TCP" "$PORT_NGINX_TCP"; do
+  wait_http "http://127.0.0.1:$p/" 20 || die "nothing answers through 127.0.0.1:$p"
+done
+log "Fulcrum (NLB TCP listener) :$PORT_FULCRUM_TCP, HAProxy (mode tcp) :$PORT_HAPROXY_TCP, NGINX (stream) :$PORT_NGINX_TCP, 1 worker each"
+
+pid_of() {
+  case $1 in fulcrum) echo "$FULCRUM_PID" ;; haproxy) echo "$HAPROXY_PID" ;; nginx) echo "$NGINX_PID" ;; *) echo "" ;; esac
+}
+port_of() {
+  case $1 in
+    fulcrum) echo "$PORT_FULCRUM_TCP" ;; haproxy) echo "$PORT_HAPROXY_TCP" ;; nginx) echo "$PORT_NGINX_TCP" ;;
+    direct) echo $((PORT_BACKEND0 + 1)) ;;
+  esac
+}
+# run WHO LOAD SECONDS: one wrk run; prints "req/s p50_ms p99_ms cpu_us_per_request".
+run() {
+  local who=$1 load=$2 seconds=$3 pid before after out extra=()
+  [ "$load" = close ] && extra=(-H "Connection: close")
+  pid=$(pid_of "$who")
+  before=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
+  out=$(pinned "$LOAD_CPUS" wrk -t1 -c"$CONNS" -d"${seconds}s" --latency "${extra[@]}" "http://127.0.0.1:$(port_of "$who")/")
+  after=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
+  local rps p50 p99 requests
+  rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")
+  requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+  p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
+  awk -v r="$rps" -v a="$p50" -v b="$p99" -v t=$((after - before)) -v n="$requests" -v hz="$CLK_TCK" -v who="$who" \
+    'BEGIN { cpu = (who == "direct" || n == 0) ? "-" : sprintf("%.1f", t / hz * 1e6 / n); printf "%.0f %s %s %s\n", r, a, b, cpu }'
+}
+
+for who in fulcrum haproxy nginx; do
+  log "warm-up: $who, ${WARMUP_SECONDS}s of each load"
+  for load in $LOADS; do run "$who" "$load" "$WARMUP_SECONDS" >/dev/null; done
+done
+
+declare -A results
+for load in $LOADS; do
+  for round in $(seq 1 "$ROUNDS"); do
+    for who in fulcrum haproxy nginx direct; do
+      r=$(run "$who" "$load" "$ROUND_SECONDS")
+      results[$load,$who]+="$r"$'\n'
+      log "$load round $round $who: $r (req/s p50 p99 µs-CPU/req)"
+    done
+  done
+done
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
+col() { awk -v c="$1" 'NF { print $c }'; }
+
+echo
+echo "TCP listener, wrk -t1 -c$CONNS through each relay, $ROUNDS interleaved rounds of ${ROUND_SECONDS}s, 1 worker each"
+echo "(medians; req/s with min-max; CPU: the relay's user+system CPU per request)"
+echo
+echo "| Load | Contender | req/s | (min-max) | p50 ms | p99 ms | CPU µs/req |"
+echo "|---|---|---:|---|---:|---:|---:|"
+for load in $LOADS; do
+  for who in fulcrum haproxy nginx direct; do
+    data=${results[$load,$who]}
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' \
+      "$([ "$load" = keepalive ] && echo "keep-alive" || echo "Connection: close")" "$who" \
+      "$(col 1 <<<"$data" | median)" "$(col 1 <<<"$data" | range)" "$(col 2 <<<"$data" | median)" \
+      "$(col 3 <<<"$data" | median)" "$(col 4 <<<"$data" | grep -v '^-$' | median)"
+  done
+done
+echo
+echo "RSS after the runs (kB): Fulcrum $(memory_kb "$FULCRUM_PID" VmRSS), HAProxy $(memory_kb "$HAPROXY_PID" VmRSS), NGINX $(memory_kb "$NGINX_PID" VmRSS)"
