@@ -16,7 +16,7 @@ import javax.net.ssl.SSLException;
  * self-signed and expired ones). HTTP/2 connections (HTTP2 and GRPC target groups) offer ALPN
  * {@code h2} only. For Netty's channels, one context of each kind per process, shared by every loop.
  */
-final class TargetTls {
+public final class TargetTls {
 
   private static final Set<String> TLS12_PROTOCOLS = Set.of("TLSv1.2");
   private static final Set<String> TLS13_PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
@@ -33,7 +33,8 @@ final class TargetTls {
     return tls13 ? TLS13_PROTOCOLS : TLS12_PROTOCOLS;
   }
 
-  static SslContext context(boolean tls13) {
+  /** For Netty's channels to targets: TLS 1.2, or 1.2 and 1.3 with {@code tls13}. */
+  public static SslContext context(boolean tls13) {
     return tls13 ? TLS13 : TLS12;
   }
 

@@ -1,28 +1,41 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.balancer.Upstream;
+import io.fulcrum.observe.GroupMeters;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetSocket;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.Locale;
 
 /**
- * One connection through a network load balancer's listener: the client's socket and, once it is
- * open, the target's, with bytes relayed each way as they come (a side that cannot take more
- * pauses the other) and the end of one side carried to the other: a reset as a reset, a close as a
- * close. Over cleartext both ways, a side that only shuts its output (TCP half-close: a client
- * that sends its request and then {@code shutdown(SHUT_WR)}) has its FIN passed on once what it
- * sent is written, and the other direction stays open until it ends too. Touched only on its
+ * One connection through a network load balancer's listener: the client's socket (Vert.x's, as
+ * its server accepted it) and the target's (a plain Netty channel on the same event loop: a flow
+ * needs none of Vert.x's connection machinery, and its set-up is most of a short flow's cost),
+ * with bytes relayed each way as they are read, the buffer read being the buffer written; a side
+ * that cannot take more stops the other reading. The end of one side is carried to the other: a
+ * reset as a reset, a close as a close; and over cleartext both ways the client's FIN as a FIN,
+ * with the target's answer still coming back (TCP half-close: a client that sends its request and
+ * then {@code shutdown(SHUT_WR)}). The target's FIN ends the flow once its bytes are written to the
+ * client, as a server's close after its answer is meant (passing it on as a half-close would cost
+ * every such flow two more system calls and three of Netty's exceptions). Touched only on its
  * event loop.
  */
-final class Flow {
+final class Flow extends ChannelInboundHandlerAdapter {
 
   /** How a flow ended, for the counters. */
   enum End {
@@ -30,7 +43,7 @@ final class Flow {
     CLOSED,
     /** The client reset its connection; the target's is reset. */
     CLIENT_RESET,
-    /** The target reset its connection (or refused it); the client's is reset. */
+    /** The target reset its connection; the client's is reset. */
     TARGET_RESET,
     /** The load balancer ended the flow with resets both ways (unhealthy or deregistered target, no target reached). */
     ELB_RESET
@@ -38,36 +51,42 @@ final class Flow {
 
   private final FlowListeners owner;
   private final NetSocket client;
+  private final NetSocketInternal clientOut;
   private final String group;
   private final Upstream upstream;
   private final LoadBalancerMeters meters;
   /** Whether a FIN is passed on as a FIN (both sides cleartext) rather than ending the flow. */
   private final boolean halfClose;
-  private NetSocket target;
+  /** The target's channel, once its connection is open. */
+  private Channel target;
   private boolean ended;
-  /** Whether the client, and the target, shut their output (sent FIN) while the flow goes on. */
+  /** Whether the client shut its output (sent FIN) while the flow goes on. */
   private boolean clientShut;
-  private boolean targetShut;
   /** What the client sent before the target's connection opened. */
   private final ArrayDeque<ByteBuf> held = new ArrayDeque<>(2);
+  private long heldBytes;
+  /** Counts a failed TLS handshake with the target; null over cleartext. */
+  private GroupMeters tlsMeters;
+  /** How much of the client's bytes is held while the target's connection opens before it is paused. */
+  static final int HOLD_BYTES = 64 * 1024;
 
   /**
-   * @param halfClose whether both sides are cleartext TCP, so that one side's FIN can be passed on
-   *                  while the other direction goes on (see {@link FinAsEmptyRead})
+   * @param halfClose whether both sides are cleartext TCP, so that the client's FIN can be passed on
+   *                  while the target's answer comes back (see {@link FinAsEmptyRead})
    */
   Flow(FlowListeners owner, NetSocket client, String group, Upstream upstream, LoadBalancerMeters meters,
       boolean halfClose) {
     this.owner = owner;
     this.client = client;
+    this.clientOut = (NetSocketInternal) client;
     this.group = group;
     this.upstream = upstream;
     this.meters = meters;
     this.halfClose = halfClose && FinAsEmptyRead.install(client);
-    // Relayed as they are read (see read), so a side's end comes after its data.
-    ((NetSocketInternal) client).messageHandler(message -> read(client, message));
+    // Relayed as they are read (see fromClient), so the client's end comes after its data.
+    clientOut.messageHandler(this::fromClient);
     client.endHandler(v -> end(End.CLOSED));
-    client.exceptionHandler(e -> end(reset(e) ? End.CLIENT_RESET : End.CLOSED));
-    client.pause(); // until the target's connection is open
+    client.exceptionHandler(e -> end(isReset(e) ? End.CLIENT_RESET : End.CLOSED));
   }
 
   String group() {
@@ -84,99 +103,148 @@ final class Flow {
   }
 
   /**
-   * The target's connection is open: {@code first} (the PROXY protocol header, or null) goes
-   * ahead of the client's bytes, which start flowing both ways.
+   * Opens the connection to the target on {@code bootstrap} (the client's event loop); {@code first}
+   * (the PROXY protocol header, or null) goes ahead of the client's bytes. {@code tls}: a TLS
+   * session to the target, whose certificate is not checked.
    */
-  void connected(NetSocket socket, Buffer first) {
-    if (ended) {
-      socket.close(); // the client left, or the flow was cut, while this connection opened
+  void open(Bootstrap bootstrap, SslContext tls, byte[] first, GroupMeters groupMeters) {
+    // Registered on this loop (at once: it is the caller's), set up, then connected: no bootstrap copy per flow.
+    ChannelFuture registered = bootstrap.register();
+    Channel channel = registered.channel();
+    if (!registered.isSuccess()) {
+      channel.close();
+      groupMeters.targetConnectionError();
+      end(End.ELB_RESET);
       return;
     }
-    target = socket;
-    upstream.dispatched();
-    if (halfClose) {
-      FinAsEmptyRead.install(target);
+    if (tls != null) {
+      channel.pipeline().addLast("tls", tls.newHandler(channel.alloc()));
     }
-    target.endHandler(v -> end(End.CLOSED));
-    target.exceptionHandler(e -> end(reset(e) ? End.TARGET_RESET : End.CLOSED));
-    ((NetSocketInternal) target).messageHandler(message -> read(target, message));
-    if (first != null) {
-      target.write(first);
-    }
-    for (ByteBuf data; (data = held.poll()) != null; ) {
-      forward(client, data);
-    }
-    client.resume();
-  }
-
-  /**
-   * One side sent FIN (only seen with {@link #halfClose}): once everything it sent is written to
-   * the other, the other's output is shut the same way; when both have, the flow ends.
-   */
-  private void shut(NetSocket from) {
-    if (from == client) {
-      clientShut = true;
-    } else {
-      targetShut = true;
-    }
-    NetSocket to = from == client ? target : client;
-    if (clientShut && targetShut) {
-      end(End.CLOSED);
-      return;
-    }
-    to.write(Buffer.buffer()).onComplete(ar -> {
-      if (ended) {
+    channel.pipeline().addLast("flow", this);
+    this.tlsMeters = tls == null ? null : groupMeters;
+    channel.connect(upstream.socketAddress()).addListener((ChannelFutureListener) f -> {
+      if (!f.isSuccess()) {
+        groupMeters.targetConnectionError();
+        end(End.ELB_RESET); // refused or timed out: the client's connection is reset, as the target's refusal would be
         return;
       }
-      if (ar.succeeded() && ((NetSocketInternal) to).channelHandlerContext().channel() instanceof DuplexChannel d) {
-        d.shutdownOutput();
-      } else {
-        end(End.CLOSED);
+      if (ended) {
+        f.channel().close(); // the client left, or the flow was cut, while this connection opened
+        return;
       }
+      target = f.channel();
+      upstream.dispatched();
+      if (first != null) {
+        target.write(Unpooled.wrappedBuffer(first));
+      }
+      for (ByteBuf data; (data = held.poll()) != null; ) {
+        fromClient(data);
+      }
+      target.flush();
+      if (heldBytes > HOLD_BYTES) {
+        client.resume();
+      }
+      heldBytes = 0;
     });
   }
 
-  /** The target's connection could not be made: the client's is reset, as the target's refusal would be. */
-  void failed() {
-    end(End.ELB_RESET);
-  }
+  // ---- client to target ----
 
-  /**
-   * What a side read, as Netty's buffer: relayed to the other side without a copy (Vert.x's data
-   * handler would copy each read onto the heap), or held while the target's connection opens.
-   */
-  private void read(NetSocket from, Object message) {
+  /** What the client read, as Netty's buffer: written to the target, or held while its connection opens. */
+  private void fromClient(Object message) {
     if (!(message instanceof ByteBuf data) || ended) {
       ReferenceCountUtil.release(message);
       return;
     }
     if (target == null) {
-      held.add(data); // the client's first bytes, read before it was paused
+      // Held until the target's connection opens; past a bound the client waits. (Not paused up front:
+      // most flows send a little at once, and pausing and resuming costs two epoll calls per flow.)
+      held.add(data);
+      heldBytes += data.readableBytes();
+      if (heldBytes > HOLD_BYTES) {
+        client.pause();
+      }
       return;
     }
-    forward(from, data);
-  }
-
-  /**
-   * Writes {@code data} to the other side (the buffer read is the buffer written); a side that
-   * cannot take more stops this one reading (at most the rest of one read still comes). An empty
-   * buffer is a FIN (see FinAsEmptyRead).
-   */
-  private void forward(NetSocket from, ByteBuf data) {
-    NetSocketInternal to = (NetSocketInternal) (from == client ? target : client);
     int length = data.readableBytes();
     if (length == 0) {
       data.release();
-      shut(from);
+      clientShut(); // a FIN, in order after the data before it (FinAsEmptyRead)
       return;
     }
     meters.processed(length);
-    to.writeMessage(data);
-    if (to.writeQueueFull()) {
-      from.pause();
-      to.drainHandler(v -> from.resume());
+    target.writeAndFlush(data, target.voidPromise());
+    if (!target.isWritable()) {
+      client.pause(); // resumed by channelWritabilityChanged
     }
   }
+
+  private void clientShut() {
+    if (clientShut) {
+      return;
+    }
+    clientShut = true;
+    if (target instanceof DuplexChannel duplex) {
+      target.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
+        if (!ended) {
+          duplex.shutdownOutput();
+        }
+      });
+    } else {
+      end(End.CLOSED);
+    }
+  }
+
+  // ---- target to client: this handler sits last in the target channel's pipeline ----
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object message) {
+    if (!(message instanceof ByteBuf data) || ended) {
+      ReferenceCountUtil.release(message);
+      return;
+    }
+    meters.processed(data.readableBytes());
+    clientOut.writeMessage(data);
+    if (client.writeQueueFull()) {
+      target.config().setAutoRead(false);
+      client.drainHandler(v -> {
+        if (!ended) {
+          target.config().setAutoRead(true);
+        }
+      });
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (ctx.channel().isWritable() && !ended) {
+      client.resume();
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+    if (event instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
+      if (tlsMeters != null) {
+        tlsMeters.targetTlsError();
+      }
+      end(End.ELB_RESET);
+    }
+    ctx.fireUserEventTriggered(event);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    end(End.CLOSED);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    end(isReset(cause) ? End.TARGET_RESET : End.CLOSED);
+  }
+
+  // ---- the end ----
 
   /** Ends the flow as {@code how} says; the first end counts, later ones (the other side's close) do nothing. */
   void end(End how) {
@@ -193,9 +261,12 @@ final class Flow {
     }
     switch (how) {
       case CLOSED -> {
-        client.end();
-        if (target != null) {
-          target.end();
+        // Each side still open is closed once what it was sent is written (a second close costs Netty an exception).
+        if (clientOut.channelHandlerContext().channel().isActive()) {
+          client.end();
+        }
+        if (target != null && target.isActive()) {
+          target.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
         }
       }
       case CLIENT_RESET -> {
@@ -217,22 +288,22 @@ final class Flow {
 
   /** Closes {@code socket} with a TCP reset (no linger) instead of a close. */
   static void reset(NetSocket socket) {
-    if (socket == null) {
-      return;
-    }
     if (socket instanceof NetSocketInternal internal) {
-      Channel channel = internal.channelHandlerContext().channel();
-      if (channel.isOpen()) {
-        channel.config().setOption(ChannelOption.SO_LINGER, 0);
-        channel.close();
-        return;
-      }
+      reset(internal.channelHandlerContext().channel());
+    } else if (socket != null) {
+      socket.close();
     }
-    socket.close();
+  }
+
+  private static void reset(Channel channel) {
+    if (channel != null && channel.isOpen()) {
+      channel.config().setOption(ChannelOption.SO_LINGER, 0);
+      channel.close();
+    }
   }
 
   /** Whether {@code e} is the peer's reset of the connection. */
-  private static boolean reset(Throwable e) {
-    return e instanceof IOException && String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT).contains("reset");
+  private static boolean isReset(Throwable e) {
+    return e instanceof IOException && String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT).contains("reset");
   }
 }

@@ -8,27 +8,28 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ProxyProtocolV2;
+import io.fulcrum.forward.TargetTls;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.net.NetSocketInternal;
-import io.vertx.core.net.ClientSSLOptions;
-import io.vertx.core.net.ConnectOptions;
-import io.vertx.core.net.NetClient;
-import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.ServerSSLOptions;
-import io.vertx.core.net.SocketAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -57,10 +58,9 @@ final class FlowListeners {
   private static final Logger LOG = LoggerFactory.getLogger(FlowListeners.class);
   /** How long a flow may carry nothing either way before it is closed: NLB's TCP idle timeout. */
   static final int IDLE_TIMEOUT_SECONDS = 350;
-  /** A target's certificate is not checked (SPEC §1.5: nor is it by health checks). */
-  private static final ClientSSLOptions TRUST_ALL = new ClientSSLOptions().setTrustAll(true)
-      .setHostnameVerificationAlgorithm("");
   private static final int BIND_ATTEMPTS = 40;
+  /** A bootstrap needs a handler; a flow's channel gets its own after registration. */
+  private static final ChannelHandler NO_HANDLER = new NoHandler();
   private static final long BIND_RETRY_MILLIS = 25;
 
   private final Vertx vertx;
@@ -69,22 +69,40 @@ final class FlowListeners {
   private final int index;
   /** Stands in for the TCP sequence number in the flow hash: flows spread alike on every run, not the same way. */
   private final long secret;
-  private final NetClient client;
+  /** Makes target connections of this loop's transport; one bootstrap per connect timeout, made on first use. */
+  private final ChannelFactory<? extends Channel> channels;
+  private final Map<Integer, Bootstrap> bootstraps = new HashMap<>();
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private Promise<Void> drained;
 
-  FlowListeners(Vertx vertx, LoopMeters meters, SocketHandover handover, int index, long secret) {
+  FlowListeners(Vertx vertx, LoopMeters meters, SocketHandover handover, int index, long secret,
+      ChannelFactory<? extends Channel> channels) {
     this.vertx = vertx;
     this.meters = meters;
     this.handover = handover;
     this.index = index;
     this.secret = secret;
-    this.client = vertx.createNetClient(new NetClientOptions()
-        .setTcpNoDelay(true)
-        .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
-        .setIdleTimeoutUnit(TimeUnit.SECONDS));
+    this.channels = channels;
+  }
+
+  /**
+   * How connections to targets are made on {@code loop} with a connect timeout of
+   * {@code connectMillis}: the transport's channels, the pooled allocator, {@code TCP_NODELAY}.
+   * (A flow's idle timeout is its client side's: the bytes of both directions cross it.)
+   */
+  private Bootstrap bootstrap(EventLoop loop, int connectMillis) {
+    Bootstrap b = bootstraps.get(connectMillis);
+    if (b == null) {
+      b = new Bootstrap().group(loop).channelFactory(channels)
+          .option(ChannelOption.ALLOCATOR, DirectForwarder.ALLOCATOR)
+          .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
+          .option(ChannelOption.TCP_NODELAY, true)
+          .handler(NO_HANDLER); // each flow adds its own once registered (Flow.open)
+      bootstraps.put(connectMillis, b);
+    }
+    return b;
   }
 
   /** Whether {@code plan} is a network load balancer's listener, served here rather than by the HTTP servers. */
@@ -221,7 +239,7 @@ final class FlowListeners {
 
   /** A client connected: its flow goes to a target of the group, or is reset when there is none. */
   private void accept(Binding b, NetSocket socket) {
-    // Not paused here: Flow takes the socket's reads itself (and pauses it) before any can come.
+    // Not paused: Flow takes the socket's reads itself before any can come, and holds them until the target answers.
     Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
     channel.config().setAllocator(DirectForwarder.ALLOCATOR);
     LoadBalancerMeters m = b.meters;
@@ -251,26 +269,11 @@ final class FlowListeners {
     m.group(group.arn()).flow(scope.unhealthyRouting());
     Flow flow = new Flow(this, socket, group.arn(), target, m, !group.tls());
     flowsByGroup.computeIfAbsent(group.arn(), k -> new LinkedHashSet<>()).add(flow);
-    ConnectOptions connect = new ConnectOptions().setRemoteAddress(SocketAddress.inetSocketAddress(target.socketAddress()))
-        .setTimeout(b.plan.proxy().connectTimeoutMillis());
-    if (group.tls()) {
-      connect.setSsl(true).setSslOptions(TRUST_ALL);
-    }
-    Buffer header = flows.proxyProtocol()
-        ? Buffer.buffer(ProxyProtocolV2.header(source, from.getPort(), destination, to.getPort())) : null;
-    client.connect(connect).onComplete(ar -> {
-      if (ar.succeeded()) {
-        ((NetSocketInternal) ar.result()).channelHandlerContext().channel().config().setAllocator(DirectForwarder.ALLOCATOR);
-        flow.connected(ar.result(), header);
-      } else {
-        if (ListenerVerticle.tlsFailure(ar.cause())) {
-          m.group(group.arn()).targetTlsError();
-        } else {
-          m.group(group.arn()).targetConnectionError();
-        }
-        flow.failed();
-      }
-    });
+    byte[] header = flows.proxyProtocol()
+        ? ProxyProtocolV2.header(source, from.getPort(), destination, to.getPort()) : null;
+    // A target's certificate is not checked (SPEC §1.5: nor is it by health checks).
+    flow.open(bootstrap(channel.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
+        group.tls() ? TargetTls.context(true) : null, header, m.group(group.arn()));
   }
 
   /** A flow ended: it is no longer tracked (the counters are the flow's). */
@@ -308,7 +311,7 @@ final class FlowListeners {
       });
       drained.future().onComplete(ar -> vertx.cancelTimer(timer));
     }
-    return Future.join(closes).transform(ar -> drained.future()).eventually(client::close);
+    return Future.join(closes).transform(ar -> drained.future());
   }
 
   /** One network listener bound on one node address. */
@@ -335,5 +338,10 @@ final class FlowListeners {
         }
       }
     }
+  }
+
+  /** Does nothing, for every channel (see {@link #NO_HANDLER}). */
+  @ChannelHandler.Sharable
+  private static final class NoHandler extends ChannelHandlerAdapter {
   }
 }
