@@ -67,7 +67,7 @@ final class FlowListeners {
   private final LoopMeters meters;
   private final SocketHandover handover;
   private final int index;
-  /** Stands in for the TCP sequence number in the flow hash: flows spread alike on every run, not the same way. */
+  /** Stands in for the TCP sequence number in the flow hash: this loop's random secret, so a flow's target cannot be foretold. */
   private final long secret;
   /** Makes target connections of this loop's transport; one bootstrap per connect timeout, made on first use. */
   private final ChannelFactory<? extends Channel> channels;
