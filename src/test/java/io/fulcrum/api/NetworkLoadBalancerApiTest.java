@@ -7,13 +7,11 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TcpTarget;
+import io.fulcrum.testing.TestCertificates;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -107,8 +105,7 @@ class NetworkLoadBalancerApiTest {
         .certificates(c -> c.certificateArn(SELF_SIGNED))).listeners().get(0);
     assertThat(tls.protocol()).isEqualTo(ProtocolEnum.TLS);
     assertThat(tls.sslPolicy()).isEqualTo("ELBSecurityPolicy-2016-08");
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, new TrustManager[] {new TrustAll()}, null);
+    SSLContext context = TestCertificates.trustingAnything(); // the deployment's self-signed certificate
     try (FlowClient c = FlowClient.over(context.getSocketFactory().createSocket("127.0.0.1", port))) {
       assertThat(c.ask("over tls")).as("the TLS server serves once ModifyListener answers").isEqualTo("t:over tls");
     }
@@ -146,21 +143,5 @@ class NetworkLoadBalancerApiTest {
         "ValidationError");
     h.refusedUnchanged(() -> h.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(tcp.targetGroupArn())
         .attributes(a -> a.key("stickiness.type").value("lb_cookie"))), "InvalidConfigurationRequest");
-  }
-
-  /** Trusts the listener's self-signed certificate. */
-  private static final class TrustAll implements X509TrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {
-    }
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
-    }
   }
 }

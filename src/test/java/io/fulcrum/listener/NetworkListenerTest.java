@@ -29,8 +29,6 @@ import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,6 +108,14 @@ class NetworkListenerTest {
 
   private void advance(int seconds) {
     time.advance(Duration.ofSeconds(seconds), () -> gateway.fulcrum().healthChecksInFlight() == 0);
+  }
+
+  /** {@code t} fails its next two checks (the unhealthy threshold), and every loop routes by it. */
+  private void failTwoChecks(TcpTarget t) {
+    t.healthy(false);
+    advance(5);
+    advance(5);
+    gateway.awaitDataPlane();
   }
 
   private List<TargetState> states() {
@@ -193,10 +199,7 @@ class NetworkListenerTest {
   void unhealthyTarget_hasItsFlowsReset_whileTheOthersGoOn() {
     startHealthy("");
     Map<String, FlowClient> flows = oneFlowOnEach();
-    a.healthy(false);
-    advance(5);
-    advance(5);
-    gateway.awaitDataPlane();
+    failTwoChecks(a);
     assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY);
 
     assertThat(flows.get("a").ending()).as("the unhealthy target's flow").isEqualTo(FlowClient.Ending.RESET);
@@ -211,10 +214,7 @@ class NetworkListenerTest {
   void unhealthyTarget_keepsItsFlows_whenTheGroupDoesNotTerminateThem() {
     startHealthy("target_health_state.unhealthy.connection_termination.enabled: false");
     Map<String, FlowClient> flows = oneFlowOnEach();
-    a.healthy(false);
-    advance(5);
-    advance(5);
-    gateway.awaitDataPlane();
+    failTwoChecks(a);
     assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY);
 
     assertThat(flows.get("a").ask("kept")).isEqualTo("a:kept");
@@ -226,10 +226,7 @@ class NetworkListenerTest {
     startHealthy("target_health_state.unhealthy.connection_termination.enabled: false,"
         + " target_health_state.unhealthy.draining_interval_seconds: 60");
     Map<String, FlowClient> flows = oneFlowOnEach();
-    a.healthy(false);
-    advance(5);
-    advance(5);
-    gateway.awaitDataPlane();
+    failTwoChecks(a);
     assertThat(health(a).state()).isEqualTo(TargetState.UNHEALTHY_DRAINING);
     assertThat(health(a).reason()).isEqualTo("Target.FailedHealthChecks");
     assertThat(flows.get("a").ask("draining")).isEqualTo("a:draining");
@@ -361,8 +358,7 @@ class NetworkListenerTest {
         listenerCert.certificate(), listenerCert.privateKey(), a.port(), secure.port());
     try {
       gateway = Gateway.start(TestVertx.create(), yaml);
-      SSLContext tls = SSLContext.getInstance("TLS");
-      tls.init(null, new TrustManager[] {new TrustAll()}, null);
+      SSLContext tls = TestCertificates.trusting(listenerCert.x509());
       try (FlowClient toTcp = FlowClient.over(tls.getSocketFactory().createSocket("127.0.0.1", port));
            FlowClient toTls = FlowClient.over(tls.getSocketFactory().createSocket("127.0.0.1", tlsToTls))) {
         assertThat(toTcp.ask("over tls")).isEqualTo("a:over tls");
@@ -372,22 +368,6 @@ class NetworkListenerTest {
       }
     } finally {
       secure.close();
-    }
-  }
-
-  /** Trusts the listener's self-signed test certificate. */
-  private static final class TrustAll implements X509TrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {
-    }
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {
-    }
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
     }
   }
 }
