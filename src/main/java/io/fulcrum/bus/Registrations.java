@@ -39,9 +39,11 @@ public record Registrations(long version, List<Group> groups) {
    *                                 {@code unhealthy.draining} before {@code unhealthy}: a network
    *                                 load balancer's group that does not end an unhealthy target's
    *                                 connections at once (SPEC §2.1, §3); 0 for every other group
+   * @param proxyProtocol            a network load balancer's group with {@code proxy_protocol_v2.enabled}:
+   *                                 its checks start with a PROXY protocol header too (SPEC §1.5)
    */
   public record Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets,
-      int unhealthyDrainingSeconds) {
+      int unhealthyDrainingSeconds, boolean proxyProtocol) {
     public Group {
       targets = List.copyOf(targets);
     }

@@ -17,6 +17,14 @@ public final class ProxyProtocolV2 {
   private static final int TCP_OVER_IPV4 = 0x11;
   private static final int TCP_OVER_IPV6 = 0x21;
 
+  /**
+   * The header of a connection the load balancer opens for itself (command {@code LOCAL}, family
+   * unspecified, no addresses): what its health checks start with (SPEC §1.5).
+   */
+  public static byte[] local() {
+    return ByteBuffer.allocate(16).put(SIGNATURE).put((byte) 0x20).put((byte) 0x00).putShort((short) 0).array();
+  }
+
   private ProxyProtocolV2() {
   }
 

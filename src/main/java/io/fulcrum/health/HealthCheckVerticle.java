@@ -59,6 +59,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   private int activeTargets;
   private Prober http;
   private Prober tcp;
+  /** Checks of network groups with the PROXY protocol: every connection starts with its header. */
+  private Prober proxied;
   private FunctionProber functions;
 
   public HealthCheckVerticle(Timers timers, RandomGenerator random) {
@@ -70,6 +72,7 @@ public final class HealthCheckVerticle extends VerticleBase {
   public Future<?> start() {
     http = new HttpProber(vertx, timers);
     tcp = new TcpProber(vertx, timers);
+    proxied = new ProxyProtocolProber(vertx, timers);
     functions = new FunctionProber(vertx, timers);
     var updates = vertx.eventBus().<Registrations>localConsumer(Addresses.REGISTRATIONS, m -> apply(m.body()));
     var reports = vertx.eventBus().<String>localConsumer(Addresses.HEALTH_REPORT, m -> m.reply(report(m.body())));
@@ -339,7 +342,7 @@ public final class HealthCheckVerticle extends VerticleBase {
       HealthCheckVerticle.this.inFlight.incrementAndGet();
       int myEpoch = epoch;
       boolean nlb = group.group.kind() == TargetGroupKind.NLB;
-      Prober prober = hc.protocol() == Protocol.TCP ? tcp : http;
+      Prober prober = group.group.proxyProtocol() ? proxied : hc.protocol() == Protocol.TCP ? tcp : http;
       Handler<CheckResult> onResult = result -> {
         if (myEpoch != epoch) {
           return;

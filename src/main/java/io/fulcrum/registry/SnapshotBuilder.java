@@ -213,7 +213,8 @@ final class SnapshotBuilder {
         entries.add(new Registrations.Entry(t, Registrations.Status.DRAINING));
       }
       groups.add(new Registrations.Group(g.arn(), g.name(), g.kind(), g.healthCheck(), entries,
-          unhealthyDrainingSeconds(g)));
+          unhealthyDrainingSeconds(g), g.kind() == TargetGroupKind.NLB
+              && "true".equals(g.attributes().get(TargetGroupAttributes.PROXY_PROTOCOL_V2))));
     }
     return new Registrations(version, groups);
   }

@@ -307,8 +307,7 @@ class NetworkListenerTest {
   @Test
   void noTarget_resetsTheConnection() {
     gateway = Gateway.start(TestVertx.create(), config(""));
-    FlowClient c = connect(null);
-    assertThat(c.ending()).isEqualTo(FlowClient.Ending.RESET);
+    assertThat(FlowClient.endingOfNewConnection(port)).isEqualTo(FlowClient.Ending.RESET);
     assertThat(metric("TCP_ELB_Reset_Count")).isEqualTo(1);
     assertThat(metric("ActiveFlowCount")).isZero();
   }
@@ -330,6 +329,23 @@ class NetworkListenerTest {
     assertThat(new byte[] {h.get(), h.get(), h.get(), h.get()}).containsExactly(127, 0, 0, 1);
     assertThat(Short.toUnsignedInt(h.getShort())).as("the client's port").isEqualTo(c.localPort());
     assertThat(Short.toUnsignedInt(h.getShort())).as("the listener's port").isEqualTo(port);
+  }
+
+  @Test
+  void proxyProtocolV2_healthChecksCarryALocalHeader_soTargetsThatRequireOneAreHealthy() {
+    a.requireProxyProtocol(true);
+    b.requireProxyProtocol(true);
+    startHealthy("proxy_protocol_v2.enabled: true");
+    assertThat(a.proxyHeaders()).as("the first check's").isNotEmpty().allSatisfy(h -> {
+      assertThat(h).hasSize(16);
+      assertThat(h[12]).as("version 2, LOCAL").isEqualTo((byte) 0x20);
+      assertThat(h[13]).as("family unspecified").isEqualTo((byte) 0x00);
+    });
+    FlowClient c = connect(null);
+    String target = c.target();
+    TcpTarget reached = target.equals("a") ? a : b;
+    byte[] last = reached.proxyHeaders().get(reached.proxyHeaders().size() - 1);
+    assertThat(last[12]).as("a client's flow: PROXY").isEqualTo((byte) 0x21);
   }
 
   @Test

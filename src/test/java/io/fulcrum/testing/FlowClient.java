@@ -34,14 +34,36 @@ public final class FlowClient implements AutoCloseable {
   public static FlowClient connect(String from, String host, int port) {
     try {
       Socket s = new Socket();
+      // Before connecting: a listener may reset the connection at once, and options cannot be set then.
+      s.setSoTimeout(10_000);
       if (from != null) {
         s.bind(new InetSocketAddress(from, 0));
       }
       s.connect(new InetSocketAddress(host, port), 5000);
-      s.setSoTimeout(10_000);
       return new FlowClient(s);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Connects to {@code 127.0.0.1:port} and reads until the connection ends: how it ended. A reset
+   * can come while the client's connect is still finishing: that is a reset too.
+   */
+  public static Ending endingOfNewConnection(int port) {
+    FlowClient c;
+    try {
+      c = connect(port);
+    } catch (UncheckedIOException e) {
+      if (String.valueOf(e.getCause().getMessage()).contains("reset")) {
+        return Ending.RESET;
+      }
+      throw e;
+    }
+    try {
+      return c.ending();
+    } finally {
+      c.close();
     }
   }
 

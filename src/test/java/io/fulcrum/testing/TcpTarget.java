@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A real TCP target of a network load balancer on a free loopback port (optionally over TLS). It
  * answers each line {@code x} of a connection with {@code <id>:x}; a connection that starts with
  * {@code GET } is a health check, answered {@code 200} or {@code 503} as {@link #healthy(boolean)}
- * says and closed. A PROXY protocol v2 header ahead of the lines is taken off and kept.
+ * says and closed. A PROXY protocol v2 header ahead of either is taken off and kept (and can be
+ * required, see {@link #requireProxyProtocol}).
  */
 public final class TcpTarget implements AutoCloseable {
 
@@ -30,6 +31,7 @@ public final class TcpTarget implements AutoCloseable {
   private final Set<NetSocket> open = ConcurrentHashMap.newKeySet();
   private final List<byte[]> proxyHeaders = new CopyOnWriteArrayList<>();
   private volatile boolean healthy = true;
+  private volatile boolean requireProxyProtocol;
 
   private TcpTarget(String id, NetServer server) {
     this.id = id;
@@ -62,11 +64,28 @@ public final class TcpTarget implements AutoCloseable {
         return;
       }
       start.appendBuffer(data);
-      if (start.length() < 4) {
+      // A PROXY protocol v2 header first (12 bytes of signature, 4 of version, family and length)?
+      int header = 0;
+      if (start.length() >= 12 && java.util.Arrays.equals(start.getBytes(0, 12), PROXY_V2)) {
+        if (start.length() < 16 || start.length() < 16 + start.getUnsignedShort(14)) {
+          return;
+        }
+        header = 16 + start.getUnsignedShort(14);
+      } else if (start.length() < 12 && java.util.Arrays.equals(start.getBytes(), java.util.Arrays.copyOf(PROXY_V2,
+          start.length()))) {
+        return; // maybe the start of one
+      }
+      if (start.length() < header + 4) {
         return;
       }
       decided[0] = true;
-      if (start.getString(0, 4, "US-ASCII").equals("GET ")) {
+      if (header > 0) {
+        proxyHeaders.add(start.getBytes(0, header));
+      } else if (requireProxyProtocol) {
+        socket.close(); // as NGINX's "listen ... proxy_protocol" does without one
+        return;
+      }
+      if (start.getString(header, header + 4, "US-ASCII").equals("GET ")) {
         String status = healthy ? "200 OK" : "503 Service Unavailable";
         socket.end(Buffer.buffer("HTTP/1.1 " + status + "\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"));
         return;
@@ -77,14 +96,13 @@ public final class TcpTarget implements AutoCloseable {
       RecordParser lines = RecordParser.newDelimited("\n",
           line -> socket.write(id + ":" + line.toString(StandardCharsets.UTF_8) + "\n"));
       socket.handler(lines);
-      Buffer rest = start;
-      if (start.length() >= 16 && java.util.Arrays.equals(start.getBytes(0, 12), PROXY_V2)) {
-        int length = 16 + start.getUnsignedShort(14);
-        proxyHeaders.add(start.getBytes(0, length));
-        rest = start.getBuffer(length, start.length());
-      }
-      lines.handle(rest);
+      lines.handle(start.getBuffer(header, start.length()));
     });
+  }
+
+  /** Whether a connection without a PROXY protocol header is closed at once (health checks included). */
+  public void requireProxyProtocol(boolean required) {
+    this.requireProxyProtocol = required;
   }
 
   public String id() {
@@ -110,7 +128,7 @@ public final class TcpTarget implements AutoCloseable {
     return open.size();
   }
 
-  /** The PROXY protocol v2 headers received, in order. */
+  /** The PROXY protocol v2 headers received (health checks' included), in order. */
   public List<byte[]> proxyHeaders() {
     return proxyHeaders;
   }
