@@ -190,7 +190,8 @@ public final class Dashboard {
       }
       groups.add(g.copy().put("zones", byZone).put("counters", groupCounters.getJsonObject(tg, new JsonObject())));
     }
-    return new JsonObject().put("name", lb.name()).put("arn", lb.arn()).put("dnsName", lb.dnsName())
+    return new JsonObject().put("name", lb.name()).put("arn", lb.arn()).put("type", lb.type().wire())
+        .put("dnsName", lb.dnsName())
         .put("zones", new JsonArray(lb.zones())).put("listeners", listeners).put("counters", counters)
         .put("targetGroups", groups);
   }

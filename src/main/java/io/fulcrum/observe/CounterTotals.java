@@ -25,6 +25,13 @@ public final class CounterTotals {
       add(lb, "newConnections", m.newConnections);
       add(lb, "activeConnections", m.activeConnections);
       add(lb, "processedBytes", m.processedBytes);
+      if (m.loadBalancer.startsWith("net/")) {
+        // A network load balancer's connections: NewFlowCount, ActiveFlowCount, the TCP resets.
+        add(lb, "newFlows", m.newFlows);
+        add(lb, "activeFlows", m.activeFlows);
+        add(lb, "resets", m.clientResets + m.elbResets + m.targetResets);
+        add(lb, "elbResets", m.elbResets);
+      }
       for (int c = 3; c <= 5; c++) {
         add(lb, "elb" + c + "xx", m.elbByClass[c]);
       }

@@ -9,11 +9,13 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
+import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.Scrape;
 import io.fulcrum.testing.TcpTarget;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.Tool;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.nio.ByteBuffer;
@@ -32,6 +34,7 @@ import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A network load balancer's TCP and TLS listeners (SPEC §2.4, §2.5, §3, §4, DESIGN §7), with real
@@ -174,6 +177,32 @@ class NetworkListenerTest {
         .allSatisfy(s -> assertThat(s.labels().get("LoadBalancer")).startsWith("net/nlb/"));
     clients.forEach(FlowClient::close);
     await().atMost(Duration.ofSeconds(10)).until(() -> metric("ActiveFlowCount") == 0 && a.open() + b.open() == 0);
+  }
+
+  @Test
+  void dashboard_showsTheNetworkLoadBalancersFlows(@TempDir Path dir) throws Exception {
+    gateway = Gateway.start(TestVertx.create(), config("", a, b));
+    for (int i = 0; i < 3; i++) {
+      connect(null).target();
+    }
+    String stateText = http.get("127.0.0.1", gateway.controlPort(), "/ui/state", Map.of()).body();
+    io.vertx.core.json.JsonObject lb = new io.vertx.core.json.JsonObject(stateText).getJsonArray("loadBalancers")
+        .getJsonObject(0);
+    assertThat(lb.getString("type")).isEqualTo("network");
+    assertThat(lb.getJsonObject("counters").getLong("newFlows")).isEqualTo(3);
+    assertThat(lb.getJsonObject("counters").getLong("activeFlows")).isEqualTo(3);
+
+    Path node = Interop.require("/usr/bin/node", "nodejs");
+    Path page = Files.writeString(dir.resolve("dashboard.html"),
+        http.get("127.0.0.1", gateway.controlPort(), "/ui", Map.of()).body());
+    Path state = Files.writeString(dir.resolve("state.json"), stateText);
+    Path none = Files.writeString(dir.resolve("events.json"), "{\"events\": []}");
+    Path render = Path.of(NetworkListenerTest.class.getResource("/ui/render.js").toURI());
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
+        state.toString(), none.toString(), none.toString(), none.toString(), "127.0.0.1:" + a.port()));
+    assertThat(r.output()).as("the page draws flows, not requests, for a network load balancer")
+        .contains("new flows/s").contains("3 active flows").contains("TCP resets/s")
+        .doesNotContain("requests/s");
   }
 
   @Test
