@@ -206,6 +206,51 @@ class NetworkListenerTest {
   }
 
   @Test
+  void crossZone_isOffByDefault_andTheLoadBalancersAttributeTurnsItOn() {
+    String yaml = """
+        nodes:
+          - {zone: zone-a, address: 127.0.0.1}
+          - {zone: zone-b, address: 127.0.0.2}
+        load-balancers:
+          - name: nlb
+            type: network
+            attributes: {load_balancing.cross_zone.enabled: %s}
+            listeners:
+              - {protocol: TCP, port: %d, default-actions: [{type: forward, target-group: tcp}]}
+        target-groups:
+          - name: tcp
+            target-type: ip
+            protocol: TCP
+            port: 80
+            targets:
+              - {id: 127.0.0.1, port: %d, zone: zone-a}
+              - {id: 127.0.0.1, port: %d, zone: zone-b}
+        """;
+    gateway = Gateway.start(TestVertx.create(), yaml.formatted(false, port, a.port(), b.port()));
+    for (String node : List.of("127.0.0.1", "127.0.0.2")) {
+      Set<String> reached = new HashSet<>();
+      for (int i = 0; i < 12; i++) {
+        reached.add(connectTo(node).target());
+      }
+      assertThat(reached).as("node %s reaches its own zone's target only", node)
+          .containsExactly(node.equals("127.0.0.1") ? "a" : "b");
+    }
+    gateway.reload(yaml.formatted(true, port, a.port(), b.port()));
+    gateway.awaitDataPlane();
+    Set<String> reached = new HashSet<>();
+    for (int i = 0; i < 24 && reached.size() < 2; i++) {
+      reached.add(connectTo("127.0.0.1").target());
+    }
+    assertThat(reached).as("cross-zone on: zone-a's node reaches both").containsExactlyInAnyOrder("a", "b");
+  }
+
+  private FlowClient connectTo(String node) {
+    FlowClient c = FlowClient.connect(null, node, port);
+    clients.add(c);
+    return c;
+  }
+
+  @Test
   void sourceIpStickiness_keepsEachClientAddressOnOneTarget() {
     gateway = Gateway.start(TestVertx.create(),
         config("stickiness.enabled: true, stickiness.type: source_ip", a, b));
