@@ -138,11 +138,13 @@ final class FlowListeners {
       Binding b = e.getValue();
       ListenerPlan plan = desired.get(e.getKey());
       if (plan == null || (plan.tls() == null) != (b.plan.tls() == null)) {
-        // Removed, or turned from TCP to TLS or back: it stops accepting; its flows go on with their
-        // group. A new kind binds once every loop's old server is gone (see SocketHandover).
+        // Removed: it stops accepting, and its flows go on for up to the idle timeout (sooner closed when
+        // their group is no longer used). Turned from TCP to TLS or back: closed with its flows, and the new
+        // kind binds once every loop's old server is gone (see SocketHandover).
         it.remove();
         String socket = e.getKey();
-        Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture() : b.server.close())
+        Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture()
+                : plan == null ? b.server.shutdown(IDLE_TIMEOUT_SECONDS, TimeUnit.SECONDS) : b.server.close())
             .onComplete(ar -> handover.released(socket, index, version));
         if (plan != null) {
           handovers.put(socket, closed.transform(ar -> handover.await(vertx, socket, version)));
@@ -296,7 +298,8 @@ final class FlowListeners {
     List<Future<?>> closes = new ArrayList<>();
     for (Binding b : bindings.values()) {
       if (b.server != null) {
-        closes.add(b.server.close());
+        // Stops accepting; its connections are left to the flows (Vert.x closes what is left at the timeout).
+        closes.add(b.server.shutdown(Math.max(1, timeoutMillis), TimeUnit.MILLISECONDS));
       }
     }
     bindings.clear();

@@ -1,6 +1,7 @@
 package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.model.TargetHealth;
@@ -376,6 +377,27 @@ class NetworkListenerTest {
       assertThat(read.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200_000);
       await().atMost(Duration.ofSeconds(10)).until(() -> metric("ActiveFlowCount") == 0);
     }
+  }
+
+  @Test
+  void removedListener_stopsAccepting_whileItsOpenFlowGoesOn() {
+    int second = Ports.free();
+    String two = config("", a).replace("""
+              - {protocol: TCP, port: %d, default-actions: [{type: forward, target-group: tcp}]}
+        """.formatted(port), """
+              - {protocol: TCP, port: %d, default-actions: [{type: forward, target-group: tcp}]}
+              - {protocol: TCP, port: %d, default-actions: [{type: forward, target-group: tcp}]}
+        """.formatted(port, second));
+    gateway = Gateway.start(TestVertx.create(), two);
+    FlowClient open = FlowClient.connect(null, "127.0.0.1", second);
+    clients.add(open);
+    assertThat(open.ask("before")).isEqualTo("a:before");
+    gateway.reload(config("", a));
+    gateway.awaitDataPlane();
+    assertThat(open.ask("after")).as("the removed listener's flow goes on").isEqualTo("a:after");
+    assertThatThrownBy(() -> FlowClient.connect(null, "127.0.0.1", second)).as("no longer accepting")
+        .hasRootCauseInstanceOf(java.net.ConnectException.class);
+    assertThat(connect(null).ask("other")).isEqualTo("a:other");
   }
 
   @Test
