@@ -60,16 +60,9 @@ final class HttpProber implements Prober {
 
   @Override
   public void probe(String address, int port, HealthCheck check, boolean nlb, Handler<CheckResult> result) {
-    long start = timers.now();
-    Attempt attempt = new Attempt(result, start);
-    attempt.timer = timers.setTimer(check.timeoutSeconds() * 1000L, id -> {
-      attempt.timer = -1;
-      if (attempt.finish(CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.TIMEOUT, -1, timers.now() - start))) {
-        if (attempt.request != null) {
-          attempt.request.reset();
-        }
-      }
-    });
+    Attempt attempt = new Attempt(check.timeoutSeconds() * 1000L, result,
+        elapsed -> CheckResult.fail(nlb ? TargetHealth.FAILED : TargetHealth.TIMEOUT, -1, elapsed));
+    long start = attempt.start;
     String host = address.indexOf(':') >= 0 ? "[" + address + "]:" + port : address + ":" + port;
     if (check.grpc()) {
       grpc(address, port, check, attempt, start);
@@ -90,7 +83,7 @@ final class HttpProber implements Prober {
       }
       HttpClientRequest request = ar.result();
       attempt.request = request;
-      if (attempt.done) {
+      if (attempt.done()) {
         request.reset();
         return;
       }
@@ -137,7 +130,7 @@ final class HttpProber implements Prober {
       }
       HttpClientRequest request = ar.result();
       attempt.request = request;
-      if (attempt.done) {
+      if (attempt.done()) {
         request.reset();
         return;
       }
@@ -166,30 +159,19 @@ final class HttpProber implements Prober {
     });
   }
 
-  /** One check in flight; touched only on the health checker's context. */
-  private final class Attempt {
-    final Handler<CheckResult> result;
-    final long start;
-    long timer = -1;
+  /** One check in flight; a request still running when its time is up is reset. */
+  private final class Attempt extends CheckAttempt {
     HttpClientRequest request;
-    boolean done;
 
-    Attempt(Handler<CheckResult> result, long start) {
-      this.result = result;
-      this.start = start;
+    Attempt(long timeoutMillis, Handler<CheckResult> result, java.util.function.LongFunction<CheckResult> onTimeout) {
+      super(timers, timeoutMillis, result, onTimeout);
     }
 
-    boolean finish(CheckResult r) {
-      if (done) {
-        return false;
+    @Override
+    void timedOut() {
+      if (request != null) {
+        request.reset();
       }
-      done = true;
-      if (timer != -1) {
-        timers.cancelTimer(timer);
-        timer = -1;
-      }
-      result.handle(r);
-      return true;
     }
   }
 }

@@ -39,33 +39,28 @@ final class ProxyProtocolProber implements Prober {
 
   @Override
   public void probe(String address, int port, HealthCheck check, boolean nlb, Handler<CheckResult> result) {
-    long start = timers.now();
-    Attempt attempt = new Attempt(result, start);
-    attempt.timer = timers.setTimer(check.timeoutSeconds() * 1000L, id -> {
-      attempt.timer = -1;
-      attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
-    });
+    Attempt attempt = new Attempt(check.timeoutSeconds() * 1000L, result);
     client.connect(port, address).onComplete(ar -> {
       if (ar.failed()) {
-        attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+        attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, attempt.elapsed()));
         return;
       }
       NetSocket socket = ar.result();
       attempt.socket = socket;
-      if (attempt.done) {
+      if (attempt.done()) {
         socket.close();
         return;
       }
       socket.write(LOCAL);
       if (check.protocol() == Protocol.TCP) {
         socket.close();
-        attempt.finish(CheckResult.pass(-1, timers.now() - start));
+        attempt.finish(CheckResult.pass(-1, attempt.elapsed()));
         return;
       }
       if (check.protocol() == Protocol.HTTPS) {
         socket.upgradeToSsl().onComplete(tls -> {
           if (tls.failed()) {
-            attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+            attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, attempt.elapsed()));
           } else {
             request(socket, address, port, check, attempt);
           }
@@ -87,7 +82,7 @@ final class ProxyProtocolProber implements Prober {
         return;
       }
       int code = end < 0 ? -1 : status(head.substring(0, end));
-      long latency = timers.now() - attempt.start;
+      long latency = attempt.elapsed();
       if (code < HttpProber.MIN_STATUS || code > HttpProber.MAX_STATUS) {
         attempt.finish(CheckResult.fail(TargetHealth.FAILED, code, latency)); // not an HTTP status line
       } else {
@@ -95,7 +90,7 @@ final class ProxyProtocolProber implements Prober {
             : CheckResult.fail(TargetHealth.FAILED, code, latency));
       }
     });
-    socket.closeHandler(v -> attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - attempt.start)));
+    socket.closeHandler(v -> attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, attempt.elapsed())));
     socket.write("GET " + check.path() + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: " + HttpProber.USER_AGENT
         + "\r\nConnection: close\r\n\r\n");
   }
@@ -114,32 +109,19 @@ final class ProxyProtocolProber implements Prober {
     return Integer.parseInt(code);
   }
 
-  /** One check in flight; touched only on the health checker's context. */
-  private final class Attempt {
-    final Handler<CheckResult> result;
-    final long start;
-    long timer = -1;
+  /** One check in flight; its connection is closed once it has its result. */
+  private final class Attempt extends CheckAttempt {
     NetSocket socket;
-    boolean done;
 
-    Attempt(Handler<CheckResult> result, long start) {
-      this.result = result;
-      this.start = start;
+    Attempt(long timeoutMillis, Handler<CheckResult> result) {
+      super(timers, timeoutMillis, result, elapsed -> CheckResult.fail(TargetHealth.FAILED, -1, elapsed));
     }
 
-    void finish(CheckResult r) {
-      if (done) {
-        return;
-      }
-      done = true;
-      if (timer != -1) {
-        timers.cancelTimer(timer);
-        timer = -1;
-      }
+    @Override
+    void ended() {
       if (socket != null) {
         socket.close();
       }
-      result.handle(r);
     }
   }
 }
