@@ -224,6 +224,7 @@ public final class TargetGroupPlan {
   private static Flows flows(List<Target> inZones, Inputs in, Map<String, Scope> scopes, boolean crossZone) {
     TargetGroupAttributes attrs = in.group().attributes();
     boolean terminate = "true".equals(attrs.get(TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION));
+    int drainSeconds = Integer.parseInt(attrs.get(TargetGroupAttributes.UNHEALTHY_DRAINING_INTERVAL));
     Set<String> cut = new HashSet<>();
     for (Target t : inZones) {
       TargetState s = in.health().getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state();
@@ -237,7 +238,6 @@ public final class TargetGroupPlan {
       } else {
         failedOpen = scopes.values().stream().anyMatch(Scope::unhealthyRouting);
       }
-      int drainSeconds = Integer.parseInt(attrs.get(TargetGroupAttributes.UNHEALTHY_DRAINING_INTERVAL));
       if (s == TargetState.UNHEALTHY && !failedOpen && (terminate || drainSeconds > 0)) {
         cut.add(t.key());
       }
