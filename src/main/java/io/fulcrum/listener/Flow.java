@@ -65,7 +65,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
   /** What the client sent before the target's connection opened. */
   private final ArrayDeque<ByteBuf> held = new ArrayDeque<>(2);
   private long heldBytes;
-  /** Counts a failed TLS handshake with the target; null over cleartext. */
+  /** Counts a failed TLS handshake with the target; null over cleartext and once the session is up. */
   private GroupMeters tlsMeters;
   /** How much of the client's bytes is held while the target's connection opens before it is paused. */
   static final int HOLD_BYTES = 64 * 1024;
@@ -225,23 +225,40 @@ final class Flow extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-    if (event instanceof SslHandshakeCompletionEvent done && !done.isSuccess()) {
-      if (tlsMeters != null) {
-        tlsMeters.targetTlsError();
+    if (event instanceof SslHandshakeCompletionEvent done) {
+      if (done.isSuccess()) {
+        tlsMeters = null; // the session is up: what follows is not a handshake's failure
+      } else {
+        tlsFailed();
       }
-      end(End.ELB_RESET);
     }
     ctx.fireUserEventTriggered(event);
   }
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
+    if (tlsMeters != null) {
+      tlsFailed(); // closed before the TLS session was up
+      return;
+    }
     end(End.CLOSED);
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (tlsMeters != null && ListenerVerticle.tlsFailure(cause)) {
+      tlsFailed(); // a target that does not speak TLS, or not TLS the group can use
+      return;
+    }
     end(isReset(cause) ? End.TARGET_RESET : End.CLOSED);
+  }
+
+  /** The TLS session with the target could not be made: counted once, and the client's connection is reset. */
+  private void tlsFailed() {
+    if (tlsMeters != null && !ended) {
+      tlsMeters.targetTlsError();
+    }
+    end(End.ELB_RESET);
   }
 
   // ---- the end ----
@@ -295,10 +312,14 @@ final class Flow extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Closed by the transport itself, past the pipeline: a TLS connection's handler would otherwise
+   * send its close_notify first, which a client reads as an orderly end.
+   */
   private static void reset(Channel channel) {
     if (channel != null && channel.isOpen()) {
       channel.config().setOption(ChannelOption.SO_LINGER, 0);
-      channel.close();
+      channel.unsafe().close(channel.voidPromise());
     }
   }
 

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
 import io.fulcrum.testing.Await;
+import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
@@ -398,6 +399,28 @@ class NetworkListenerTest {
     assertThatThrownBy(() -> FlowClient.connect(null, "127.0.0.1", second)).as("no longer accepting")
         .hasRootCauseInstanceOf(java.net.ConnectException.class);
     assertThat(connect(null).ask("other")).isEqualTo("a:other");
+  }
+
+  @Test
+  void tlsGroup_whoseTargetDoesNotSpeakTls_resetsTheClient_andCountsTheHandshake() throws Exception {
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - {protocol: TLS, port: %d, default-actions: [{type: forward, target-group: tls}]}
+        target-groups:
+          - {name: tls, target-type: ip, protocol: TLS, port: 443, targets: [{id: 127.0.0.1, port: %d}]}
+        """;
+    // An HTTP server: it answers the TLS handshake's first bytes with 400 and closes.
+    Backend http1 = Backend.start(targets, "plain");
+    gateway = Gateway.start(TestVertx.create(), yaml.formatted(port, http1.port()));
+    try (FlowClient c = FlowClient.over(TestCertificates.trustingAnything().getSocketFactory()
+        .createSocket("127.0.0.1", port))) {
+      assertThat(c.ending()).isEqualTo(FlowClient.Ending.RESET);
+    }
+    assertThat(metric("TargetTLSNegotiationErrorCount")).isEqualTo(1);
+    assertThat(metric("TCP_ELB_Reset_Count")).isEqualTo(1);
   }
 
   @Test
