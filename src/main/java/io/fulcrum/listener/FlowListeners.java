@@ -29,7 +29,6 @@ import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetServer;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.NetSocket;
-import io.vertx.core.net.ServerSSLOptions;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -208,10 +207,7 @@ final class FlowListeners {
         .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
         .setIdleTimeoutUnit(TimeUnit.SECONDS);
     if (plan.tls() != null) {
-      ServerSSLOptions ssl = Tls.sslOptions(plan.tls());
-      options.setSsl(true).setUseAlpn(false).setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
-          .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
-      ssl.getEnabledCipherSuites().forEach(options::addEnabledCipherSuite);
+      Tls.configure(options, plan.tls());
     }
     NetServer server = vertx.createNetServer(options);
     server.connectHandler(socket -> accept(b, socket));
@@ -228,7 +224,7 @@ final class FlowListeners {
             b.node.zone()))
         .recover(e -> {
           String key = b.node.address() + ":" + plan.port();
-          if (attemptsLeft > 1 && bindings.get(key) == b && String.valueOf(e.getMessage()).contains("in use")) {
+          if (attemptsLeft > 1 && bindings.get(key) == b && ListenerVerticle.addressInUse(e)) {
             Promise<NetServer> retry = Promise.promise();
             vertx.setTimer(BIND_RETRY_MILLIS, t -> bind(b, attemptsLeft - 1).onComplete(retry));
             return retry.future();

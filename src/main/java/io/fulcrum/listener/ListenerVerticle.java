@@ -452,7 +452,7 @@ public final class ListenerVerticle extends VerticleBase {
     return false;
   }
 
-  private static boolean addressInUse(Throwable e) {
+  static boolean addressInUse(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof java.net.BindException || String.valueOf(t.getMessage()).contains("Address already in use")) {
         return true;

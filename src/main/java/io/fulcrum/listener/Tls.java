@@ -3,6 +3,7 @@ package io.fulcrum.listener;
 import io.fulcrum.bus.ListenerTls;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PfxOptions;
 import io.vertx.core.net.ServerSSLOptions;
@@ -35,8 +36,14 @@ final class Tls {
   }
 
   static void configure(HttpServerOptions options, ListenerTls tls, boolean http2) {
-    options.setSsl(true).setUseAlpn(true)
+    configure(options, tls);
+    options.setUseAlpn(true)
         .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
+  }
+
+  /** TLS with the listener's certificates and policy, without ALPN (a TLS listener's server). */
+  static void configure(NetServerOptions options, ListenerTls tls) {
+    options.setSsl(true);
     ServerSSLOptions ssl = sslOptions(tls);
     options.setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
         .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
