@@ -12,28 +12,26 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
-import io.vertx.core.internal.net.NetSocketInternal;
-import io.vertx.core.net.NetSocket;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Locale;
 
 /**
- * One connection through a network load balancer's listener: the client's socket (Vert.x's, as
- * its server accepted it) and the target's (a plain Netty channel on the same event loop: a flow
- * needs none of Vert.x's connection machinery, and its set-up is most of a short flow's cost),
- * with bytes relayed each way as they are read, the buffer read being the buffer written; a side
- * that cannot take more stops the other reading. The end of one side is carried to the other: a
- * reset as a reset, a close as a close; and over cleartext both ways the client's FIN as a FIN,
- * with the target's answer still coming back (TCP half-close: a client that sends its request and
- * then {@code shutdown(SHUT_WR)}). The target's FIN ends the flow once its bytes are written to the
- * client, as a server's close after its answer is meant (passing it on as a half-close would cost
- * every such flow two more system calls and three of Netty's exceptions). Touched only on its
- * event loop.
+ * One connection through a network load balancer's listener: the client's channel (as the
+ * listener accepted it, after its TLS handshake on a TLS listener) and the target's, both plain
+ * Netty channels on the same event loop, with bytes relayed each way as they are read, the buffer
+ * read being the buffer written, flushed once per read burst; a side that cannot take more stops
+ * the other reading. The end of one side is carried to the other: a reset as a reset, a close as
+ * a close; and over cleartext both ways the client's FIN as a FIN, with the target's answer still
+ * coming back (TCP half-close: a client that sends its request and then {@code shutdown(SHUT_WR)}).
+ * The target's FIN ends the flow once its bytes are written to the client, as a server's close
+ * after its answer is meant (passing it on as a half-close would cost every such flow two more
+ * system calls and three of Netty's exceptions). Touched only on its event loop.
  */
 final class Flow extends ChannelInboundHandlerAdapter {
 
@@ -50,8 +48,8 @@ final class Flow extends ChannelInboundHandlerAdapter {
   }
 
   private final FlowListeners owner;
-  private final NetSocket client;
-  private final NetSocketInternal clientOut;
+  private final Object listener;
+  private final Channel client;
   private final String group;
   private final Upstream upstream;
   private final LoadBalancerMeters meters;
@@ -62,6 +60,8 @@ final class Flow extends ChannelInboundHandlerAdapter {
   private boolean ended;
   /** Whether the client shut its output (sent FIN) while the flow goes on. */
   private boolean clientShut;
+  /** How many idle sweeps in a row found the flow carrying nothing (see FlowListeners#sweep). */
+  private int quiet;
   /** What the client sent before the target's connection opened. */
   private final ArrayDeque<ByteBuf> held = new ArrayDeque<>(2);
   private long heldBytes;
@@ -71,26 +71,32 @@ final class Flow extends ChannelInboundHandlerAdapter {
   static final int HOLD_BYTES = 64 * 1024;
 
   /**
+   * Takes over {@code client}, registered on this loop: the flow's handler goes last in its
+   * pipeline.
+   *
+   * @param listener  the listener binding that accepted it
    * @param halfClose whether both sides are cleartext TCP, so that the client's FIN can be passed on
-   *                  while the target's answer comes back (see {@link FinAsEmptyRead})
+   *                  while the target's answer comes back ({@code ALLOW_HALF_CLOSURE} on)
    */
-  Flow(FlowListeners owner, NetSocket client, String group, Upstream upstream, LoadBalancerMeters meters,
-      boolean halfClose) {
+  Flow(FlowListeners owner, Object listener, Channel client, String group, Upstream upstream,
+      LoadBalancerMeters meters, boolean halfClose) {
     this.owner = owner;
+    this.listener = listener;
     this.client = client;
-    this.clientOut = (NetSocketInternal) client;
     this.group = group;
     this.upstream = upstream;
     this.meters = meters;
-    this.halfClose = halfClose && FinAsEmptyRead.install(client);
-    // Relayed as they are read (see fromClient), so the client's end comes after its data.
-    clientOut.messageHandler(this::fromClient);
-    client.endHandler(v -> end(End.CLOSED));
-    client.exceptionHandler(e -> end(isReset(e) ? End.CLIENT_RESET : End.CLOSED));
+    this.halfClose = halfClose;
+    client.pipeline().addLast("flow", new ClientSide());
   }
 
   String group() {
     return group;
+  }
+
+  /** The listener binding that accepted the client. */
+  Object listener() {
+    return listener;
   }
 
   LoadBalancerMeters meters() {
@@ -100,6 +106,11 @@ final class Flow extends ChannelInboundHandlerAdapter {
   /** The key of the target the flow goes to. */
   String targetKey() {
     return upstream.key();
+  }
+
+  /** Counts an idle sweep that found the flow carrying nothing since the last: how many in a row have. */
+  int quietSweep() {
+    return ++quiet;
   }
 
   /**
@@ -142,7 +153,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
       }
       target.flush();
       if (heldBytes > HOLD_BYTES) {
-        client.resume();
+        client.config().setAutoRead(true);
       }
       heldBytes = 0;
     });
@@ -150,32 +161,28 @@ final class Flow extends ChannelInboundHandlerAdapter {
 
   // ---- client to target ----
 
-  /** What the client read, as Netty's buffer: written to the target, or held while its connection opens. */
-  private void fromClient(Object message) {
-    if (!(message instanceof ByteBuf data) || ended) {
-      ReferenceCountUtil.release(message);
-      return;
-    }
+  /** What the client read: written to the target (flushed at the end of the read burst), or held while its connection opens. */
+  private void fromClient(ByteBuf data) {
     if (target == null) {
       // Held until the target's connection opens; past a bound the client waits. (Not paused up front:
       // most flows send a little at once, and pausing and resuming costs two epoll calls per flow.)
       held.add(data);
       heldBytes += data.readableBytes();
       if (heldBytes > HOLD_BYTES) {
-        client.pause();
+        client.config().setAutoRead(false);
       }
       return;
     }
     int length = data.readableBytes();
     if (length == 0) {
       data.release();
-      clientShut(); // a FIN, in order after the data before it (FinAsEmptyRead)
+      clientShut(); // a FIN, in order after the data before it
       return;
     }
     meters.processed(length);
-    target.writeAndFlush(data, target.voidPromise());
+    target.write(data, target.voidPromise());
     if (!target.isWritable()) {
-      client.pause(); // resumed by channelWritabilityChanged
+      client.config().setAutoRead(false); // read again once the target drains (channelWritabilityChanged)
     }
   }
 
@@ -184,7 +191,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
       return;
     }
     clientShut = true;
-    if (target instanceof DuplexChannel duplex) {
+    if (halfClose && target instanceof DuplexChannel duplex) {
       target.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> {
         if (!ended) {
           duplex.shutdownOutput();
@@ -192,6 +199,58 @@ final class Flow extends ChannelInboundHandlerAdapter {
       });
     } else {
       end(End.CLOSED);
+    }
+  }
+
+  /** The client's side: this handler sits last in the client channel's pipeline. */
+  private final class ClientSide extends ChannelInboundHandlerAdapter {
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+      if (!(message instanceof ByteBuf data) || ended) {
+        ReferenceCountUtil.release(message);
+        return;
+      }
+      quiet = 0;
+      fromClient(data);
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      if (target != null && !ended) {
+        target.flush();
+      }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof ChannelInputShutdownEvent && !ended) {
+        // The client's FIN, after every byte before it: passed on in order, through the held bytes if need be.
+        fromClient(Unpooled.EMPTY_BUFFER);
+        if (target != null) {
+          target.flush();
+        }
+        return;
+      }
+      ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      if (ctx.channel().isWritable() && target != null && !ended) {
+        target.config().setAutoRead(true);
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      end(End.CLOSED);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      end(isReset(cause) ? End.CLIENT_RESET : End.CLOSED);
     }
   }
 
@@ -203,22 +262,25 @@ final class Flow extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(message);
       return;
     }
+    quiet = 0;
     meters.processed(data.readableBytes());
-    clientOut.writeMessage(data);
-    if (client.writeQueueFull()) {
-      target.config().setAutoRead(false);
-      client.drainHandler(v -> {
-        if (!ended) {
-          target.config().setAutoRead(true);
-        }
-      });
+    client.write(data, client.voidPromise());
+    if (!client.isWritable()) {
+      target.config().setAutoRead(false); // read again once the client drains (ClientSide)
+    }
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    if (!ended) {
+      client.flush();
     }
   }
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     if (ctx.channel().isWritable() && !ended) {
-      client.resume();
+      client.config().setAutoRead(true);
     }
     ctx.fireChannelWritabilityChanged();
   }
@@ -279,12 +341,8 @@ final class Flow extends ChannelInboundHandlerAdapter {
     switch (how) {
       case CLOSED -> {
         // Each side still open is closed once what it was sent is written (a second close costs Netty an exception).
-        if (clientOut.channelHandlerContext().channel().isActive()) {
-          client.end();
-        }
-        if (target != null && target.isActive()) {
-          target.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-        }
+        closeAfterWrites(client);
+        closeAfterWrites(target);
       }
       case CLIENT_RESET -> {
         meters.clientReset();
@@ -303,20 +361,19 @@ final class Flow extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Closes {@code socket} with a TCP reset (no linger) instead of a close. */
-  static void reset(NetSocket socket) {
-    if (socket instanceof NetSocketInternal internal) {
-      reset(internal.channelHandlerContext().channel());
-    } else if (socket != null) {
-      socket.close();
+  /** Closes {@code channel}, if still open, once what it was sent is written. */
+  private static void closeAfterWrites(Channel channel) {
+    if (channel != null && channel.isActive()) {
+      channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
     }
   }
 
   /**
-   * Closed by the transport itself, past the pipeline: a TLS connection's handler would otherwise
-   * send its close_notify first, which a client reads as an orderly end.
+   * Closes {@code channel} with a TCP reset (no linger) instead of a close, by the transport
+   * itself, past the pipeline: a TLS connection's handler would otherwise send its close_notify
+   * first, which a client reads as an orderly end.
    */
-  private static void reset(Channel channel) {
+  static void reset(Channel channel) {
     if (channel != null && channel.isOpen()) {
       channel.config().setOption(ChannelOption.SO_LINGER, 0);
       channel.unsafe().close(channel.voidPromise());

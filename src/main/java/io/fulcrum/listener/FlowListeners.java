@@ -6,6 +6,7 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ProxyProtocolV2;
 import io.fulcrum.forward.TargetTls;
@@ -15,20 +16,29 @@ import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
+import io.fulcrum.time.Timers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerAdapter;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
+import io.netty.channel.ServerChannel;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.net.NetSocketInternal;
-import io.vertx.core.net.NetServer;
-import io.vertx.core.net.NetServerOptions;
-import io.vertx.core.net.NetSocket;
+import io.vertx.core.http.ClientAuth;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.internal.net.SslChannelProvider;
+import io.vertx.core.internal.tls.SslContextManager;
+import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,45 +61,72 @@ import org.slf4j.LoggerFactory;
  * checks). Owned by a {@link ListenerVerticle}, which hands it each snapshot: flows to a target the
  * snapshot marks unhealthy are reset, flows to a deregistered target go on after its delay unless
  * {@code deregistration_delay.connection_termination.enabled} ends them.
+ *
+ * <p>Each loop accepts on its own socket ({@code SO_REUSEPORT}: the kernel spreads connections
+ * over the loops' sockets), in plain Netty: a connection is accepted, relayed and closed on one
+ * thread, with no socket option set beyond Netty's own ({@code TCP_NODELAY} is on by default for
+ * its socket channels). Vert.x's server would hand each connection from its acceptor thread to the
+ * loop and set and read four options more; a short flow's cost is mostly its system calls. TLS is
+ * Vert.x's own machinery, as for HTTPS listeners: the same certificates, SNI and security policies.
  */
 final class FlowListeners {
 
   private static final Logger LOG = LoggerFactory.getLogger(FlowListeners.class);
   /** How long a flow may carry nothing either way before it is closed: NLB's TCP idle timeout. */
   static final int IDLE_TIMEOUT_SECONDS = 350;
+  /** How often idle flows are looked for; a flow is closed 350 to 355 s after its last byte. */
+  static final int IDLE_SWEEP_SECONDS = 5;
+  /** How long a client has to finish its TLS handshake (Vert.x's default for its servers). */
+  private static final long TLS_HANDSHAKE_SECONDS = 10;
   private static final int BIND_ATTEMPTS = 40;
+  private static final long BIND_RETRY_MILLIS = 25;
   /** A bootstrap needs a handler; a flow's channel gets its own after registration. */
   private static final ChannelHandler NO_HANDLER = new NoHandler();
-  private static final long BIND_RETRY_MILLIS = 25;
 
   private final Vertx vertx;
   private final LoopMeters meters;
-  private final SocketHandover handover;
+  private final Timers timers;
+  /** The owning verticle's context: its loop accepts, and timers are set in it. */
+  private final ContextInternal context;
   private final int index;
   /** Stands in for the TCP sequence number in the flow hash: this loop's random secret, so a flow's target cannot be foretold. */
   private final long secret;
   /** Makes target connections of this loop's transport; one bootstrap per connect timeout, made on first use. */
   private final ChannelFactory<? extends Channel> channels;
+  /** Makes this loop's listening sockets, of the same transport. */
+  private final ChannelFactory<? extends ServerChannel> servers;
   private final Map<Integer, Bootstrap> bootstraps = new HashMap<>();
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
+  /** Builds TLS listeners' contexts (made on first use). */
+  private SslContextManager tlsContexts;
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private Promise<Void> drained;
+  /** The idle sweep's timer while flows are open; -1 when none is set. */
+  private long sweep = -1;
 
-  FlowListeners(Vertx vertx, LoopMeters meters, SocketHandover handover, int index, long secret,
-      ChannelFactory<? extends Channel> channels) {
+  /**
+   * @param index    which of the process's listener verticles this loop is (without
+   *                 {@code SO_REUSEPORT}, only the first accepts)
+   * @param channels makes the transport's channels (epoll, io_uring or NIO)
+   * @param servers  makes the same transport's listening channels
+   */
+  FlowListeners(Vertx vertx, LoopMeters meters, Timers timers, int index, long secret,
+      ChannelFactory<? extends Channel> channels, ChannelFactory<? extends ServerChannel> servers) {
     this.vertx = vertx;
     this.meters = meters;
-    this.handover = handover;
+    this.timers = timers;
+    this.context = (ContextInternal) vertx.getOrCreateContext();
     this.index = index;
     this.secret = secret;
     this.channels = channels;
+    this.servers = servers;
   }
 
   /**
    * How connections to targets are made on {@code loop} with a connect timeout of
-   * {@code connectMillis}: the transport's channels, the pooled allocator, {@code TCP_NODELAY}.
-   * (A flow's idle timeout is its client side's: the bytes of both directions cross it.)
+   * {@code connectMillis}: the transport's channels and the pooled allocator ({@code TCP_NODELAY}
+   * is Netty's default).
    */
   private Bootstrap bootstrap(EventLoop loop, int connectMillis) {
     Bootstrap b = bootstraps.get(connectMillis);
@@ -97,7 +134,6 @@ final class FlowListeners {
       b = new Bootstrap().group(loop).channelFactory(channels)
           .option(ChannelOption.ALLOCATOR, DirectForwarder.ALLOCATOR)
           .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectMillis)
-          .option(ChannelOption.TCP_NODELAY, true)
           .handler(NO_HANDLER); // each flow adds its own once registered (Flow.open)
       bootstraps.put(connectMillis, b);
     }
@@ -129,42 +165,41 @@ final class FlowListeners {
         nodes.put(key, node);
       }
     }
-    long version = next.version();
     List<Future<?>> binds = new ArrayList<>();
-    Map<String, Future<?>> handovers = new HashMap<>();
     for (Iterator<Map.Entry<String, Binding>> it = bindings.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Binding> e = it.next();
-      Binding b = e.getValue();
-      ListenerPlan plan = desired.get(e.getKey());
-      if (plan == null || (plan.tls() == null) != (b.plan.tls() == null)) {
-        // Removed: it stops accepting, and its flows go on for up to the idle timeout (sooner closed when
-        // their group is no longer used). Turned from TCP to TLS or back: closed with its flows, and the new
-        // kind binds once every loop's old server is gone (see SocketHandover).
+      Binding b = it.next().getValue();
+      ListenerPlan plan = desired.get(b.key);
+      if (plan == null) {
+        // Removed: it stops accepting, and its flows go on until they end or go idle (sooner closed when
+        // their group is no longer used).
         it.remove();
-        String socket = e.getKey();
-        Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture()
-                : plan == null ? b.server.shutdown(IDLE_TIMEOUT_SECONDS, TimeUnit.SECONDS) : b.server.close())
-            .onComplete(ar -> handover.released(socket, index, version));
-        if (plan != null) {
-          handovers.put(socket, closed.transform(ar -> handover.await(vertx, socket, version)));
-        }
+        b.close();
         continue;
       }
-      if (plan.tls() != null && !plan.tls().equals(b.plan.tls()) && b.server != null) {
-        binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
+      if ((plan.tls() == null) != (b.plan.tls() == null)) {
+        // Turned from TCP to TLS or back: its flows are closed, and the socket takes the new kind.
+        endFlows(b);
       }
       b.update(plan, meters(plan, b.node));
+      if (plan.tls() == null) {
+        b.tls = null;
+        b.tlsOf = null;
+      } else if (!plan.tls().equals(b.tlsOf)) {
+        // New certificates or policy: new connections get them once loaded (open ones keep their session).
+        b.ready = b.ready.transform(ar -> tls(b, plan.tls()));
+      }
       if (!b.ready.isComplete()) {
         binds.add(b.ready);
       }
     }
     for (Map.Entry<String, ListenerPlan> e : desired.entrySet()) {
       if (!bindings.containsKey(e.getKey())) {
-        Binding b = new Binding(nodes.get(e.getKey()));
-        b.update(e.getValue(), meters(e.getValue(), b.node));
+        ListenerPlan plan = e.getValue();
+        Binding b = new Binding(e.getKey(), nodes.get(e.getKey()), plan.port());
+        b.update(plan, meters(plan, b.node));
         bindings.put(e.getKey(), b);
-        Future<?> handedOver = handovers.get(e.getKey());
-        b.ready = handedOver == null ? bind(b, BIND_ATTEMPTS) : handedOver.transform(ar -> bind(b, BIND_ATTEMPTS));
+        Future<?> tls = plan.tls() == null ? Future.succeededFuture() : tls(b, plan.tls());
+        b.ready = tls.compose(v -> bind(b, BIND_ATTEMPTS));
         binds.add(b.ready);
       }
     }
@@ -194,84 +229,171 @@ final class FlowListeners {
     }
   }
 
+  /** Closes the flows {@code binding} accepted. */
+  private void endFlows(Binding binding) {
+    for (Set<Flow> flows : List.copyOf(flowsByGroup.values())) {
+      for (Flow flow : List.copyOf(flows)) {
+        if (flow.listener() == binding) {
+          flow.end(Flow.End.CLOSED);
+        }
+      }
+    }
+  }
+
   private LoadBalancerMeters meters(ListenerPlan plan, Node node) {
     return meters.loadBalancer(Arns.loadBalancerDimension(plan.arn()), node.zone());
   }
 
-  private Future<NetServer> bind(Binding b, int attemptsLeft) {
-    ListenerPlan plan = b.plan;
-    NetServerOptions options = new NetServerOptions()
-        .setHost(b.node.address())
-        .setPort(plan.port())
-        .setTcpNoDelay(true)
-        .setIdleTimeout(IDLE_TIMEOUT_SECONDS)
-        .setIdleTimeoutUnit(TimeUnit.SECONDS);
-    if (plan.tls() != null) {
-      Tls.configure(options, plan.tls());
+  /**
+   * Makes the TLS handlers of {@code binding}'s new connections from {@code tls}: its certificates
+   * (loaded off the event loop), SNI, and its policy's protocols and cipher suites. Connections
+   * already open keep their session.
+   */
+  private Future<Void> tls(Binding binding, ListenerTls tls) {
+    if (tlsContexts == null) {
+      tlsContexts = new SslContextManager(SslContextManager.resolveEngineOptions(null, false));
     }
-    NetServer server = vertx.createNetServer(options);
-    server.connectHandler(socket -> accept(b, socket));
-    if (plan.tls() != null) {
-      server.exceptionHandler(e -> {
-        if (ListenerVerticle.tlsFailure(e)) {
-          b.meters.clientTlsNegotiationError();
+    return tlsContexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
+        .map(provider -> {
+          if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
+            binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);
+            binding.tlsOf = tls;
+          }
+          return null;
+        });
+  }
+
+  /**
+   * Binds {@code binding}'s socket on this loop. Every loop binds its own with
+   * {@code SO_REUSEPORT}; an address another process holds is tried again for a second (a
+   * listener that moves between load balancers, or a socket a closing server still holds), then
+   * fails the snapshot's listeners.
+   */
+  private Future<Void> bind(Binding b, int attemptsLeft) {
+    if (bindings.get(b.key) != b) {
+      return Future.succeededFuture(); // removed while its certificates loaded
+    }
+    ServerChannel server = servers.newChannel();
+    boolean shared = reusePort(server);
+    if (!shared && index > 0) {
+      // Only one socket can take the port: the first loop's accepts every connection.
+      server.unsafe().closeForcibly();
+      LOG.debug("{}: no SO_REUSEPORT on this transport; loop 0 accepts for every loop", b.key);
+      return Future.succeededFuture();
+    }
+    server.config().setOption(ChannelOption.SO_REUSEADDR, true);
+    server.pipeline().addLast(new Acceptor(b));
+    EventLoop loop = context.nettyEventLoop();
+    Promise<Void> bound = context.promise(); // its callbacks run in the context
+    loop.register(server).addListener(r -> {
+      if (!r.isSuccess()) {
+        bound.fail(r.cause());
+        return;
+      }
+      server.bind(b.address).addListener((ChannelFuture f) -> {
+        if (f.isSuccess()) {
+          bound.complete();
+        } else {
+          server.close();
+          bound.fail(f.cause());
         }
       });
-    }
-    b.server = server;
-    return server.listen()
-        .onSuccess(s -> LOG.debug("listening on {}:{} ({}, {})", b.node.address(), plan.port(), plan.protocol(),
-            b.node.zone()))
+    });
+    return bound.future()
+        .map(v -> {
+          if (bindings.get(b.key) != b) {
+            server.close(); // removed while it bound
+          } else {
+            b.server = server;
+            LOG.debug("listening on {} ({}, {})", b.key, b.plan.protocol(), b.node.zone());
+          }
+          return (Void) null;
+        })
         .recover(e -> {
-          String key = b.node.address() + ":" + plan.port();
-          if (attemptsLeft > 1 && bindings.get(key) == b && ListenerVerticle.addressInUse(e)) {
-            Promise<NetServer> retry = Promise.promise();
+          if (attemptsLeft > 1 && bindings.get(b.key) == b && ListenerVerticle.addressInUse(e)) {
+            Promise<Void> retry = context.promise();
             vertx.setTimer(BIND_RETRY_MILLIS, t -> bind(b, attemptsLeft - 1).onComplete(retry));
             return retry.future();
           }
           bindings.values().remove(b);
-          return Future.failedFuture(new IllegalStateException("load balancer " + plan.lbName() + " cannot listen on "
-              + key + ": " + e.getMessage(), e));
+          return Future.failedFuture(new IllegalStateException("load balancer " + b.plan.lbName()
+              + " cannot listen on " + b.key + ": " + e.getMessage(), e));
         });
   }
 
-  /** A client connected: its flow goes to a target of the group, or is reset when there is none. */
-  private void accept(Binding b, NetSocket socket) {
-    // Not paused: Flow takes the socket's reads itself before any can come, and holds them until the target answers.
-    Channel channel = ((NetSocketInternal) socket).channelHandlerContext().channel();
-    channel.config().setAllocator(DirectForwarder.ALLOCATOR);
+  /**
+   * Sets {@code SO_REUSEPORT} on a listening channel of any transport (each names it in its own
+   * options: epoll's and io_uring's constants, NIO's the JDK's); false where it has none.
+   */
+  @SuppressWarnings("unchecked")
+  private static boolean reusePort(ServerChannel server) {
+    ChannelConfig config = server.config();
+    for (ChannelOption<?> option : config.getOptions().keySet()) {
+      if (option.name().endsWith("SO_REUSEPORT")) {
+        return config.setOption((ChannelOption<Boolean>) option, true);
+      }
+    }
+    return false;
+  }
+
+  /**
+   * A client connected and, on a TLS listener, finished its handshake: its flow goes to a target
+   * of the group, or it is reset when there is none. {@code client} is registered on this loop.
+   */
+  private void accept(Binding b, Channel client) {
     LoadBalancerMeters m = b.meters;
     m.flowOpened();
     if (drained != null) {
       m.flowClosed();
-      socket.close();
+      client.close();
       return;
     }
     TargetGroupPlan group = b.group == null ? null : snapshot.groups().get(b.group);
     Scope scope = group == null ? null : group.scope(b.node.zone());
-    InetSocketAddress from = (InetSocketAddress) channel.remoteAddress();
-    InetSocketAddress to = (InetSocketAddress) channel.localAddress();
+    InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
     byte[] source = from.getAddress().getAddress();
-    byte[] destination = to.getAddress().getAddress();
+    byte[] destination = b.address.getAddress().getAddress();
     TargetGroupPlan.Flows flows = group == null ? null : group.flows();
     Upstream target = scope == null || flows == null ? null
-        : FlowChoice.choose(scope, FlowChoice.flowHash(source, from.getPort(), destination, to.getPort(), secret),
+        : FlowChoice.choose(scope, FlowChoice.flowHash(source, from.getPort(), destination, b.address.getPort(), secret),
             FlowChoice.addressHash(source), flows.sourceIp());
     if (target == null) {
       // Nothing to route to: the connection fails (SPEC §2.5), with a reset as a closed port would.
       m.elbReset();
       m.flowClosed();
-      Flow.reset(socket);
+      Flow.reset(client);
       return;
     }
     m.group(group.arn()).flow(scope.unhealthyRouting());
-    Flow flow = new Flow(this, socket, group.arn(), target, m, !group.tls());
+    Flow flow = new Flow(this, b, client, group.arn(), target, m, !group.tls() && b.plan.tls() == null);
     flowsByGroup.computeIfAbsent(group.arn(), k -> new LinkedHashSet<>()).add(flow);
+    if (sweep < 0) {
+      context.dispatch(v -> sweep = timers.setTimer(IDLE_SWEEP_SECONDS * 1000L, this::sweep)); // accepts run outside it
+    }
     byte[] header = flows.proxyProtocol()
-        ? ProxyProtocolV2.header(source, from.getPort(), destination, to.getPort()) : null;
+        ? ProxyProtocolV2.header(source, from.getPort(), destination, b.address.getPort()) : null;
     // A target's certificate is not checked (SPEC §1.5: nor is it by health checks).
-    flow.open(bootstrap(channel.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
+    flow.open(bootstrap(client.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
         group.tls() ? TargetTls.context(true) : null, header, m.group(group.arn()));
+  }
+
+  /**
+   * Closes the flows that carried nothing either way for the idle timeout; set again while flows
+   * are open.
+   */
+  private void sweep(long timer) {
+    sweep = -1;
+    int quietSweeps = IDLE_TIMEOUT_SECONDS / IDLE_SWEEP_SECONDS;
+    for (Set<Flow> flows : List.copyOf(flowsByGroup.values())) {
+      for (Flow flow : List.copyOf(flows)) {
+        if (flow.quietSweep() >= quietSweeps) {
+          flow.end(Flow.End.CLOSED);
+        }
+      }
+    }
+    if (!flowsByGroup.isEmpty()) {
+      sweep = timers.setTimer(IDLE_SWEEP_SECONDS * 1000L, this::sweep);
+    }
   }
 
   /** A flow ended: it is no longer tracked (the counters are the flow's). */
@@ -281,6 +403,10 @@ final class FlowListeners {
       flowsByGroup.remove(flow.group());
     }
     flow.meters().flowClosed();
+    if (flowsByGroup.isEmpty() && sweep >= 0) {
+      timers.cancelTimer(sweep);
+      sweep = -1;
+    }
     if (drained != null && flowsByGroup.isEmpty()) {
       drained.tryComplete();
     }
@@ -291,13 +417,7 @@ final class FlowListeners {
    */
   Future<Void> drain(long timeoutMillis) {
     drained = Promise.promise();
-    List<Future<?>> closes = new ArrayList<>();
-    for (Binding b : bindings.values()) {
-      if (b.server != null) {
-        // Stops accepting; its connections are left to the flows (Vert.x closes what is left at the timeout).
-        closes.add(b.server.shutdown(Math.max(1, timeoutMillis), TimeUnit.MILLISECONDS));
-      }
-    }
+    bindings.values().forEach(Binding::close);
     bindings.clear();
     if (flowsByGroup.isEmpty()) {
       drained.tryComplete();
@@ -310,21 +430,30 @@ final class FlowListeners {
       });
       drained.future().onComplete(ar -> vertx.cancelTimer(timer));
     }
-    return Future.join(closes).transform(ar -> drained.future());
+    return drained.future();
   }
 
   /** One network listener bound on one node address. */
   private static final class Binding {
+    final String key;
     final Node node;
+    /** The node's address and the listener's port: where clients connect. */
+    final InetSocketAddress address;
     ListenerPlan plan;
     /** The group its default action forwards to. */
     String group;
     LoadBalancerMeters meters;
-    NetServer server;
+    /** This loop's listening socket, once bound. */
+    ServerChannel server;
+    /** A TLS listener's handlers for new connections, and the settings they were made from. */
+    SslChannelProvider tls;
+    ListenerTls tlsOf;
     Future<?> ready = Future.succeededFuture();
 
-    Binding(Node node) {
+    Binding(String key, Node node, int port) {
+      this.key = key;
       this.node = node;
+      this.address = new InetSocketAddress(node.address(), port);
     }
 
     void update(ListenerPlan plan, LoadBalancerMeters meters) {
@@ -336,6 +465,109 @@ final class FlowListeners {
           group = f.arnAt(0);
         }
       }
+    }
+
+    /** Stops accepting (its socket closes; connections other loops accept are theirs). */
+    void close() {
+      if (server != null) {
+        server.close();
+        server = null;
+      }
+    }
+  }
+
+  /**
+   * Takes each connection the listening socket accepts onto the loop: a cleartext one starts its
+   * flow at once; a TLS one after its handshake ({@link Handshake}).
+   */
+  private final class Acceptor extends ChannelInboundHandlerAdapter {
+    private final Binding binding;
+
+    Acceptor(Binding binding) {
+      this.binding = binding;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object message) {
+      Channel client = (Channel) message;
+      ChannelConfig config = client.config();
+      config.setAllocator(DirectForwarder.ALLOCATOR);
+      SslChannelProvider tls = binding.tls;
+      if (binding.plan.tls() != null && tls == null) {
+        client.unsafe().closeForcibly(); // turned to TLS, its certificates still loading
+        return;
+      }
+      if (tls != null) {
+        InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
+        client.pipeline().addLast("tls", tls.createServerHandler(false, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
+            HostAndPort.create(from.getHostString(), from.getPort())));
+        client.pipeline().addLast("handshake", new Handshake(binding));
+      } else {
+        config.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true); // a client's FIN is passed on (see Flow)
+      }
+      ctx.channel().eventLoop().register(client).addListener(r -> {
+        if (!r.isSuccess()) {
+          client.unsafe().closeForcibly();
+        } else if (tls == null) {
+          accept(binding, client);
+        }
+      });
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // An accept failed (out of file descriptors, say): the socket stops accepting for a second,
+      // rather than spinning on the error.
+      LOG.warn("{}: accepting a connection failed: {}", binding.key, cause.toString());
+      ChannelConfig config = ctx.channel().config();
+      if (config.isAutoRead()) {
+        config.setAutoRead(false);
+        ctx.channel().eventLoop().schedule(() -> config.setAutoRead(true), 1, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /**
+   * Waits for a TLS client's handshake: its flow starts once the session is up; a failed
+   * handshake is counted once in {@code ClientTLSNegotiationErrorCount} and closes the connection.
+   */
+  private final class Handshake extends ChannelInboundHandlerAdapter {
+    private final Binding binding;
+    private boolean failed;
+
+    Handshake(Binding binding) {
+      this.binding = binding;
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof SslHandshakeCompletionEvent done) {
+        if (done.isSuccess()) {
+          ctx.pipeline().remove(this);
+          accept(binding, ctx.channel());
+        } else {
+          failed(ctx);
+        }
+        return;
+      }
+      ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (ListenerVerticle.tlsFailure(cause)) {
+        failed(ctx);
+      } else {
+        ctx.close();
+      }
+    }
+
+    private void failed(ChannelHandlerContext ctx) {
+      if (!failed) {
+        failed = true;
+        binding.meters.clientTlsNegotiationError();
+      }
+      ctx.close();
     }
   }
 

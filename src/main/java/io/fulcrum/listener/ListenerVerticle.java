@@ -176,8 +176,9 @@ public final class ListenerVerticle extends VerticleBase {
     Dispatcher dispatcher = new Dispatcher(this, stickiness, clock, random);
     handler = new RequestHandler(this, forwarder, dispatcher, clock, random);
     directRequests = new DirectRequests(this, direct, dispatcher, clock);
-    flows = new FlowListeners(vertx, meters, handover, index, random.nextLong(),
-        ((VertxInternal) vertx).transport().channelFactory(false));
+    flows = new FlowListeners(vertx, meters, timers, index, random.nextLong(),
+        ((VertxInternal) vertx).transport().channelFactory(false),
+        ((VertxInternal) vertx).transport().serverChannelFactory(false));
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));
     vertx.eventBus().<String>localConsumer(Addresses.OPTIMIZER_CREDITS, m -> handler.optimizerCredits(m.body()));

@@ -3,7 +3,6 @@ package io.fulcrum.listener;
 import io.fulcrum.bus.ListenerTls;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
-import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PfxOptions;
 import io.vertx.core.net.ServerSSLOptions;
@@ -13,9 +12,9 @@ import java.util.Set;
 import javax.net.ssl.SSLContext;
 
 /**
- * TLS for an HTTPS listener's server: its certificates (several chosen by SNI), the security
- * policy's protocols and cipher suites (those this JVM offers), and ALPN {@code h2} and
- * {@code http/1.1}.
+ * TLS for a listener: its certificates (several chosen by SNI), the security policy's
+ * protocols and cipher suites (those this JVM offers), and, for an HTTPS listener's server, ALPN
+ * {@code h2} and {@code http/1.1}.
  */
 final class Tls {
 
@@ -36,18 +35,13 @@ final class Tls {
   }
 
   static void configure(HttpServerOptions options, ListenerTls tls, boolean http2) {
-    configure(options, tls);
-    options.setUseAlpn(true)
-        .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
-  }
-
-  /** TLS with the listener's certificates and policy, without ALPN (a TLS listener's server). */
-  static void configure(NetServerOptions options, ListenerTls tls) {
     options.setSsl(true);
     ServerSSLOptions ssl = sslOptions(tls);
     options.setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
         .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
     ssl.getEnabledCipherSuites().forEach(options::addEnabledCipherSuite);
+    options.setUseAlpn(true)
+        .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
   }
 
   /** Certificates, SNI, and the protocols and cipher suites of the policy that this JVM offers. */

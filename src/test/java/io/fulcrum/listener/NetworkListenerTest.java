@@ -20,7 +20,9 @@ import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
@@ -34,6 +36,7 @@ import java.util.Set;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -503,6 +506,97 @@ class NetworkListenerTest {
       }
     } finally {
       secure.close();
+    }
+  }
+
+  @Test
+  void idleFlow_isClosedAfterTheIdleTimeout_whileOneThatCarriesBytesGoesOn() {
+    startHealthy("");
+    FlowClient quiet = connect(null);
+    FlowClient talking = connect(null);
+    assertThat(quiet.ask("first")).endsWith(":first");
+    assertThat(talking.ask("first")).endsWith(":first");
+    advance(345);
+    assertThat(quiet.ask("at 345 s")).as("quiet for 345 s: not yet idle").endsWith(":at 345 s");
+    assertThat(talking.ask("at 345 s")).endsWith(":at 345 s");
+    advance(200);
+    assertThat(talking.ask("at 545 s")).endsWith(":at 545 s");
+    advance(160);
+    assertThat(quiet.ending()).as("quiet for 360 s: closed").isEqualTo(FlowClient.Ending.CLOSED);
+    assertThat(talking.ask("at 705 s")).as("quiet for 160 s only").endsWith(":at 705 s");
+    assertThat(metric("ActiveFlowCount")).isEqualTo(1);
+  }
+
+  @Test
+  void everyListenerInstance_acceptsOnTheSamePort() throws IOException {
+    gateway = Gateway.start(TestVertx.create(), config("", a, b), 2, time);
+    advance(5);
+    gateway.awaitDataPlane();
+    // Each loop binds its own socket (SO_REUSEPORT), and the kernel spreads connections over them.
+    assertThat(listeningSockets(port)).as("one listening socket per loop").isEqualTo(2);
+    for (int i = 0; i < 16; i++) {
+      assertThat(connect(null).ask("flow " + i)).matches("[ab]:flow " + i);
+    }
+    assertThat(metric("NewFlowCount")).isEqualTo(16);
+    assertThat(metric("ActiveFlowCount")).isEqualTo(16);
+  }
+
+  /**
+   * How many sockets listen on {@code 127.0.0.1:port}, from the kernel's tables (IPv4 sockets,
+   * and IPv6 ones bound to the IPv4-mapped address, as Netty's native transports make them).
+   */
+  private static long listeningSockets(int port) throws IOException {
+    Path v4 = Path.of("/proc/net/tcp");
+    Assumptions.assumeTrue(Files.isReadable(v4), "Linux's /proc/net/tcp");
+    Set<String> local = Set.of(String.format("0100007F:%04X", port),
+        String.format("0000000000000000FFFF00000100007F:%04X", port));
+    long count = 0;
+    for (Path table : List.of(v4, Path.of("/proc/net/tcp6"))) {
+      if (Files.isReadable(table)) {
+        count += Files.readAllLines(table).stream().skip(1).map(line -> line.trim().split("\\s+"))
+            .filter(f -> local.contains(f[1].toUpperCase(java.util.Locale.ROOT)) && f[3].equals("0A")) // 0A: LISTEN
+            .count();
+      }
+    }
+    return count;
+  }
+
+  @Test
+  void tlsListener_countsAClientThatDoesNotSpeakTls_andServesNewCertificatesToNewFlowsOnly() throws Exception {
+    Path dir = Files.createTempDirectory("nlb-tls");
+    TestCertificates.Pem one = TestCertificates.pem(dir, "one", "nlb.example");
+    TestCertificates.Pem two = TestCertificates.pem(dir, "two", "nlb.example");
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: TLS
+                port: %d
+                certificates: [{certificate: %s, private-key: %s}]
+                default-actions: [{type: forward, target-group: tcp}]
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
+        """;
+    gateway = Gateway.start(TestVertx.create(), yaml.formatted(port, one.certificate(), one.privateKey(), a.port()));
+    FlowClient plain = connect(null);
+    plain.socket().getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
+    assertThat(plain.ending()).as("a cleartext line is no handshake: the connection ends")
+        .isIn(FlowClient.Ending.CLOSED, FlowClient.Ending.RESET);
+    assertThat(metric("ClientTLSNegotiationErrorCount")).isEqualTo(1);
+    assertThat(metric("NewFlowCount")).as("no flow without a session").isZero();
+    try (FlowClient before = FlowClient.over(TestCertificates.trusting(one.x509()).getSocketFactory()
+        .createSocket("127.0.0.1", port))) {
+      assertThat(before.ask("with one")).isEqualTo("a:with one");
+      gateway.reload(yaml.formatted(port, two.certificate(), two.privateKey(), a.port()));
+      gateway.awaitDataPlane();
+      assertThat(before.ask("still one")).as("an open flow keeps its session").isEqualTo("a:still one");
+      try (FlowClient after = FlowClient.over(TestCertificates.trusting(two.x509()).getSocketFactory()
+          .createSocket("127.0.0.1", port))) {
+        assertThat(after.ask("with two")).isEqualTo("a:with two");
+        X509Certificate served = (X509Certificate) ((SSLSocket) after.socket()).getSession().getPeerCertificates()[0];
+        assertThat(served).isEqualTo(two.x509());
+      }
     }
   }
 }
