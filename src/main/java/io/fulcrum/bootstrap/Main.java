@@ -6,6 +6,7 @@ import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.registry.StateStore;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Vertx;
 import io.vertx.core.transport.Transport;
 import java.io.PrintStream;
@@ -66,14 +67,18 @@ public final class Main {
     }
 
     Transport transport;
+    TlsEngine tls;
     try {
       transport = NetworkTransport.choose(System.getenv());
+      tls = TlsEngine.choose(System.getenv());
     } catch (IllegalArgumentException e) {
       err.println("fulcrum: " + e.getMessage() + "; nothing was started");
       System.exit(EXIT_CONFIG);
       return;
     }
     LOG.info("network transport: {}", transport.name());
+    TlsEngine.use(tls);
+    LOG.info("TLS: {}", tls.description());
     Vertx vertx = NetworkTransport.vertx(transport);
     ConfigLoader loader = new ConfigLoader(vertx, args.config(), System.getenv());
     FulcrumConfig config;

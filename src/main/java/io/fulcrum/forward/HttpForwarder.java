@@ -1,6 +1,7 @@
 package io.fulcrum.forward;
 
 import io.fulcrum.balancer.Upstream;
+import io.fulcrum.tls.TlsEngine;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
@@ -362,6 +363,7 @@ public final class HttpForwarder {
             .setDecompressionSupported(false)
             .setVerifyHost(false)
             .setTrustAll(true)
+            .setSslEngineOptions(TlsEngine.current().vertxOptions())
             .setEnabledSecureTransportProtocols(TargetTls.protocols(k.tls13()))
             .setTcpNoDelay(true)
             .setShared(false)

@@ -4,7 +4,7 @@ import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
+import io.fulcrum.tls.TlsEngine;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.util.Set;
 import javax.net.ssl.SSLException;
@@ -46,7 +46,7 @@ public final class TargetTls {
   private static SslContext build(Set<String> protocols, boolean h2) {
     try {
       SslContextBuilder b = SslContextBuilder.forClient()
-          .sslProvider(SslProvider.JDK)
+          .sslProvider(TlsEngine.current().nettyProvider())
           .trustManager(InsecureTrustManagerFactory.INSTANCE)
           .protocols(protocols);
       if (h2) {

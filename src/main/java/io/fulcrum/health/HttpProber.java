@@ -4,6 +4,7 @@ import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.time.Timers;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
@@ -41,6 +42,7 @@ final class HttpProber implements Prober {
             .setProtocolVersion(HttpVersion.HTTP_2)
             .setUseAlpn(true)
             .setHttp2ClearTextUpgrade(false)
+            .setSslEngineOptions(TlsEngine.current().vertxOptions())
             .setTrustAll(true)
             .setVerifyHost(false)
             .setShared(false))
@@ -49,6 +51,7 @@ final class HttpProber implements Prober {
     this.client = vertx.httpClientBuilder()
         .with(new HttpClientOptions()
             .setKeepAlive(false)
+            .setSslEngineOptions(TlsEngine.current().vertxOptions())
             .setTrustAll(true)
             .setVerifyHost(false)
             .setDecompressionSupported(false)

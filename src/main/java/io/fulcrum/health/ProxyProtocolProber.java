@@ -5,6 +5,7 @@ import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.time.Timers;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -34,7 +35,8 @@ final class ProxyProtocolProber implements Prober {
 
   ProxyProtocolProber(Vertx vertx, Timers timers) {
     this.timers = timers;
-    this.client = vertx.createNetClient(new NetClientOptions().setTrustAll(true).setHostnameVerificationAlgorithm(""));
+    this.client = vertx.createNetClient(new NetClientOptions().setTrustAll(true).setHostnameVerificationAlgorithm("")
+        .setSslEngineOptions(TlsEngine.current().vertxOptions()));
   }
 
   @Override

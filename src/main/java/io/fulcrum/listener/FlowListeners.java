@@ -17,6 +17,7 @@ import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
 import io.fulcrum.time.Timers;
+import io.fulcrum.tls.TlsEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
@@ -199,7 +200,8 @@ final class FlowListeners {
         b.update(plan, meters(plan, b.node));
         bindings.put(e.getKey(), b);
         Future<?> tls = plan.tls() == null ? Future.succeededFuture() : tls(b, plan.tls());
-        b.ready = tls.compose(v -> bind(b, BIND_ATTEMPTS));
+        // A listener whose certificates cannot be loaded is not kept: the next snapshot tries it afresh.
+        b.ready = tls.compose(v -> bind(b, BIND_ATTEMPTS)).onFailure(failed -> bindings.remove(b.key, b));
         binds.add(b.ready);
       }
     }
@@ -251,7 +253,7 @@ final class FlowListeners {
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
     if (tlsContexts == null) {
-      tlsContexts = new SslContextManager(SslContextManager.resolveEngineOptions(null, false));
+      tlsContexts = new SslContextManager(TlsEngine.current().vertxOptions());
     }
     return tlsContexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
         .map(provider -> {

@@ -1,6 +1,7 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.bus.ListenerTls;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -13,19 +14,16 @@ import javax.net.ssl.SSLContext;
 
 /**
  * TLS for a listener: its certificates (several chosen by SNI), the security policy's
- * protocols and cipher suites (those this JVM offers), and, for an HTTPS listener's server, ALPN
- * {@code h2} and {@code http/1.1}.
+ * protocols and cipher suites (those this JVM and the {@link TlsEngine} offer), and, for an HTTPS
+ * listener's server, ALPN {@code h2} and {@code http/1.1}.
  */
 final class Tls {
 
   private static final Set<String> SUPPORTED_PROTOCOLS;
-  private static final Set<String> SUPPORTED_CIPHERS;
 
   static {
     try {
-      SSLContext ctx = SSLContext.getDefault();
-      SUPPORTED_PROTOCOLS = Set.of(ctx.getDefaultSSLParameters().getProtocols());
-      SUPPORTED_CIPHERS = Set.of(ctx.getSupportedSSLParameters().getCipherSuites());
+      SUPPORTED_PROTOCOLS = Set.of(SSLContext.getDefault().getDefaultSSLParameters().getProtocols());
     } catch (Exception e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -35,7 +33,7 @@ final class Tls {
   }
 
   static void configure(HttpServerOptions options, ListenerTls tls, boolean http2) {
-    options.setSsl(true);
+    options.setSsl(true).setSslEngineOptions(TlsEngine.current().vertxOptions());
     ServerSSLOptions ssl = sslOptions(tls);
     options.setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
         .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
@@ -55,11 +53,14 @@ final class Tls {
       tls.keyFiles().forEach(pem::addKeyPath);
       options.setKeyCertOptions(pem);
     }
-    // The JVM may refuse part of a policy (Java 17 disables TLS 1.0 and 1.1): offer what both allow.
+    // The JVM may refuse part of a policy (Java 17 disables TLS 1.0 and 1.1): offer what both allow, whichever
+    // engine runs the sessions.
     Set<String> protocols = new LinkedHashSet<>();
     tls.policy().protocols().stream().filter(SUPPORTED_PROTOCOLS::contains).forEach(protocols::add);
     options.setEnabledSecureTransportProtocols(protocols);
-    tls.policy().jsseCiphers().stream().filter(SUPPORTED_CIPHERS::contains).forEach(options::addEnabledCipherSuite);
+    // The engine may lack part of it too (BoringSSL has no CBC suites with SHA-256 or SHA-384 MACs).
+    Set<String> ciphers = TlsEngine.current().cipherSuites();
+    tls.policy().jsseCiphers().stream().filter(ciphers::contains).forEach(options::addEnabledCipherSuite);
     return options;
   }
 }
