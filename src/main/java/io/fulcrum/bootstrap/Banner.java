@@ -96,7 +96,9 @@ final class Banner {
       b.append("  demo targets   ").append(config.demoTargets().size()).append(" embedded backends\n");
     }
     if (!firstUrls.isEmpty()) {
-      b.append("\nTry:\n  curl -s ").append(firstUrls.get(0)).append('\n');
+      // Over HTTPS, -k: the certificate is the self-signed one, or one for a name rather than this address.
+      String url = firstUrls.get(0);
+      b.append("\nTry:\n  curl -s").append(url.startsWith("https:") ? "k " : " ").append(url).append('\n');
     }
     FulcrumConfig.Credentials c = config.credentials();
     if (c != null && !resources.targetGroups().isEmpty()) {

@@ -88,4 +88,18 @@ class BannerTest {
     assertThat(banner).contains("    zones:  zone-a (::1)\n")
         .contains("  dns            udp://[::1]:5353  (try: dig @::1 -p 5353 six.us-east-1.elb.localhost +short)");
   }
+
+  @Test
+  void banner_givesACurlCommandToPaste_withInsecureForHttps() throws IOException {
+    assertThat(Banner.render(demo(), 9090, 8053, 2, "conf/fulcrum.yaml").lines())
+        .contains("  curl -s http://127.0.0.1:8080/");
+    FulcrumConfig https = Gateway.config("""
+        load-balancers:
+          - name: tls
+            listeners:
+              - {protocol: HTTPS, port: 8443, default-actions: [{type: fixed-response, status-code: "200"}]}
+        """);
+    assertThat(Banner.render(https, 9090, -1, 1, "x.yaml").lines())
+        .as("the self-signed certificate: curl would refuse it without -k").contains("  curl -sk https://127.0.0.1:8443/");
+  }
 }
