@@ -42,6 +42,7 @@ import io.vertx.core.internal.tls.SslContextManager;
 import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -49,6 +50,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,8 +101,12 @@ final class FlowListeners {
   private final Map<Integer, Bootstrap> bootstraps = new HashMap<>();
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
-  /** Builds TLS listeners' contexts (made on first use). */
-  private SslContextManager tlsContexts;
+  /**
+   * TLS listeners' contexts, one manager per Vert.x instance, so that every loop's socket of a TLS
+   * listener ends sessions with the same context: one session cache and one set of ticket keys, and
+   * a client resumes its session on whichever loop the kernel gives its next connection to.
+   */
+  private static final Map<Vertx, SslContextManager> TLS_CONTEXTS = Collections.synchronizedMap(new WeakHashMap<>());
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private Promise<Void> drained;
   /** The idle sweep's timer while flows are open; -1 when none is set. */
@@ -252,10 +258,9 @@ final class FlowListeners {
    * already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
-    if (tlsContexts == null) {
-      tlsContexts = new SslContextManager(TlsEngine.current().vertxOptions());
-    }
-    return tlsContexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
+    SslContextManager contexts = TLS_CONTEXTS.computeIfAbsent(vertx,
+        v -> new SslContextManager(TlsEngine.current().vertxOptions()));
+    return contexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
         .map(provider -> {
           if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
             binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);

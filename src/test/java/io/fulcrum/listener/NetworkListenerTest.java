@@ -599,4 +599,38 @@ class NetworkListenerTest {
       }
     }
   }
+
+  @Test
+  void tlsListener_resumesASession_onWhicheverLoopTheNextConnectionLands() throws Exception {
+    Path dir = Files.createTempDirectory("nlb-tls");
+    TestCertificates.Pem cert = TestCertificates.pem(dir, "listener", "nlb.example");
+    gateway = Gateway.start(TestVertx.create(), """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: TLS
+                port: %d
+                certificates: [{certificate: %s, private-key: %s}]
+                default-actions: [{type: forward, target-group: tcp}]
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
+        """.formatted(port, cert.certificate(), cert.privateKey(), a.port()), 2, time);
+    // One client context, so one session cache: TLS 1.2 offers the cached session's id on each new connection.
+    SSLContext client = TestCertificates.trusting(cert.x509());
+    byte[] first = null;
+    for (int i = 0; i < 8; i++) {
+      SSLSocket socket = (SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port);
+      socket.setEnabledProtocols(new String[] {"TLSv1.2"});
+      try (FlowClient c = FlowClient.over(socket)) {
+        assertThat(c.ask("connection " + i)).isEqualTo("a:connection " + i);
+        byte[] id = socket.getSession().getId();
+        if (first == null) {
+          first = id;
+        } else {
+          assertThat(id).as("connection %d resumes the first session (two loops accept)", i).isEqualTo(first);
+        }
+      }
+    }
+  }
 }
