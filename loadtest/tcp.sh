@@ -4,7 +4,8 @@
 # interleaved rounds, one worker each. Two loads: keep-alive (-c50: fifty long flows, the relay's
 # cost per byte) and a new connection per request (Connection: close: the cost of a flow's set-up
 # and end). Two more loads, not run unless asked for: the same two over TLS (a TLS listener, HAProxy
-# `bind ... ssl`, NGINX `listen ... ssl`, one self-signed ECDSA P-256 certificate for all three):
+# `bind ... ssl`, NGINX `listen ... ssl`, one self-signed ECDSA P-256 certificate for all three, TLS 1.3
+# where the client has it: Fulcrum with ELBSecurityPolicy-TLS13-1-2-2021-06):
 # `tls` (the cost of the records) and `tls-close` (a handshake per request). Prints a table; see
 # loadtest/README.md and RESULTS.md.
 #
@@ -85,7 +86,7 @@ if [ "$TLS" = 1 ]; then
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=bench.example \
     -keyout "$WORKDIR/key.pem" -out "$WORKDIR/cert.pem" 2>/dev/null || die "openssl could not make a certificate"
   cat "$WORKDIR/cert.pem" "$WORKDIR/key.pem" >"$WORKDIR/haproxy.pem"
-  fulcrum_tls="      - {protocol: TLS, port: $PORT_FULCRUM_TLS, certificates: [{certificate: $WORKDIR/cert.pem, private-key: $WORKDIR/key.pem}], default-actions: [{type: forward, target-group: tcp}]}"
+  fulcrum_tls="      - {protocol: TLS, port: $PORT_FULCRUM_TLS, ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06, certificates: [{certificate: $WORKDIR/cert.pem, private-key: $WORKDIR/key.pem}], default-actions: [{type: forward, target-group: tcp}]}"
   haproxy_tls=$'frontend tls\n    bind 127.0.0.1:'"$PORT_HAPROXY_TLS"$' ssl crt '"$WORKDIR/haproxy.pem"$'\n    default_backend pool'
   nginx_tls="    server { listen 127.0.0.1:$PORT_NGINX_TLS ssl; ssl_certificate $WORKDIR/cert.pem; ssl_certificate_key $WORKDIR/key.pem; proxy_pass pool; proxy_connect_timeout 10s; proxy_timeout 350s; }"
 fi
