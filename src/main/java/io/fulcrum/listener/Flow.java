@@ -202,17 +202,28 @@ final class Flow extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * What either side read, to be relayed (the flow is not idle), or null: not bytes, or the flow
+   * has ended (then it is released).
+   */
+  private ByteBuf relayed(Object message) {
+    if (message instanceof ByteBuf data && !ended) {
+      quiet = 0;
+      return data;
+    }
+    ReferenceCountUtil.release(message);
+    return null;
+  }
+
   /** The client's side: this handler sits last in the client channel's pipeline. */
   private final class ClientSide extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
-      if (!(message instanceof ByteBuf data) || ended) {
-        ReferenceCountUtil.release(message);
-        return;
+      ByteBuf data = relayed(message);
+      if (data != null) {
+        fromClient(data);
       }
-      quiet = 0;
-      fromClient(data);
     }
 
     @Override
@@ -258,11 +269,10 @@ final class Flow extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object message) {
-    if (!(message instanceof ByteBuf data) || ended) {
-      ReferenceCountUtil.release(message);
+    ByteBuf data = relayed(message);
+    if (data == null) {
       return;
     }
-    quiet = 0;
     meters.processed(data.readableBytes());
     client.write(data, client.voidPromise());
     if (!client.isWritable()) {

@@ -561,12 +561,9 @@ class NetworkListenerTest {
     return count;
   }
 
-  @Test
-  void tlsListener_countsAClientThatDoesNotSpeakTls_andServesNewCertificatesToNewFlowsOnly() throws Exception {
-    Path dir = Files.createTempDirectory("nlb-tls");
-    TestCertificates.Pem one = TestCertificates.pem(dir, "one", "nlb.example");
-    TestCertificates.Pem two = TestCertificates.pem(dir, "two", "nlb.example");
-    String yaml = """
+  /** A TLS listener on {@code port} with {@code cert}, forwarding to a TCP group of target {@code a}. */
+  private String tlsListenerToA(TestCertificates.Pem cert) {
+    return """
         load-balancers:
           - name: nlb
             type: network
@@ -577,8 +574,15 @@ class NetworkListenerTest {
                 default-actions: [{type: forward, target-group: tcp}]
         target-groups:
           - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
-        """;
-    gateway = Gateway.start(TestVertx.create(), yaml.formatted(port, one.certificate(), one.privateKey(), a.port()));
+        """.formatted(port, cert.certificate(), cert.privateKey(), a.port());
+  }
+
+  @Test
+  void tlsListener_countsAClientThatDoesNotSpeakTls_andServesNewCertificatesToNewFlowsOnly() throws Exception {
+    Path dir = Files.createTempDirectory("nlb-tls");
+    TestCertificates.Pem one = TestCertificates.pem(dir, "one", "nlb.example");
+    TestCertificates.Pem two = TestCertificates.pem(dir, "two", "nlb.example");
+    gateway = Gateway.start(TestVertx.create(), tlsListenerToA(one));
     FlowClient plain = connect(null);
     plain.socket().getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
     assertThat(plain.ending()).as("a cleartext line is no handshake: the connection ends")
@@ -588,7 +592,7 @@ class NetworkListenerTest {
     try (FlowClient before = FlowClient.over(TestCertificates.trusting(one.x509()).getSocketFactory()
         .createSocket("127.0.0.1", port))) {
       assertThat(before.ask("with one")).isEqualTo("a:with one");
-      gateway.reload(yaml.formatted(port, two.certificate(), two.privateKey(), a.port()));
+      gateway.reload(tlsListenerToA(two));
       gateway.awaitDataPlane();
       assertThat(before.ask("still one")).as("an open flow keeps its session").isEqualTo("a:still one");
       try (FlowClient after = FlowClient.over(TestCertificates.trusting(two.x509()).getSocketFactory()
@@ -604,18 +608,7 @@ class NetworkListenerTest {
   void tlsListener_resumesASession_onWhicheverLoopTheNextConnectionLands() throws Exception {
     Path dir = Files.createTempDirectory("nlb-tls");
     TestCertificates.Pem cert = TestCertificates.pem(dir, "listener", "nlb.example");
-    gateway = Gateway.start(TestVertx.create(), """
-        load-balancers:
-          - name: nlb
-            type: network
-            listeners:
-              - protocol: TLS
-                port: %d
-                certificates: [{certificate: %s, private-key: %s}]
-                default-actions: [{type: forward, target-group: tcp}]
-        target-groups:
-          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
-        """.formatted(port, cert.certificate(), cert.privateKey(), a.port()), 2, time);
+    gateway = Gateway.start(TestVertx.create(), tlsListenerToA(cert), 2, time);
     // One client context, so one session cache: TLS 1.2 offers the cached session's id on each new connection.
     SSLContext client = TestCertificates.trusting(cert.x509());
     byte[] first = null;
