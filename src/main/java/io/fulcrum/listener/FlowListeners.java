@@ -386,7 +386,7 @@ final class FlowListeners {
 
   /**
    * Closes the flows that carried nothing either way for the idle timeout; set again while flows
-   * are open.
+   * are open, and by the first flow after none was.
    */
   private void sweep(long timer) {
     sweep = -1;
@@ -410,10 +410,8 @@ final class FlowListeners {
       flowsByGroup.remove(flow.group());
     }
     flow.meters().flowClosed();
-    if (flowsByGroup.isEmpty() && sweep >= 0) {
-      timers.cancelTimer(sweep);
-      sweep = -1;
-    }
+    // The sweep's timer is left to run out (it is not set again with no flow open): short flows one
+    // after another would otherwise set and cancel one each.
     if (drained != null && flowsByGroup.isEmpty()) {
       drained.tryComplete();
     }
