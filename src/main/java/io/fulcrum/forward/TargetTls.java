@@ -1,10 +1,10 @@
 package io.fulcrum.forward;
 
+import io.fulcrum.tls.TlsEngine;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.fulcrum.tls.TlsEngine;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import java.util.Set;
 import javax.net.ssl.SSLException;
