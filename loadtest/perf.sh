@@ -16,6 +16,7 @@
 #   loadtest/perf.sh                          # HTTP/1.1, wrk -c50, one worker each
 #   CONNS=200 WORKERS=2 ROUNDS=2 loadtest/perf.sh
 #   TEST=h2 loadtest/perf.sh                  # HTTP/2, h2load -c10 -m10
+#   TEST=h1close loadtest/perf.sh             # HTTP/1.1, a connection per request (Connection: close)
 #
 # Needs perf (Debian: linux-perf) and root, or kernel.perf_event_paranoid <= 1. Installs nothing.
 # Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
@@ -37,9 +38,9 @@ for p in $PROXIES; do
   case $p in fulcrum|haproxy|nginx) ;; *) die "PROXIES: '$p' is not fulcrum, haproxy or nginx" ;; esac
 done
 case $TEST in
-  h1) check_tools wrk perf java curl nginx haproxy || exit 2 ;;
+  h1|h1close) check_tools wrk perf java curl nginx haproxy || exit 2 ;;
   h2) check_tools h2load perf java curl nginx haproxy || exit 2 ;;
-  *) die "TEST must be h1 or h2 (not '$TEST')" ;;
+  *) die "TEST must be h1, h1close or h2 (not '$TEST')" ;;
 esac
 WITH_GRPC_BACKEND=0
 own_workdir perf
@@ -62,9 +63,11 @@ switches() {
 
 load() { # load SECONDS URL [SUMMARY]: the load; with SUMMARY, prints "requests N seconds S"
   local seconds=$1 url=$2 out
-  if [ "$TEST" = h1 ]; then
+  if [ "$TEST" != h2 ]; then
+    local close=()
+    [ "$TEST" = h1close ] && close=(-H 'Connection: close')
     out=$(pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) \
-      wrk -t1 "-c$CONNS" "-d${seconds}s" -s "$WORKDIR/summary.lua" "$url" 2>&1) || true
+      wrk -t1 "-c$CONNS" "-d${seconds}s" "${close[@]}" -s "$WORKDIR/summary.lua" "$url" 2>&1) || true
     tail -1 <<<"$out"
   else
     out=$(pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) \
@@ -166,6 +169,7 @@ done
 
 {
   what="HTTP/1.1, wrk -t1 -c$CONNS"
+  [ "$TEST" = h1close ] && what="HTTP/1.1, a connection per request, wrk -t1 -c$CONNS -H 'Connection: close'"
   [ "$TEST" = h2 ] && what="HTTP/2 (h2c), h2load -c10 -m10 -t1"
   echo "# perf.sh: $what, $WORKERS worker(s) each, $ROUNDS round(s) of ${RUN_SECONDS} s after ${WARMUP_SECONDS} s of warm-up, $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "# req/s, CPU us/req (user+system of the proxy's processes from /proc) and context switches: a window without perf;"

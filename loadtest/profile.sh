@@ -4,7 +4,7 @@
 # summary of where the time and the allocations go. See loadtest/README.md.
 #
 #   loadtest/profile.sh                 # HTTP/1.1, wrk -c50
-#   TEST=h2 loadtest/profile.sh         # or h1-c200, grpc
+#   TEST=h2 loadtest/profile.sh         # or h1-c200, grpc, h1close-c50 (a connection per request)
 #
 # Installs nothing. Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
 set -euo pipefail
@@ -20,8 +20,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 OUT_DIR=${OUT_DIR:-$REPO_DIR/target/profile}
 
 case $TEST in
-  h1-c*|h2|grpc) ;;
-  *) die "TEST must be h1-c<N>, h2 or grpc (not '$TEST')" ;;
+  h1-c*|h1close-c*|h2|grpc) ;;
+  *) die "TEST must be h1-c<N>, h1close-c<N>, h2 or grpc (not '$TEST')" ;;
 esac
 tools=(wrk java jfr curl ss)
 [ "$TEST" = h2 ] || [ "$TEST" = grpc ] && tools+=(h2load)
@@ -47,6 +47,8 @@ start_fulcrum "$INSTANCES" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoint
 total=$((WARMUP_SECONDS + PROFILE_SECONDS + 2))
 case $TEST in
   h1-c*) cmd=(wrk -t1 "-c${TEST#h1-c}" "-d${total}s" --latency "http://127.0.0.1:$PORT_FULCRUM_H1/") ;;
+  h1close-c*) cmd=(wrk -t1 "-c${TEST#h1close-c}" "-d${total}s" --latency -H 'Connection: close'
+    "http://127.0.0.1:$PORT_FULCRUM_H1/") ;;
   h2) cmd=(h2load -c10 -m10 -t1 -D "$total" "http://127.0.0.1:$PORT_FULCRUM_H1/") ;;
   grpc) cmd=(h2load -c10 -m10 -t1 -D "$total" -d "$GRPC_REQ" -H 'content-type: application/grpc' -H 'te: trailers'
     "http://127.0.0.1:$PORT_FULCRUM_GRPC/grpc.testing.TestService/UnaryCall") ;;

@@ -15,7 +15,6 @@ import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
 import io.fulcrum.routing.ForwardRoute;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
@@ -52,10 +51,11 @@ final class DirectRequests {
    * The direct path (see {@link FastLane}): forwards an HTTP/1.1 request that Netty has parsed,
    * before Vert.x sees it, when it is the common case: a request that passes every check of
    * {@link RequestHandler#handle}, routed to an HTTP/1.1 target group (HTTP or HTTPS, stickiness
-   * included), on a keep-alive connection. Returns the exchange, or null (nothing done, no target
-   * chosen) when the request is to take the usual path, which then answers it whatever it is: an
-   * ELB error, a fixed response, a redirect, a Lambda call, an HTTP/2 or gRPC target group, HEAD,
-   * Expect, Upgrade or a connection the client closes after it.
+   * included), whether the connection is kept alive after it or closed ({@code Connection: close}:
+   * the lane closes it). Returns the exchange, or null (nothing done, no target chosen) when the
+   * request is to take the usual path, which then answers it whatever it is: an ELB error, a fixed
+   * response, a redirect, a Lambda call, an HTTP/2 or gRPC target group, HTTP/1.0, HEAD, Expect or
+   * Upgrade.
    */
   DirectExchange direct(Binding binding, DirectExchange.Client lane, HttpRequest req, ClientConnection client,
       SocketAddress remote) {
@@ -64,7 +64,7 @@ final class DirectRequests {
         || method == io.netty.handler.codec.http.HttpMethod.CONNECT
         || req.protocolVersion() != io.netty.handler.codec.http.HttpVersion.HTTP_1_1
         || req.decoderResult().isFailure() || !(req.headers() instanceof MultiMap headers)
-        || !HttpUtil.isKeepAlive(req) || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)) {
+        || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)) {
       return null;
     }
     String te = headers.get(HttpHeaders.TRANSFER_ENCODING);

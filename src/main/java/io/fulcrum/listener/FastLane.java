@@ -10,6 +10,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -64,6 +65,14 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   /** Messages read while a direct exchange answers (pipelined requests), in order. */
   private ArrayDeque<Object> queued;
   private ChannelPromise closeWhenDone;
+  /**
+   * The direct exchange under way answers a request whose client asked to close the connection
+   * after it ({@code Connection: close}): its response says so, and the connection closes once it
+   * has gone.
+   */
+  private boolean closeAfter;
+  /** The connection closes after the last response: nothing read from now on is a request. */
+  private boolean over;
 
   FastLane(DirectRequests requests, Binding binding, ClientConnection client, SocketAddress remote) {
     this.requests = requests;
@@ -118,7 +127,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   }
 
   private void read(Object msg) {
-    if (client != null && client.closing()) {
+    if (over || client != null && client.closing()) {
       // Vert.x answered a request before this with Connection: close (an unsupported Transfer-Encoding, a
       // head too large); the close waits for that answer's write, which io_uring completes later. What was
       // read after that request is never taken for a request.
@@ -143,8 +152,12 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       return;
     }
     if (withVertx == 0 && !bodyToVertx && wire != null && msg instanceof HttpRequest request) {
+      // Read before the request's hop-by-hop headers go; asked for by lastResponse() as the response starts.
+      closeAfter = !HttpUtil.isKeepAlive(request);
       DirectExchange started = requests.direct(binding, this, request, client, remote);
-      if (started != null) {
+      if (started == null) {
+        closeAfter = false;
+      } else {
         if (!started.finished()) {
           exchange = started;
         }
@@ -183,10 +196,12 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
     if (client != null) {
       client.requestEnded();
     }
-    if (closeWhenDone != null) {
-      ChannelPromise close = closeWhenDone;
+    if (closeWhenDone != null || closeAfter) {
+      ChannelPromise close = closeWhenDone != null ? closeWhenDone : ctx.newPromise();
       closeWhenDone = null;
-      dropQueued();
+      closeAfter = false;
+      over = true;
+      dropQueued(); // requests behind the last one are not served (RFC 9112 §9.6)
       // What the exchange wrote goes out before the connection closes.
       ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close(close));
       return;
@@ -220,7 +235,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
 
   @Override
   public boolean lastResponse() {
-    return client != null && client.expired();
+    return closeAfter || client != null && client.expired();
   }
 
   @Override

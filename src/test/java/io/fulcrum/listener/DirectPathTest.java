@@ -318,6 +318,40 @@ class DirectPathTest {
 
   @ParameterizedTest(name = "direct path {0}")
   @ValueSource(booleans = {true, false})
+  void clientAsksToClose_theResponseSaysSo_theConnectionCloses_andNothingPipelinedBehindIsServed(boolean direct) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(direct));
+    Set<Object> connections = ConcurrentHashMap.newKeySet();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      noteTraffic(connections, req);
+      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
+    });
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("POST /1 HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\nContent-Length: 2\r\n\r\nhi"
+          + "GET /not-served HTTP/1.1\r\nHost: example.com\r\n\r\n");
+      Response r = c.read();
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.bodyText()).isEqualTo("answer to /1 hi");
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("GET /2 HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n").read();
+      assertThat(r.bodyText()).isEqualTo("answer to /2 ");
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServer()).isTrue();
+    }
+
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(direct ? 2 : 0);
+    assertThat(backend.received()).extracting(q -> q.getString("uri")).containsExactly("/1", "/2");
+    assertThat(backend.lastRequest().getJsonObject("headers").fieldNames()).doesNotContain("connection");
+    assertThat(connections).hasSize(1); // the client's close is its own: the target connection stays open
+  }
+
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
   void bothPaths_sendTheTargetTheSameRequest_andTheClientTheSameResponse(boolean direct) {
     System.setProperty("fulcrum.directPath", Boolean.toString(direct));
     Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body().onSuccess(body -> req.response()
