@@ -7,18 +7,19 @@
 #   cp target/fulcrum.jar /tmp/after.jar; git stash -u; mvn -B -q package -DskipTests; cp target/fulcrum.jar /tmp/before.jar; git stash pop
 #   loadtest/ab.sh /tmp/before.jar /tmp/after.jar           # HTTP/2 (h2load -c10 -m10), 30,000 req/s
 #   TEST=h1 RATE=25000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar
+#   TEST=h1close RATE=6000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar   # a connection per request
 #
 # Installs nothing. Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
 set -euo pipefail
 
-TEST=${TEST:-h2}               # h1 (wrk, 50 connections) or h2 (h2load, 10 clients x 10 streams)
+TEST=${TEST:-h2}               # h1 (wrk, 50 connections), h1close (the same, Connection: close) or h2 (h2load, 10 x 10)
 RATE=${RATE:-30000}            # total req/s
 PAIRS=${PAIRS:-3}              # A B runs
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}  # flat-out load on each fresh JVM before its measured run
 RUN_SECONDS=${RUN_SECONDS:-20}
 INSTANCES=${INSTANCES:-1}
 
-[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES)" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h1close|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES)" >&2; exit 2; }
 for j in "$1" "$2"; do
   [ -f "$j" ] || { echo "ab: $j not found" >&2; exit 2; }
 done
@@ -27,9 +28,9 @@ JARS=("$(realpath "$1")" "$(realpath "$2")") # Fulcrum runs in its work director
 # shellcheck source=loadtest/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 case $TEST in
-  h1) check_tools wrk java curl nginx || exit 2 ;;
+  h1|h1close) check_tools wrk java curl nginx || exit 2 ;;
   h2) check_tools h2load java curl nginx || exit 2 ;;
-  *) die "TEST must be h1 or h2 (not '$TEST')" ;;
+  *) die "TEST must be h1, h1close or h2 (not '$TEST')" ;;
 esac
 own_workdir ab
 
@@ -41,8 +42,9 @@ printf 'function delay() return %d end\n' $((CONNS * 1000 / RATE)) > "$WORKDIR/p
 
 load() { # load SECONDS PACED OUT: one load run; prints the requests it completed
   local seconds=$1 paced=$2 out=$3
-  if [ "$TEST" = h1 ]; then
+  if [ "$TEST" != h2 ]; then
     local args=(wrk -t1 "-c$CONNS" "-d${seconds}s")
+    [ "$TEST" = h1close ] && args+=(-H 'Connection: close')
     [ "$paced" = 1 ] && args+=(-s "$WORKDIR/pace.lua")
     pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) "${args[@]}" "$URL" >"$out" 2>&1 || true
     awk '/requests in/ { print $1 }' "$out"

@@ -29,11 +29,14 @@ PORT_GRPC_BACKEND=$((BASE_PORT + 150))
 PORT_HAPROXY_H1=$((BASE_PORT + 201))
 PORT_HAPROXY_H2=$((BASE_PORT + 202))
 PORT_HAPROXY_GRPC=$((BASE_PORT + 203))
+PORT_HAPROXY_TLS=$((BASE_PORT + 204))   # HTTPS: HTTP/1.1 and h2 by ALPN
 PORT_NGINX_H1=$((BASE_PORT + 301))
 PORT_NGINX_H2=$((BASE_PORT + 302))
 PORT_NGINX_GRPC=$((BASE_PORT + 303))
+PORT_NGINX_TLS=$((BASE_PORT + 304))
 PORT_FULCRUM_H1=$((BASE_PORT + 401))   # HTTP/1.1 and h2c on one port
 PORT_FULCRUM_GRPC=$((BASE_PORT + 402))
+PORT_FULCRUM_TLS=$((BASE_PORT + 403))
 PORT_FULCRUM_CONTROL=$((BASE_PORT + 490))
 
 STARTED_PIDS=()
@@ -107,7 +110,7 @@ check_ports_free() {
 # ports are free, makes WORKDIR (/tmp/fulcrum-NAME.XXXXXX), and on exit stops every process
 # started and removes WORKDIR.
 own_workdir() {
-  local ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL") i
+  local ports=("$PORT_GRPC_BACKEND" "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_TLS" "$PORT_FULCRUM_CONTROL") i
   for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
   check_ports_free "${ports[@]}"
   WORKDIR=$(mktemp -d "/tmp/fulcrum-$1.XXXXXX")
@@ -265,6 +268,15 @@ start_backends() {
   fi
 }
 
+# bench_certificate: one self-signed ECDSA P-256 certificate for the HTTPS listeners of all three
+# proxies ($WORKDIR/cert.pem, key.pem, and haproxy.pem, the two in one file), made once per run.
+bench_certificate() {
+  [ -f "$WORKDIR/haproxy.pem" ] && return 0
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=bench.example \
+    -keyout "$WORKDIR/key.pem" -out "$WORKDIR/cert.pem" 2>/dev/null || die "openssl could not make a certificate"
+  cat "$WORKDIR/cert.pem" "$WORKDIR/key.pem" >"$WORKDIR/haproxy.pem"
+}
+
 fulcrum_targets_yaml() {
   local i out=""
   for i in $(seq 1 "$BACKENDS"); do
@@ -280,7 +292,9 @@ start_fulcrum() {
   shift
   [ -f "$FULCRUM_JAR" ] || die "$FULCRUM_JAR not found: build it first (mvn -B -q package -DskipTests)"
   mkdir -p "$WORKDIR/fulcrum-data"
+  bench_certificate
   T_FULCRUM_CONTROL=$PORT_FULCRUM_CONTROL T_FULCRUM_H1=$PORT_FULCRUM_H1 T_FULCRUM_GRPC=$PORT_FULCRUM_GRPC \
+    T_FULCRUM_TLS=$PORT_FULCRUM_TLS \
     T_WORKDIR=$WORKDIR T_FULCRUM_TARGETS=$(fulcrum_targets_yaml) T_GRPC_BACKEND=$PORT_GRPC_BACKEND \
     render "$LOADTEST_DIR/fulcrum.yaml.template" "$WORKDIR/fulcrum.yaml"
   local logf="$WORKDIR/fulcrum-$instances.log"
@@ -302,7 +316,7 @@ start_fulcrum() {
   done
   [ "$n" -ge "$want" ] || log "warning: only $n of $want targets healthy in Fulcrum after 30 s (it fails open meanwhile)"
   FULCRUM_TRANSPORT_USED=$(sed -n 's/.*network transport: \([a-z_]*\).*/\1/p' "$logf" | head -1)
-  log "Fulcrum: pid $FULCRUM_PID, --instances $instances, transport ${FULCRUM_TRANSPORT_USED:-?}, listeners :$PORT_FULCRUM_H1 (HTTP/1.1 + h2c) :$PORT_FULCRUM_GRPC (gRPC), $n/$want targets healthy"
+  log "Fulcrum: pid $FULCRUM_PID, --instances $instances, transport ${FULCRUM_TRANSPORT_USED:-?}, listeners :$PORT_FULCRUM_H1 (HTTP/1.1 + h2c) :$PORT_FULCRUM_GRPC (gRPC) :$PORT_FULCRUM_TLS (HTTPS), $n/$want targets healthy"
 }
 
 start_haproxy() {
@@ -310,8 +324,9 @@ start_haproxy() {
   for i in $(seq 1 "$BACKENDS"); do
     servers+="    server b$i 127.0.0.1:$((PORT_BACKEND0 + i))"$'\n'
   done
+  bench_certificate
   T_THREADS=$threads T_HAPROXY_H1=$PORT_HAPROXY_H1 T_HAPROXY_H2=$PORT_HAPROXY_H2 T_HAPROXY_SERVERS=${servers%$'\n'} \
-    T_HAPROXY_GRPC=$PORT_HAPROXY_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND \
+    T_HAPROXY_GRPC=$PORT_HAPROXY_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND T_HAPROXY_TLS=$PORT_HAPROXY_TLS T_WORKDIR=$WORKDIR \
     render "$LOADTEST_DIR/haproxy.cfg" "$WORKDIR/haproxy.cfg"
   haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
   HAPROXY_CMD="haproxy -db -f $WORKDIR/haproxy.cfg"
@@ -320,7 +335,7 @@ start_haproxy() {
   STARTED_PIDS+=("$HAPROXY_PID")
   wait_http "http://127.0.0.1:$PORT_HAPROXY_H1/" 20 "$HAPROXY_PID" \
     || die "HAProxy did not start: $(cat "$WORKDIR/haproxy-$threads.log")"
-  log "HAProxy: pid $HAPROXY_PID, nbthread $threads, :$PORT_HAPROXY_H1 (HTTP/1.1) :$PORT_HAPROXY_H2 (h2c) :$PORT_HAPROXY_GRPC (gRPC)"
+  log "HAProxy: pid $HAPROXY_PID, nbthread $threads, :$PORT_HAPROXY_H1 (HTTP/1.1) :$PORT_HAPROXY_H2 (h2c) :$PORT_HAPROXY_GRPC (gRPC) :$PORT_HAPROXY_TLS (HTTPS)"
 }
 
 start_nginx() {
@@ -329,8 +344,9 @@ start_nginx() {
     servers+="        server 127.0.0.1:$((PORT_BACKEND0 + i));"$'\n'
   done
   mkdir -p "$WORKDIR/nginx-tmp"
+  bench_certificate
   T_WORKERS=$workers T_KEEPALIVE=$keepalive T_WORKDIR=$WORKDIR T_NGINX_H1=$PORT_NGINX_H1 T_NGINX_H2=$PORT_NGINX_H2 \
-    T_NGINX_GRPC=$PORT_NGINX_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND \
+    T_NGINX_GRPC=$PORT_NGINX_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND T_NGINX_TLS=$PORT_NGINX_TLS \
     T_NGINX_SERVERS=${servers%$'\n'} render "$LOADTEST_DIR/nginx.conf" "$WORKDIR/nginx.conf"
   NGINX_CMD="nginx -p $WORKDIR -c $WORKDIR/nginx.conf -g 'daemon off;'"
   spawn "$PROXY_CPUS" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;' >"$WORKDIR/nginx-$workers.log" 2>&1 &
@@ -338,7 +354,7 @@ start_nginx() {
   STARTED_PIDS+=("$NGINX_PID")
   wait_http "http://127.0.0.1:$PORT_NGINX_H1/" 20 "$NGINX_PID" \
     || die "NGINX did not start: $(cat "$WORKDIR/nginx-$workers.log" "$WORKDIR/nginx-error.log" 2>/dev/null)"
-  log "NGINX: pid $NGINX_PID, worker_processes $workers, keepalive $keepalive, :$PORT_NGINX_H1 (HTTP/1.1) :$PORT_NGINX_H2 (h2c) :$PORT_NGINX_GRPC (gRPC)"
+  log "NGINX: pid $NGINX_PID, worker_processes $workers, keepalive $keepalive, :$PORT_NGINX_H1 (HTTP/1.1) :$PORT_NGINX_H2 (h2c) :$PORT_NGINX_GRPC (gRPC) :$PORT_NGINX_TLS (HTTPS)"
 }
 
 # The gRPC request body: one length-prefixed message (protobuf field 1 = "helloworld").

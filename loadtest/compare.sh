@@ -19,6 +19,9 @@ Environment (defaults in brackets):
                   NGINX worker_processes N
   TESTS           ["h1-c50 h1-c200 h2 grpc"]               DIRECT          also measure the bare
                   backend as a ceiling [1]
+                  more tests, not run unless named: h1close-cN (HTTP/1.1, a connection per
+                  request: wrk -H 'Connection: close'), https-cN (HTTP/1.1 over TLS 1.3, keep-alive),
+                  h2tls (HTTP/2 over TLS 1.3, ALPN h2); N = wrk's connections
   WRK_THREADS [1]  H2_CLIENTS [10]  H2_STREAMS [10]  BACKENDS [4]  BACKEND_WORKERS [1 on <=4 cores]
   FULCRUM_JAR [target/fulcrum.jar]  FULCRUM_JVM_OPTS [see common.sh]  BASE_PORT [18000]
   PROXY_CPUS, LOAD_CPUS, BACKEND_CPUS   optional taskset CPU lists (recommended on >= 8 cores)
@@ -56,10 +59,16 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 RESULTS_FILE=${RESULTS_FILE:-$LOADTEST_DIR/RESULTS.md}
 MACHINE_NOTE=${MACHINE_NOTE:-}
 
-check_tools wrk h2load haproxy nginx java curl ss || exit 2
-ports=("$PORT_GRPC_BACKEND" "$PORT_HAPROXY_H1" "$PORT_HAPROXY_H2" "$PORT_HAPROXY_GRPC" "$PORT_NGINX_H1"
-  "$PORT_NGINX_H2" "$PORT_NGINX_GRPC"
-  "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_CONTROL")
+for t in $TESTS; do
+  case $t in
+    h1-c[0-9]*|h1close-c[0-9]*|https-c[0-9]*|h2|h2tls|grpc) ;;
+    *) die "TESTS: unknown test '$t' (h1-cN, h1close-cN, https-cN, h2, h2tls, grpc)" ;;
+  esac
+done
+check_tools wrk h2load haproxy nginx java curl ss openssl || exit 2
+ports=("$PORT_GRPC_BACKEND" "$PORT_HAPROXY_H1" "$PORT_HAPROXY_H2" "$PORT_HAPROXY_GRPC" "$PORT_HAPROXY_TLS"
+  "$PORT_NGINX_H1" "$PORT_NGINX_H2" "$PORT_NGINX_GRPC" "$PORT_NGINX_TLS"
+  "$PORT_FULCRUM_H1" "$PORT_FULCRUM_GRPC" "$PORT_FULCRUM_TLS" "$PORT_FULCRUM_CONTROL")
 for i in $(seq 1 "$BACKENDS"); do ports+=($((PORT_BACKEND0 + i))); done
 check_ports_free "${ports[@]}"
 [ -f "$FULCRUM_JAR" ] || die "$FULCRUM_JAR not found: build it first (mvn -B -q package -DskipTests)"
@@ -93,8 +102,8 @@ STARTED_AT=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 # --- the load ---------------------------------------------------------------------------------
 
-wrk_cmd() { # wrk_cmd CONNS SECONDS URL
-  echo "wrk -t$WRK_THREADS -c$1 -d${2}s --latency $3"
+wrk_cmd() { # wrk_cmd CONNS SECONDS URL [close]: "close" asks for a new connection per request
+  echo "wrk -t$WRK_THREADS -c$1 -d${2}s --latency${4:+ -H 'Connection: close'} $3"
 }
 h2_cmd() { # h2_cmd SECONDS URL [LOGFILE]
   echo "h2load -c$H2_CLIENTS -m$H2_STREAMS -t1 -D $1${3:+ --log-file=$3} $2"
@@ -114,7 +123,7 @@ run_load() { # run_load SECONDS OUTFILE COMMAND
 url_of() { # url_of TEST CONTENDER
   local test=$1 who=$2
   case $test in
-    h1-*)
+    h1-*|h1close-*)
       case $who in
         fulcrum) echo "http://127.0.0.1:$PORT_FULCRUM_H1/" ;;
         haproxy) echo "http://127.0.0.1:$PORT_HAPROXY_H1/" ;;
@@ -126,6 +135,12 @@ url_of() { # url_of TEST CONTENDER
         fulcrum) echo "http://127.0.0.1:$PORT_FULCRUM_H1/" ;;
         haproxy) echo "http://127.0.0.1:$PORT_HAPROXY_H2/" ;;
         nginx) echo "http://127.0.0.1:$PORT_NGINX_H2/" ;;
+      esac ;;
+    https-*|h2tls)
+      case $who in
+        fulcrum) echo "https://127.0.0.1:$PORT_FULCRUM_TLS/" ;;
+        haproxy) echo "https://127.0.0.1:$PORT_HAPROXY_TLS/" ;;
+        nginx) echo "https://127.0.0.1:$PORT_NGINX_TLS/" ;;
       esac ;;
     grpc)
       case $who in
@@ -139,8 +154,8 @@ url_of() { # url_of TEST CONTENDER
 
 contenders_of() { # contenders_of TEST
   case $1 in
-    h1-*) echo "fulcrum haproxy nginx$([ "$DIRECT" = 1 ] && echo ' direct')" ;;
-    h2) echo "fulcrum haproxy nginx" ;;
+    h1-*|h1close-*) echo "fulcrum haproxy nginx$([ "$DIRECT" = 1 ] && echo ' direct')" ;;
+    h2|h2tls|https-*) echo "fulcrum haproxy nginx" ;;
     grpc) echo "fulcrum haproxy nginx direct" ;;
   esac
 }
@@ -178,8 +193,9 @@ measure() {
   out="$RAW/w$w-$test-$who-r$round.txt"
   pid=$(pid_of "$who")
   case $test in
-    h1-*) cmd=$(wrk_cmd "${test#h1-c}" "$seconds" "$url") ;;
-    h2) logf="$WORKDIR/h2.log"; cmd=$(h2_cmd "$seconds" "$url" "$logf") ;;
+    h1-*|https-*) cmd=$(wrk_cmd "${test#*-c}" "$seconds" "$url") ;;
+    h1close-*) cmd=$(wrk_cmd "${test#*-c}" "$seconds" "$url" close) ;;
+    h2|h2tls) logf="$WORKDIR/h2.log"; cmd=$(h2_cmd "$seconds" "$url" "$logf") ;;
     grpc) logf="$WORKDIR/h2.log"; cmd=$(grpc_cmd "$seconds" "$url" "$logf") ;;
   esac
   [ -n "$pid" ] && c0=$(cpu_ticks "$pid")
@@ -190,7 +206,7 @@ measure() {
     hwm=$(memory_kb "$pid" VmHWM)
   fi
   case $test in
-    h1-*)
+    h1-*|h1close-*|https-*)
       rps=$(awk '/^Requests\/sec:/ { print $2 }' "$out")
       requests=$(awk '/requests in/ { print $1 }' "$out")
       p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")
@@ -239,8 +255,18 @@ warm_up() { # warm_up CONTENDER: WARMUP_SECONDS of each kind of load measured (t
   if [[ " $TESTS " == *" h1-"* ]]; then
     run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h1.txt" "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of h1-c50 "$who")")"
   fi
+  if [[ " $TESTS " == *" h1close-"* ]]; then
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h1close.txt" \
+      "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of h1close-c50 "$who")" close)"
+  fi
+  if [[ " $TESTS " == *" https-"* ]]; then
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-https.txt" "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of https-c50 "$who")")"
+  fi
   if [[ " $TESTS " == *" h2 "* ]]; then
     run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h2.txt" "$(h2_cmd "$WARMUP_SECONDS" "$(url_of h2 "$who")")"
+  fi
+  if [[ " $TESTS " == *" h2tls "* ]]; then
+    run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h2tls.txt" "$(h2_cmd "$WARMUP_SECONDS" "$(url_of h2tls "$who")")"
   fi
   if [[ " $TESTS " == *" grpc "* ]]; then
     run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-grpc.txt" "$(grpc_cmd "$WARMUP_SECONDS" "$(url_of grpc "$who")")"
@@ -256,7 +282,7 @@ check_grpc_status "http://127.0.0.1:$PORT_GRPC_BACKEND" "the backend"
 
 for w in $WORKERS; do
   keepalive=200
-  for t in $TESTS; do case $t in h1-c*) [ "${t#h1-c}" -gt "$keepalive" ] && keepalive=${t#h1-c} ;; esac; done
+  for t in $TESTS; do case $t in *-c[0-9]*) [ "${t#*-c}" -gt "$keepalive" ] && keepalive=${t#*-c} ;; esac; done
   start_haproxy "$w"
   start_nginx "$w" "$keepalive"
   start_fulcrum "$w"
@@ -307,9 +333,11 @@ better_lat() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-") print b; else if (
 
 label() {
   case $1 in
-    h1-c50) echo "HTTP/1.1, wrk -c50" ;;
-    h1-c200) echo "HTTP/1.1, wrk -c200" ;;
+    h1-c*) echo "HTTP/1.1, wrk -c${1#h1-c}" ;;
+    h1close-c*) echo "HTTP/1.1, a connection per request, wrk -c${1#h1close-c} -H 'Connection: close'" ;;
+    https-c*) echo "HTTPS (HTTP/1.1 over TLS 1.3), wrk -c${1#https-c}" ;;
     h2) echo "HTTP/2 (h2c), h2load -c$H2_CLIENTS -m$H2_STREAMS" ;;
+    h2tls) echo "HTTP/2 over TLS 1.3, h2load -c$H2_CLIENTS -m$H2_STREAMS" ;;
     grpc) echo "gRPC unary (h2c), h2load -c$H2_CLIENTS -m$H2_STREAMS" ;;
   esac
 }
@@ -467,6 +495,12 @@ report() {
   echo "- HTTP/1.1: \`$(wrk_cmd N "$ROUND_SECONDS" URL)\` with N = 50 and 200; the direct row is one backend without a proxy."
   echo "- HTTP/2: \`$(h2_cmd "$ROUND_SECONDS" URL LOG)\`; p50/p99 from h2load's per-request log. HTTP/1.1 to the backends."
   echo "- gRPC: \`$(grpc_cmd "$ROUND_SECONDS" URL LOG)\` (one 17-byte framed message), through Fulcrum (target group protocol version GRPC, HTTP/2 to the backend) and straight to the backend."
+  if [[ " $TESTS " == *" h1close-"* ]]; then
+    echo "- A connection per request: \`$(wrk_cmd N "$ROUND_SECONDS" URL close)\`: each request on a new TCP connection, which the proxy closes after the response (keep-alive to the backends as before)."
+  fi
+  if [[ " $TESTS " == *" https-"* || " $TESTS " == *" h2tls "* ]]; then
+    echo "- HTTPS: one self-signed ECDSA P-256 certificate on all three; TLS 1.3 negotiated by each (Fulcrum's listener on \`ELBSecurityPolicy-TLS13-1-2-2021-06\`, HAProxy and NGINX on their defaults, TLS 1.2-1.3), ALPN h2 and http/1.1; wrk and h2load over OpenSSL, one handshake per connection. HTTP/1.1 to the backends."
+  fi
   echo
   echo "<details><summary>Every run (workers, test, proxy, round, req/s, requests, p50 ms, p99 ms, errors, CPU µs/req, RSS kB, HWM kB)</summary>"
   echo

@@ -128,9 +128,9 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
 
   private void read(Object msg) {
     if (over || client != null && client.closing()) {
-      // Vert.x answered a request before this with Connection: close (an unsupported Transfer-Encoding, a
-      // head too large); the close waits for that answer's write, which io_uring completes later. What was
-      // read after that request is never taken for a request.
+      // A response before this said Connection: close (the direct path's to a client that asked for it, or
+      // Vert.x's to an unsupported Transfer-Encoding, a head too large); the close waits for that answer's
+      // write, which io_uring completes later. What was read after that request is never taken for a request.
       ReferenceCountUtil.release(msg);
       return;
     }
