@@ -5,7 +5,9 @@ import io.fulcrum.listener.ListenerVerticle.Binding;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponse;
@@ -30,6 +32,12 @@ import java.util.List;
  * which queues them itself. Vert.x's responses pass through here on their way out, which is how
  * their ends are counted. A close that Vert.x asks for while a direct exchange is answering (a
  * graceful shutdown sees the connection as idle) waits for that exchange to end.
+ *
+ * <p>A client may shut its sending side once its requests are out (a TCP half-close, as
+ * {@code nc -N} and some HTTP/1.0 clients do): the requests read whole are answered, on either path,
+ * and the connection closes after the last answer, as HAProxy and NGINX do. A half-close in the
+ * middle of a request, or once the connection is no longer HTTP/1.x (a WebSocket tunnel, h2c),
+ * closes it at once, as before.
  *
  * <p>Touched only on the connection's event loop.
  */
@@ -73,6 +81,10 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   private boolean closeAfter;
   /** The connection closes after the last response: nothing read from now on is a request. */
   private boolean over;
+  /** The client has shut its sending side: the connection closes once what it sent is answered. */
+  private boolean inputShut;
+  /** Requests read while an exchange answered are being taken now (see exchangeDone). */
+  private boolean replaying;
 
   FastLane(DirectRequests requests, Binding binding, ClientConnection client, SocketAddress remote) {
     this.requests = requests;
@@ -85,6 +97,8 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
     this.out = ctx;
+    // A client's half-close reaches userEventTriggered instead of closing the connection.
+    ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     this.wire = ctx.pipeline().context(HTTP_ENCODER);
     // Vert.x's idle handler turns every write into one with a promise and a listener, to see writes. When it
     // sits between the HTTP encoder and here (cleartext; over TLS it comes first in the pipeline), direct
@@ -215,6 +229,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       ArrayDeque<Object> next = queued;
       queued = null;
       // Requests read meanwhile are taken in order; one may start the next exchange, behind which the rest wait again.
+      replaying = true;
       while (!next.isEmpty()) {
         if (queued != null) {
           queued.addAll(next);
@@ -222,6 +237,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
         }
         read(next.poll());
       }
+      replaying = false;
       // No read of the client follows to flush what the replay sent, to a target or through Vert.x.
       if (exchange != null) {
         exchange.flushTarget();
@@ -231,6 +247,7 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
     if (paused && queued == null) {
       ctx.channel().config().setAutoRead(true);
     }
+    closeIfAnswered();
   }
 
   @Override
@@ -244,8 +261,50 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
     if (withVertx > 0 && msg instanceof LastHttpContent
         && !(msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL)) {
       withVertx--;
+      ctx.write(msg, promise);
+      closeIfAnswered();
+      return;
     }
     ctx.write(msg, promise);
+  }
+
+  @Override
+  public void read(ChannelHandlerContext ctx) {
+    // Once the client has shut its side there is nothing to read, and Netty's epoll channel no longer
+    // watches the socket: a read asked for then (Vert.x resuming a request, say) would fail and close it.
+    if (!inputShut) {
+      ctx.read();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      inputShut = true;
+      DirectExchange ex = exchange;
+      boolean partRead = bodyToVertx || ex != null && !ex.requestReceived()
+          || queued != null && !(queued.peekLast() instanceof LastHttpContent);
+      if (partRead || ctx.pipeline().context(HTTP_ENCODER) == null) {
+        // A request cut short, or no longer HTTP/1.x (a tunnel, h2c): the connection closes now, as it
+        // did before half-closes were let through.
+        ctx.close();
+      } else {
+        closeIfAnswered();
+      }
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  /**
+   * After the client's half-close: closes the connection once every request it sent is answered
+   * (what the last response wrote goes out first).
+   */
+  private void closeIfAnswered() {
+    if (inputShut && !replaying && exchange == null && queued == null && withVertx == 0 && !over
+        && ctx.channel().isActive()) {
+      over = true;
+      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+    }
   }
 
   @Override

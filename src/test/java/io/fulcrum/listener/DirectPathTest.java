@@ -350,6 +350,57 @@ class DirectPathTest {
     assertThat(connections).hasSize(1); // the client's close is its own: the target connection stays open
   }
 
+  @Test
+  void clientThatHalfCloses_getsEveryAnswer_onBothPaths_thenTheConnectionCloses() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
+        .onSuccess(b -> req.response().end("answer to " + req.uri() + (b.length() > 0 ? " " + b : ""))));
+    start(backend.port());
+    long before = DirectForwarder.forwarded();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /1 HTTP/1.1\r\nHost: example.com\r\n\r\n"
+          + "GET /fixed HTTP/1.1\r\nHost: example.com\r\n\r\n" // Vert.x's path, as is all that follows it
+          + "HEAD /2 HTTP/1.1\r\nHost: example.com\r\n\r\n" // forwarded by Vert.x's path
+          + "POST /5 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 2\r\n\r\nhi" // its body piped by Vert.x
+          + "GET /3 HTTP/1.1\r\nHost: example.com\r\n\r\n").shutdownOutput();
+
+      assertThat(c.read().bodyText()).isEqualTo("answer to /1");
+      assertThat(c.read().bodyText()).isEqualTo("fixed");
+      assertThat(c.read(true).status()).isEqualTo(200);
+      assertThat(c.read().bodyText()).isEqualTo("answer to /5 hi");
+      assertThat(c.read().bodyText()).isEqualTo("answer to /3");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    try (RawConnection c = RawConnection.open(port)) {
+      // HTTP/1.0, as `printf 'GET / HTTP/1.0...' | nc -N` sends it: Vert.x's path.
+      c.send("GET /10 HTTP/1.0\r\nHost: example.com\r\nUser-Agent: nc\r\n\r\n").shutdownOutput();
+      assertThat(c.read().bodyText()).isEqualTo("answer to /10");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    try (RawConnection c = RawConnection.open(port)) {
+      // A keep-alive connection that goes quiet and then half-closes: nothing is left to answer.
+      assertThat(c.send("GET /4 HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("answer to /4");
+      assertThat(c.shutdownOutput().closedByServer()).isTrue();
+    }
+    assertThat(DirectForwarder.forwarded() - before).isEqualTo(2);
+    assertThat(backend.received()).extracting(r -> r.getString("method") + " " + r.getString("uri"))
+        .containsExactly("GET /1", "HEAD /2", "POST /5", "GET /3", "GET /10", "GET /4");
+  }
+
+  @Test
+  void clientThatHalfClosesInTheMiddleOfABody_isCutOffAtOnce() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
+        .onSuccess(b -> req.response().end("whole body " + b)));
+    start(backend.port());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("POST /1 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 10\r\n\r\nabc").shutdownOutput();
+
+      assertThat(c.readUntilClosed()).isEmpty();
+    }
+    assertThat(backend.received()).isEmpty(); // its body never came whole
+  }
+
   @ParameterizedTest(name = "direct path {0}")
   @ValueSource(booleans = {true, false})
   void bothPaths_sendTheTargetTheSameRequest_andTheClientTheSameResponse(boolean direct) {

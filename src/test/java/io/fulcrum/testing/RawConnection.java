@@ -83,6 +83,16 @@ public final class RawConnection implements AutoCloseable {
     }
   }
 
+  /** Shuts the client's sending side (a TCP half-close: FIN), leaving the connection open for reading. */
+  public RawConnection shutdownOutput() {
+    try {
+      socket.shutdownOutput();
+      return this;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /** Reads one response to a request that was not HEAD. */
   public Response read() {
     return read(false);
