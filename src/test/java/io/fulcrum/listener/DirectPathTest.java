@@ -389,8 +389,11 @@ class DirectPathTest {
 
   @Test
   void clientThatHalfClosesInTheMiddleOfABody_isCutOffAtOnce() {
-    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
-        .onSuccess(b -> req.response().end("whole body " + b)));
+    List<String> wholeBodies = new CopyOnWriteArrayList<>();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body().onSuccess(b -> {
+      wholeBodies.add(b.toString());
+      req.response().end("whole body " + b);
+    }));
     start(backend.port());
 
     try (RawConnection c = RawConnection.open(port)) {
@@ -398,7 +401,8 @@ class DirectPathTest {
 
       assertThat(c.readUntilClosed()).isEmpty();
     }
-    assertThat(backend.received()).isEmpty(); // its body never came whole
+    // The head may have reached the target before the client went; a body can never have come whole.
+    assertThat(wholeBodies).isEmpty();
   }
 
   @ParameterizedTest(name = "direct path {0}")
