@@ -214,10 +214,8 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
       ChannelPromise close = closeWhenDone != null ? closeWhenDone : ctx.newPromise();
       closeWhenDone = null;
       closeAfter = false;
-      over = true;
       dropQueued(); // requests behind the last one are not served (RFC 9112 §9.6)
-      // What the exchange wrote goes out before the connection closes.
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close(close));
+      closeOnceWritten(close);
       return;
     }
     if (!ctx.channel().isActive()) {
@@ -302,9 +300,14 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   private void closeIfAnswered() {
     if (inputShut && !replaying && exchange == null && queued == null && withVertx == 0 && !over
         && ctx.channel().isActive()) {
-      over = true;
-      ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close());
+      closeOnceWritten(ctx.newPromise());
     }
+  }
+
+  /** The last response has been written: it goes out, then the connection closes; nothing read after is served. */
+  private void closeOnceWritten(ChannelPromise close) {
+    over = true;
+    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ctx.close(close));
   }
 
   @Override
