@@ -58,7 +58,20 @@ public final class NetworkTransport {
   }
 
   static Vertx vertx(Transport transport) {
-    return Vertx.builder().withTransport(transport).build();
+    return Vertx.builder().withTransport(lean(transport)).build();
+  }
+
+  /**
+   * A native transport accepting on the event loops and setting no socket option to what it is
+   * already ({@link LeanTransport}); NIO as it is (Vert.x takes any other transport for a native
+   * one). The system property {@code fulcrum.leanTransport=false} keeps Vert.x's way, to measure one
+   * against the other.
+   */
+  static Transport lean(Transport transport) {
+    if (transport == Transport.NIO || !Boolean.parseBoolean(System.getProperty("fulcrum.leanTransport", "true"))) {
+      return transport;
+    }
+    return LeanTransport.of(transport);
   }
 
   /**
