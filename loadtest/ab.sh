@@ -43,7 +43,7 @@ printf 'function delay() return %d end\n' $((CONNS * 1000 / RATE)) > "$WORKDIR/p
 load() { # load SECONDS PACED OUT: one load run; prints the requests it completed
   local seconds=$1 paced=$2 out=$3
   if [ "$TEST" != h2 ]; then
-    local args=(wrk -t1 "-c$CONNS" "-d${seconds}s")
+    local args=(wrk -t1 "-c$CONNS" "-d${seconds}s" --latency)
     [ "$TEST" = h1close ] && args+=(-H 'Connection: close')
     [ "$paced" = 1 ] && args+=(-s "$WORKDIR/pace.lua")
     pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) "${args[@]}" "$URL" >"$out" 2>&1 || true
@@ -56,9 +56,15 @@ load() { # load SECONDS PACED OUT: one load run; prints the requests it complete
   fi
 }
 
+p99_ms() { # p99_ms OUT: a wrk run's 99th percentile in ms ("-" for h2load, whose log ab.sh does not keep)
+  awk '/^ +99%/ { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+    printf "%.2f", v * (u == "us" ? 0.001 : u == "s" ? 1000 : 1); found = 1 }
+    END { if (!found) printf "-" }' "$1"
+}
+
 TICKS=$(getconf CLK_TCK)
 start_backends
-printf 'pair\tbuild\tjar\treq/s\tCPU us/req\n' > "$WORKDIR/runs.tsv"
+printf 'pair\tbuild\tjar\treq/s\tCPU us/req\tp99 ms\n' > "$WORKDIR/runs.tsv"
 for pair in $(seq 1 "$PAIRS"); do
   for b in 0 1; do
     FULCRUM_JAR=${JARS[$b]}
@@ -71,8 +77,9 @@ for pair in $(seq 1 "$PAIRS"); do
     [ -n "$n" ] && [ "$n" -gt 0 ] || die "no requests completed: $(tail -5 "$WORKDIR/run-$pair-$b.txt")"
     us=$(awk -v c=$((c1 - c0)) -v t="$TICKS" -v n="$n" 'BEGIN { printf "%.2f", c / t * 1e6 / n }')
     rps=$(awk -v n="$n" -v s="$RUN_SECONDS" 'BEGIN { printf "%d", n / s }')
-    log "pair $pair, ${JARS[$b]}: $rps req/s, $us us CPU per request"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$pair" "$([ $b = 0 ] && echo A || echo B)" "${JARS[$b]}" "$rps" "$us" >> "$WORKDIR/runs.tsv"
+    p99=$(p99_ms "$WORKDIR/run-$pair-$b.txt")
+    log "pair $pair, ${JARS[$b]}: $rps req/s, $us us CPU per request, p99 $p99 ms"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$([ $b = 0 ] && echo A || echo B)" "${JARS[$b]}" "$rps" "$us" "$p99" >> "$WORKDIR/runs.tsv"
     stop_pid "$FULCRUM_PID"
     forget_pid "$FULCRUM_PID"
   done
