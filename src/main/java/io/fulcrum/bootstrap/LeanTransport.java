@@ -2,7 +2,10 @@ package io.fulcrum.bootstrap;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFactory;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -33,20 +36,25 @@ import java.util.concurrent.ThreadFactory;
  *   {@code TCP_QUICKACK} off is kept: it is not a default, it puts the socket in delayed-ACK mode,
  *   so the ACK of a request rides on its response.</li>
  * </ul>
+ * On io_uring, every accepted channel also gets {@link CloseAfterRead} first in its pipeline (a
+ * close asked for while it reads is done after the read, which Netty's io_uring channel needs).
  * Everything else is the wrapped transport's.
  */
 final class LeanTransport implements Transport {
 
   private final Transport delegate;
+  /** Whether the transport is io_uring (see {@link CloseAfterRead}). */
+  private final boolean ioUring;
   private volatile EventLoopGroup ioLoops;
 
-  LeanTransport(Transport delegate) {
+  LeanTransport(Transport delegate, boolean ioUring) {
     this.delegate = delegate;
+    this.ioUring = ioUring;
   }
 
   /** A Vert.x transport whose implementation is {@code transport}'s, made lean. */
   static io.vertx.core.transport.Transport of(io.vertx.core.transport.Transport transport) {
-    LeanTransport lean = new LeanTransport(transport.implementation());
+    LeanTransport lean = new LeanTransport(transport.implementation(), "io_uring".equals(transport.name()));
     return new io.vertx.core.transport.Transport() {
       @Override
       public String name() {
@@ -89,6 +97,16 @@ final class LeanTransport implements Transport {
       bootstrap.config().childOptions().forEach((option, value) -> {
         if (isDefault(option, value)) {
           bootstrap.childOption(option, null);
+        }
+      });
+    }
+    ChannelHandler vertx = bootstrap.config().childHandler();
+    if (ioUring && vertx != null) {
+      bootstrap.childHandler(new ChannelInitializer<>() {
+        @Override
+        protected void initChannel(Channel ch) {
+          ch.pipeline().addLast(vertx); // Vert.x's handlers, set up now (the channel is registered)
+          CloseAfterRead.installIfNeeded(ch);
         }
       });
     }

@@ -4,6 +4,7 @@ import io.fulcrum.balancer.FlowChoice;
 import io.fulcrum.balancer.Scope;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.Upstream;
+import io.fulcrum.bootstrap.CloseAfterRead;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.ListenerTls;
@@ -503,6 +504,7 @@ final class FlowListeners {
         return;
       }
       if (tls != null) {
+        CloseAfterRead.installIfNeeded(client); // a failed handshake closes the socket on io_uring too
         InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
         client.pipeline().addLast("tls", tls.createServerHandler(false, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
             HostAndPort.create(from.getHostString(), from.getPort())));

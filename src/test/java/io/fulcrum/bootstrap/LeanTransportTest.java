@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.tls.TlsEngine;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
@@ -20,11 +23,16 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.net.NetSocketInternal;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import io.vertx.core.net.impl.ConnectionBase;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,6 +113,32 @@ class LeanTransportTest {
 
     assertThat(accepted).hasSize(5).allMatch(Accepted::onTheServingLoop);
     assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("vert.x-acceptor-thread"));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"epoll", "io_uring"})
+  void anHttpsServer_closesAClientThatSendsSomethingElseThanTls_andServesOneThatSpeaksIt(String transport)
+      throws Exception {
+    startNative(transport);
+    Path dir = Files.createTempDirectory("lean-tls");
+    TestCertificates.Pem cert = TestCertificates.pem(dir, "server", "localhost");
+    // As an HTTPS listener is set up: SNI, ALPN, the engine FULCRUM_TLS_ENGINE picks (BoringSSL on Linux).
+    int port = listen(1, new HttpServerOptions().setHost("127.0.0.1").setPort(0).setSsl(true).setSni(true)
+        .setUseAlpn(true).setSslEngineOptions(TlsEngine.current().vertxOptions())
+        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert.certificate().toString())
+            .setKeyPath(cert.privateKey().toString())), new CopyOnWriteArrayList<>());
+
+    try (RawConnection plain = RawConnection.open("127.0.0.1", port)) {
+      plain.send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n");
+      assertThat(plain.readUntilClosed()).as("no TLS record: closed, no HTTP answer").doesNotContain("HTTP/1.1");
+    }
+    try (SSLSocket tls = (SSLSocket) TestCertificates.trusting(cert.x509()).getSocketFactory()
+        .createSocket("127.0.0.1", port)) {
+      tls.getOutputStream().write("GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(new String(tls.getInputStream().readAllBytes(), StandardCharsets.US_ASCII))
+          .startsWith("HTTP/1.1 200").endsWith("ok");
+    }
   }
 
   @Test
