@@ -40,7 +40,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The native transports as Fulcrum runs them: connections accepted on the event loop that
- * listens, no acceptor thread, and the socket options Vert.x asks for in force on real sockets.
+ * listens (no acceptor thread), the socket options Vert.x asks for in force on real sockets, and
+ * TLS servers working on both.
  */
 class LeanTransportTest {
 
@@ -112,7 +113,8 @@ class LeanTransportTest {
     }
 
     assertThat(accepted).hasSize(5).allMatch(Accepted::onTheServingLoop);
-    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().startsWith("vert.x-acceptor-thread"));
+    // Not checked by thread name: another Vert.x of the test JVM (FULCRUM_TRANSPORT=nio) may have an acceptor thread.
+    assertThat(((VertxInternal) vertx).acceptorEventLoopGroup()).isInstanceOf(AcceptingLoops.class);
   }
 
   @ParameterizedTest
