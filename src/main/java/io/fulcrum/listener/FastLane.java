@@ -256,14 +256,13 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     // Only Vert.x's writes come through here (the direct path writes from this handler onward).
-    if (withVertx > 0 && msg instanceof LastHttpContent
-        && !(msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL)) {
-      withVertx--;
-      ctx.write(msg, promise);
-      closeIfAnswered();
-      return;
-    }
+    boolean responseEnds = withVertx > 0 && msg instanceof LastHttpContent
+        && !(msg instanceof HttpResponse r && r.status().codeClass() == HttpStatusClass.INFORMATIONAL);
     ctx.write(msg, promise);
+    if (responseEnds) {
+      withVertx--;
+      closeIfAnswered();
+    }
   }
 
   @Override
