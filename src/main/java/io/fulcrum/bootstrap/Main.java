@@ -68,9 +68,11 @@ public final class Main {
 
     Transport transport;
     TlsEngine tls;
+    CpuAffinity affinity;
     try {
       transport = NetworkTransport.choose(System.getenv());
       tls = TlsEngine.choose(System.getenv());
+      affinity = CpuAffinity.choose(System.getenv());
     } catch (IllegalArgumentException e) {
       err.println("fulcrum: " + e.getMessage() + "; nothing was started");
       System.exit(EXIT_CONFIG);
@@ -80,6 +82,19 @@ public final class Main {
     TlsEngine.use(tls);
     LOG.info("TLS: {}", tls.description());
     Vertx vertx = NetworkTransport.vertx(transport);
+    if (affinity.enabled()) {
+      try {
+        List<Integer> cpus = affinity.pin(vertx).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        LOG.info("event loops pinned to CPUs ({}={}): {}", CpuAffinity.ENV, affinity,
+            cpus.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" ")));
+      } catch (Exception e) {
+        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        err.println("fulcrum: " + cause.getMessage() + "; nothing was started");
+        vertx.close();
+        System.exit(EXIT_CONFIG);
+        return;
+      }
+    }
     ConfigLoader loader = new ConfigLoader(vertx, args.config(), System.getenv());
     FulcrumConfig config;
     try {

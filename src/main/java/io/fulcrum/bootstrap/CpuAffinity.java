@@ -1,0 +1,233 @@
+package io.fulcrum.bootstrap;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.impl.VertxThread;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.spi.VertxThreadFactory;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Event loops pinned to CPUs, as {@code FULCRUM_CPU_AFFINITY} asks (HAProxy's {@code cpu-map},
+ * NGINX's {@code worker_cpu_affinity}):
+ * <ul>
+ *   <li>{@code off} (the default): the kernel places the threads;</li>
+ *   <li>{@code auto}: the CPUs this process may run on when it starts (its affinity mask, which
+ *   {@code taskset}, a container's cpuset or Kubernetes' static CPU manager set);</li>
+ *   <li>a list such as {@code 0-3,8}: those CPUs, each of which must be in that mask.</li>
+ * </ul>
+ * Event loop {@code i} (in Vert.x's order, the order in which it hands loops to verticle
+ * instances) runs on CPU {@code i mod n} of the {@code n} chosen, so the listener instances, deployed
+ * one after the other, land on different CPUs. The JVM's other threads (collector, compiler) are
+ * left where the kernel puts them, and Vert.x's worker threads take the process's CPUs back
+ * ({@link #threads()}).
+ *
+ * <p>Why: with two event loops on a machine whose CPUs they share with other busy processes, the
+ * scheduler now and then queues both loops on one CPU, where each waits for the other's slice
+ * while requests wait for both (docs/performance.md, "Pinning event loops to CPUs"). Pinned, a
+ * loop waits only behind whatever else runs on its own CPU. A pinned loop cannot move off a CPU
+ * that something else keeps busy, either: pin where the CPUs are the load balancer's.
+ *
+ * <p>Linux only, through {@code sched_setaffinity(2)} ({@link LinuxScheduler}).
+ */
+public final class CpuAffinity {
+
+  public static final String ENV = "FULCRUM_CPU_AFFINITY";
+  private static final Logger LOG = LoggerFactory.getLogger(CpuAffinity.class);
+  /** The most CPUs a list may name (glibc's {@code cpu_set_t}). */
+  static final int MAX_CPUS = LinuxScheduler.MAX_CPUS;
+
+  /**
+   * The CPUs of the process before any loop was pinned; null until then. A thread inherits the
+   * mask of the thread that starts it, so a worker thread an event loop starts would be pinned to
+   * the loop's CPU: Vert.x's worker threads set this mask first ({@link #threads()}).
+   */
+  private static volatile long[] processMask;
+
+  /** Null: off; empty: auto; else the CPUs asked for, in ascending order. */
+  private final List<Integer> asked;
+
+  private CpuAffinity(List<Integer> asked) {
+    this.asked = asked;
+  }
+
+  /**
+   * What {@code env} asks for.
+   *
+   * @throws IllegalArgumentException naming the variable and what is wrong with its value
+   */
+  public static CpuAffinity choose(Map<String, String> env) {
+    String value = env.get(ENV);
+    if (value == null || value.isBlank() || value.strip().toLowerCase(Locale.ROOT).equals("off")) {
+      return new CpuAffinity(null);
+    }
+    String v = value.strip().toLowerCase(Locale.ROOT);
+    if (v.equals("auto")) {
+      return new CpuAffinity(List.of());
+    }
+    try {
+      return new CpuAffinity(List.copyOf(parseList(v)));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(ENV + "=" + value.strip() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Whether loops are pinned at all. */
+  public boolean enabled() {
+    return asked != null;
+  }
+
+  /** The setting as the variable would spell it: {@code off}, {@code auto} or the list. */
+  @Override
+  public String toString() {
+    return asked == null ? "off" : asked.isEmpty() ? "auto" : format(asked);
+  }
+
+  /**
+   * The CPUs to use, given the ones this process may run on.
+   *
+   * @throws IllegalArgumentException naming the variable, when the list names a CPU outside {@code allowed}
+   */
+  List<Integer> cpus(List<Integer> allowed) {
+    if (asked == null) {
+      return List.of();
+    }
+    if (asked.isEmpty()) {
+      return allowed;
+    }
+    List<Integer> outside = asked.stream().filter(c -> !allowed.contains(c)).toList();
+    if (!outside.isEmpty()) {
+      throw new IllegalArgumentException(ENV + "=" + this + ": CPU" + (outside.size() > 1 ? "s " : " ") + format(outside)
+          + (outside.size() > 1 ? " are" : " is") + " not among those this process may run on (" + format(allowed) + ")");
+    }
+    return asked;
+  }
+
+  /**
+   * Pins each of {@code vertx}'s event loops to its CPU, each from its own thread; completes with
+   * the CPU of each loop, in Vert.x's order (nothing when off). Fails, naming the variable, when a
+   * CPU is outside the process's mask or the system call is refused; loops pinned before the
+   * failure stay pinned (start-up stops anyway).
+   */
+  public Future<List<Integer>> pin(Vertx vertx) {
+    if (asked == null) {
+      return Future.succeededFuture(List.of());
+    }
+    List<Integer> cpus;
+    try {
+      List<Integer> allowed = LinuxScheduler.allowedCpus();
+      cpus = cpus(allowed);
+      processMask = LinuxScheduler.mask(allowed);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(e);
+    } catch (UnsupportedOperationException | LinkageError e) {
+      return Future.failedFuture(new IllegalArgumentException(ENV + "=" + this + ": " + e.getMessage(), e));
+    }
+    List<Future<Integer>> pinned = new ArrayList<>();
+    int i = 0;
+    for (EventExecutor loop : ((VertxInternal) vertx).nettyEventLoopGroup()) {
+      int cpu = cpus.get(i++ % cpus.size());
+      Promise<Integer> done = Promise.promise();
+      loop.execute(() -> {
+        try {
+          done.complete(pinThisThread(cpu));
+        } catch (RuntimeException e) {
+          done.fail(e);
+        }
+      });
+      pinned.add(done.future());
+    }
+    return Future.all(pinned).map(all -> pinned.stream().map(Future::result).toList());
+  }
+
+  /**
+   * Vert.x's thread factory, but a worker thread (Vert.x's worker and internal blocking pools,
+   * shared worker executors) first takes back the process's CPUs when loops are pinned: Vert.x
+   * starts such a thread from whichever thread hands the pool a task, often an event loop. Threads
+   * started outside Vert.x by a pinned loop (a library's own pool) keep that loop's CPU.
+   */
+  static VertxThreadFactory threads() {
+    return new VertxThreadFactory() {
+      @Override
+      public VertxThread newVertxThread(Runnable target, String name, boolean worker, long maxExecTime,
+          TimeUnit maxExecTimeUnit) {
+        Runnable run = !worker ? target : () -> {
+          long[] mask = processMask;
+          if (mask != null) {
+            try {
+              LinuxScheduler.setCurrentThread(mask);
+            } catch (RuntimeException e) {
+              LOG.warn("{} runs on the CPU of the thread that started it: {}", name, e.getMessage());
+            }
+          }
+          target.run();
+        };
+        return new VertxThread(run, name, worker, maxExecTime, maxExecTimeUnit);
+      }
+    };
+  }
+
+  private int pinThisThread(int cpu) {
+    try {
+      LinuxScheduler.pinCurrentThread(cpu);
+      return cpu;
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(ENV + "=" + this + ": cannot pin " + Thread.currentThread().getName()
+          + " to CPU " + cpu + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** {@code "0-3,8"} to 0, 1, 2, 3, 8. */
+  static TreeSet<Integer> parseList(String list) {
+    TreeSet<Integer> cpus = new TreeSet<>();
+    for (String part : list.split(",", -1)) {
+      String p = part.strip();
+      int dash = p.indexOf('-');
+      int from = cpu(dash < 0 ? p : p.substring(0, dash));
+      int to = dash < 0 ? from : cpu(p.substring(dash + 1));
+      if (to < from) {
+        throw new IllegalArgumentException("the range " + p + " ends before it starts");
+      }
+      for (int c = from; c <= to; c++) {
+        cpus.add(c);
+      }
+    }
+    return cpus;
+  }
+
+  private static int cpu(String s) {
+    String t = s.strip();
+    if (!t.matches("[0-9]{1,4}")) {
+      throw new IllegalArgumentException("not off, auto or a list of CPUs such as 0-3,8");
+    }
+    int c = Integer.parseInt(t);
+    if (c >= MAX_CPUS) {
+      throw new IllegalArgumentException("CPU " + c + " is beyond the last one this supports (" + (MAX_CPUS - 1) + ")");
+    }
+    return c;
+  }
+
+  /** 0, 1, 2, 3, 8 as {@code "0-3,8"}. */
+  static String format(List<Integer> cpus) {
+    BitSet set = new BitSet();
+    cpus.forEach(set::set);
+    List<String> parts = new ArrayList<>();
+    for (int from = set.nextSetBit(0); from >= 0; ) {
+      int to = set.nextClearBit(from) - 1;
+      parts.add(from == to ? Integer.toString(from) : from + "-" + to);
+      from = set.nextSetBit(to + 1);
+    }
+    return parts.stream().collect(Collectors.joining(","));
+  }
+}
