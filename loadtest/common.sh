@@ -23,6 +23,10 @@ FULCRUM_BENCH_PROPS=${FULCRUM_BENCH_PROPS:--Dfulcrum.http2.maxRequestsPerConnect
 PROXY_CPUS=${PROXY_CPUS:-}
 LOAD_CPUS=${LOAD_CPUS:-}
 BACKEND_CPUS=${BACKEND_CPUS:-}
+# AFFINITY=1: each proxy pins its threads to CPUs, one thread per CPU of PROXY_CPUS (else of all):
+# Fulcrum FULCRUM_CPU_AFFINITY=auto, HAProxy cpu-map, NGINX worker_cpu_affinity auto. 0: the kernel
+# places them (the default, and how each ships).
+AFFINITY=${AFFINITY:-0}
 
 PORT_BACKEND0=$((BASE_PORT + 100))   # backends: PORT_BACKEND0+1 .. +BACKENDS
 PORT_GRPC_BACKEND=$((BASE_PORT + 150))
@@ -125,6 +129,31 @@ remove_workdir() {
   stop_all
   rm -rf "$WORKDIR"
   exit "$rc"
+}
+
+# proxy_cpu_list: the CPUs a proxy may use, as a list (PROXY_CPUS, else every CPU).
+proxy_cpu_list() {
+  if [ -n "$PROXY_CPUS" ]; then echo "$PROXY_CPUS"; else echo "0-$(($(nproc) - 1))"; fi
+}
+
+# cpus_of LIST: the CPUs of a list such as 0-3,8, one per line, in order.
+cpus_of() {
+  local part
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do seq "${part%-*}" "${part#*-}"; done
+}
+
+# cpu_mask_of LIST: NGINX's CPU mask (a binary string, CPU 0 rightmost) of a list such as 0-3,8.
+cpu_mask_of() {
+  local part from to c max=0 mask=""
+  local -A on=()
+  IFS=, read -ra parts <<<"$1"
+  for part in "${parts[@]}"; do
+    from=${part%-*} to=${part#*-}
+    for ((c = from; c <= to; c++)); do on[$c]=1; [ "$c" -gt "$max" ] && max=$c; done
+  done
+  for ((c = max; c >= 0; c--)); do mask+=${on[$c]:-0}; done
+  echo "$mask"
 }
 
 # render TEMPLATE OUT: replaces @NAME@ with the value of the shell variable T_NAME (multi-line
@@ -301,7 +330,10 @@ start_fulcrum() {
   # shellcheck disable=SC2086
   FULCRUM_CMD="java $FULCRUM_JVM_OPTS $FULCRUM_BENCH_PROPS $* -jar $FULCRUM_JAR --config $WORKDIR/fulcrum.yaml --instances $instances"
   # shellcheck disable=SC2086
-  (cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" && spawn "$PROXY_CPUS" \
+  local affinity=off
+  [ "$AFFINITY" = 1 ] && affinity=auto
+  FULCRUM_CMD="FULCRUM_CPU_AFFINITY=$affinity $FULCRUM_CMD"
+  (cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" FULCRUM_CPU_AFFINITY=$affinity && spawn "$PROXY_CPUS" \
     java $FULCRUM_JVM_OPTS $FULCRUM_BENCH_PROPS "$@" -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances "$instances") \
     >"$logf" 2>&1 &
   FULCRUM_PID=$!
@@ -325,7 +357,9 @@ start_haproxy() {
     servers+="    server b$i 127.0.0.1:$((PORT_BACKEND0 + i))"$'\n'
   done
   bench_certificate
-  T_THREADS=$threads T_HAPROXY_H1=$PORT_HAPROXY_H1 T_HAPROXY_H2=$PORT_HAPROXY_H2 T_HAPROXY_SERVERS=${servers%$'\n'} \
+  local cpu_map="# no cpu-map: the kernel places the threads (AFFINITY=0)"
+  [ "$AFFINITY" = 1 ] && cpu_map="cpu-map auto:1/1-$threads $(cpus_of "$(proxy_cpu_list)" | head -n "$threads" | paste -sd' ')"
+  T_CPU_MAP=$cpu_map T_THREADS=$threads T_HAPROXY_H1=$PORT_HAPROXY_H1 T_HAPROXY_H2=$PORT_HAPROXY_H2 T_HAPROXY_SERVERS=${servers%$'\n'} \
     T_HAPROXY_GRPC=$PORT_HAPROXY_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND T_HAPROXY_TLS=$PORT_HAPROXY_TLS T_WORKDIR=$WORKDIR \
     render "$LOADTEST_DIR/haproxy.cfg" "$WORKDIR/haproxy.cfg"
   haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
@@ -345,7 +379,9 @@ start_nginx() {
   done
   mkdir -p "$WORKDIR/nginx-tmp"
   bench_certificate
-  T_WORKERS=$workers T_KEEPALIVE=$keepalive T_WORKDIR=$WORKDIR T_NGINX_H1=$PORT_NGINX_H1 T_NGINX_H2=$PORT_NGINX_H2 \
+  local cpu_affinity="# no worker_cpu_affinity: the kernel places the workers (AFFINITY=0)"
+  [ "$AFFINITY" = 1 ] && cpu_affinity="worker_cpu_affinity auto $(cpu_mask_of "$(proxy_cpu_list)");"
+  T_CPU_AFFINITY=$cpu_affinity T_WORKERS=$workers T_KEEPALIVE=$keepalive T_WORKDIR=$WORKDIR T_NGINX_H1=$PORT_NGINX_H1 T_NGINX_H2=$PORT_NGINX_H2 \
     T_NGINX_GRPC=$PORT_NGINX_GRPC T_GRPC_BACKEND=$PORT_GRPC_BACKEND T_NGINX_TLS=$PORT_NGINX_TLS \
     T_NGINX_SERVERS=${servers%$'\n'} render "$LOADTEST_DIR/nginx.conf" "$WORKDIR/nginx.conf"
   NGINX_CMD="nginx -p $WORKDIR -c $WORKDIR/nginx.conf -g 'daemon off;'"

@@ -25,6 +25,8 @@ Environment (defaults in brackets):
   WRK_THREADS [1]  H2_CLIENTS [10]  H2_STREAMS [10]  BACKENDS [4]  BACKEND_WORKERS [1 on <=4 cores]
   FULCRUM_JAR [target/fulcrum.jar]  FULCRUM_JVM_OPTS [see common.sh]  BASE_PORT [18000]
   PROXY_CPUS, LOAD_CPUS, BACKEND_CPUS   optional taskset CPU lists (recommended on >= 8 cores)
+  AFFINITY [0]  1: every proxy pins each of its threads to one CPU (of PROXY_CPUS, else of all):
+                Fulcrum FULCRUM_CPU_AFFINITY=auto, HAProxy cpu-map, NGINX worker_cpu_affinity
   RESULTS_FILE [loadtest/RESULTS.md]    MACHINE_NOTE  a sentence printed above the figures
   KEEP_WORKDIR=1  keep the temp dir (configs, logs, raw outputs)
 --quick sets ROUND_SECONDS=3 ROUNDS=1 WARMUP_SECONDS=5 unless they are set.
@@ -456,7 +458,12 @@ machine() {
   if [ -n "$PROXY_CPUS$LOAD_CPUS$BACKEND_CPUS" ]; then
     echo "- pinning: proxies on CPUs ${PROXY_CPUS:-any}, load generators on ${LOAD_CPUS:-any}, backends on ${BACKEND_CPUS:-any}"
   else
-    echo "- no CPU pinning: proxies, load generators and backends share every CPU"
+    echo "- no taskset: proxies, load generators and backends share every CPU"
+  fi
+  if [ "$AFFINITY" = 1 ]; then
+    echo "- each proxy's threads pinned one per CPU (AFFINITY=1): Fulcrum \`FULCRUM_CPU_AFFINITY=auto\` (its event loops), HAProxy \`cpu-map auto:1/1-N\` on the first N of CPUs $(proxy_cpu_list), NGINX \`worker_cpu_affinity auto $(cpu_mask_of "$(proxy_cpu_list)")\`"
+  else
+    echo "- proxies' threads placed by the kernel (AFFINITY=0: no FULCRUM_CPU_AFFINITY, cpu-map or worker_cpu_affinity)"
   fi
 }
 
