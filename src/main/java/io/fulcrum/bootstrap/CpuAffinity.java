@@ -68,18 +68,18 @@ public final class CpuAffinity {
    * @throws IllegalArgumentException naming the variable and what is wrong with its value
    */
   public static CpuAffinity choose(Map<String, String> env) {
-    String value = env.get(ENV);
-    if (value == null || value.isBlank() || value.strip().toLowerCase(Locale.ROOT).equals("off")) {
+    String value = env.getOrDefault(ENV, "").strip();
+    String v = value.toLowerCase(Locale.ROOT);
+    if (v.isEmpty() || v.equals("off")) {
       return new CpuAffinity(null);
     }
-    String v = value.strip().toLowerCase(Locale.ROOT);
     if (v.equals("auto")) {
       return new CpuAffinity(List.of());
     }
     try {
       return new CpuAffinity(List.copyOf(parseList(v)));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(ENV + "=" + value.strip() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(ENV + "=" + value + ": " + e.getMessage(), e);
     }
   }
 

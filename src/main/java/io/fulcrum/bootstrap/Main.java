@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,7 +87,7 @@ public final class Main {
       try {
         List<Integer> cpus = affinity.pin(vertx).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         LOG.info("event loops pinned to CPUs ({}={}): {}", CpuAffinity.ENV, affinity,
-            cpus.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(" ")));
+            cpus.stream().map(String::valueOf).collect(Collectors.joining(" ")));
       } catch (Exception e) {
         Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
         err.println("fulcrum: " + cause.getMessage() + "; nothing was started");
