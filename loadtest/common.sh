@@ -138,20 +138,16 @@ proxy_cpu_list() {
 
 # cpus_of LIST: the CPUs of a list such as 0-3,8, one per line, in order.
 cpus_of() {
-  local part
+  local part parts
   IFS=, read -ra parts <<<"$1"
   for part in "${parts[@]}"; do seq "${part%-*}" "${part#*-}"; done
 }
 
 # cpu_mask_of LIST: NGINX's CPU mask (a binary string, CPU 0 rightmost) of a list such as 0-3,8.
 cpu_mask_of() {
-  local part from to c max=0 mask=""
+  local c max=0 mask=""
   local -A on=()
-  IFS=, read -ra parts <<<"$1"
-  for part in "${parts[@]}"; do
-    from=${part%-*} to=${part#*-}
-    for ((c = from; c <= to; c++)); do on[$c]=1; [ "$c" -gt "$max" ] && max=$c; done
-  done
+  for c in $(cpus_of "$1"); do on[$c]=1; [ "$c" -gt "$max" ] && max=$c; done
   for ((c = max; c >= 0; c--)); do mask+=${on[$c]:-0}; done
   echo "$mask"
 }
