@@ -4,19 +4,16 @@ import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.impl.VertxThread;
 import io.vertx.core.internal.VertxInternal;
-import io.vertx.core.spi.VertxThreadFactory;
+import io.vertx.core.internal.WorkerPool;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.stream.Collectors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Event loops pinned to CPUs, as {@code FULCRUM_CPU_AFFINITY} asks (HAProxy's {@code cpu-map},
@@ -29,9 +26,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Event loop {@code i} (in Vert.x's order, the order in which it hands loops to verticle
  * instances) runs on CPU {@code i mod n} of the {@code n} chosen, so the listener instances, deployed
- * one after the other, land on different CPUs. The JVM's other threads (collector, compiler) are
- * left where the kernel puts them, and Vert.x's worker threads take the process's CPUs back
- * ({@link #threads()}).
+ * one after the other, land on different CPUs. The JVM's other threads (collector, compiler,
+ * Vert.x's worker pools, started before the loops are pinned) are left where the kernel puts them.
  *
  * <p>Why: with two event loops on a machine whose CPUs they share with other busy processes, the
  * scheduler now and then queues both loops on one CPU, where each waits for the other's slice
@@ -44,16 +40,8 @@ import org.slf4j.LoggerFactory;
 public final class CpuAffinity {
 
   public static final String ENV = "FULCRUM_CPU_AFFINITY";
-  private static final Logger LOG = LoggerFactory.getLogger(CpuAffinity.class);
   /** The most CPUs a list may name (glibc's {@code cpu_set_t}). */
   static final int MAX_CPUS = LinuxScheduler.MAX_CPUS;
-
-  /**
-   * The CPUs of the process before any loop was pinned; null until then. A thread inherits the
-   * mask of the thread that starts it, so a worker thread an event loop starts would be pinned to
-   * the loop's CPU: Vert.x's worker threads set this mask first ({@link #threads()}).
-   */
-  private static volatile long[] processMask;
 
   /** Null: off; empty: auto; else the CPUs asked for, in ascending order. */
   private final List<Integer> asked;
@@ -126,17 +114,24 @@ public final class CpuAffinity {
     }
     List<Integer> cpus;
     try {
-      List<Integer> allowed = LinuxScheduler.allowedCpus();
-      cpus = cpus(allowed);
-      processMask = LinuxScheduler.mask(allowed);
+      cpus = cpus(LinuxScheduler.allowedCpus());
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(e);
     } catch (UnsupportedOperationException | LinkageError e) {
       return Future.failedFuture(new IllegalArgumentException(ENV + "=" + this + ": " + e.getMessage(), e));
     }
+    // A thread inherits the CPUs of the thread that starts it, and Vert.x starts a worker thread
+    // from whichever thread first hands its pool a task, often an event loop: the worker pools'
+    // threads are all started now, from this thread, so that none inherits a loop's CPU.
+    VertxInternal v = (VertxInternal) vertx;
+    for (WorkerPool pool : List.of(v.workerPool(), v.internalWorkerPool())) {
+      if (pool.executor() instanceof ThreadPoolExecutor threads) {
+        threads.prestartAllCoreThreads();
+      }
+    }
     List<Future<Integer>> pinned = new ArrayList<>();
     int i = 0;
-    for (EventExecutor loop : ((VertxInternal) vertx).nettyEventLoopGroup()) {
+    for (EventExecutor loop : v.nettyEventLoopGroup()) {
       int cpu = cpus.get(i++ % cpus.size());
       Promise<Integer> done = Promise.promise();
       loop.execute(() -> {
@@ -149,33 +144,6 @@ public final class CpuAffinity {
       pinned.add(done.future());
     }
     return Future.all(pinned).map(all -> pinned.stream().map(Future::result).toList());
-  }
-
-  /**
-   * Vert.x's thread factory, but a worker thread (Vert.x's worker and internal blocking pools,
-   * shared worker executors) first takes back the process's CPUs when loops are pinned: Vert.x
-   * starts such a thread from whichever thread hands the pool a task, often an event loop. Threads
-   * started outside Vert.x by a pinned loop (a library's own pool) keep that loop's CPU.
-   */
-  static VertxThreadFactory threads() {
-    return new VertxThreadFactory() {
-      @Override
-      public VertxThread newVertxThread(Runnable target, String name, boolean worker, long maxExecTime,
-          TimeUnit maxExecTimeUnit) {
-        Runnable run = !worker ? target : () -> {
-          long[] mask = processMask;
-          if (mask != null) {
-            try {
-              LinuxScheduler.setCurrentThread(mask);
-            } catch (RuntimeException e) {
-              LOG.warn("{} runs on the CPU of the thread that started it: {}", name, e.getMessage());
-            }
-          }
-          target.run();
-        };
-        return new VertxThread(run, name, worker, maxExecTime, maxExecTimeUnit);
-      }
-    };
   }
 
   private int pinThisThread(int cpu) {

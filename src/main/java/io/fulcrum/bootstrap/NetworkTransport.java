@@ -1,8 +1,6 @@
 package io.fulcrum.bootstrap;
 
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-import io.vertx.core.internal.VertxBootstrap;
 import io.vertx.core.transport.Transport;
 import java.util.List;
 import java.util.Locale;
@@ -59,18 +57,8 @@ public final class NetworkTransport {
     return vertx(choose(env));
   }
 
-  /**
-   * As {@code Vertx.builder().withTransport(lean(transport)).build()} does, with Vert.x's threads
-   * made by {@link CpuAffinity#threads()}: a worker thread that a pinned event loop starts does not
-   * inherit its CPU.
-   */
   static Vertx vertx(Transport transport) {
-    return VertxBootstrap.create()
-        .options(new VertxOptions())
-        .transport(lean(transport).implementation())
-        .threadFactory(CpuAffinity.threads())
-        .init()
-        .vertx();
+    return Vertx.builder().withTransport(lean(transport)).build();
   }
 
   /**
