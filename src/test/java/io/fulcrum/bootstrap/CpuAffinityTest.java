@@ -180,8 +180,8 @@ class CpuAffinityTest {
     return masks;
   }
 
-  /** The {@code Cpus_allowed_list} of a {@code /proc/.../status} file. */
-  private static List<Integer> allowedOf(String status) {
+  /** The CPUs of the {@code Cpus_allowed_list} of a {@code /proc/.../status} file (also CpuAffinityIT's). */
+  static List<Integer> allowedOf(String status) {
     try {
       String line = Files.readAllLines(Path.of(status)).stream().filter(l -> l.startsWith("Cpus_allowed_list:"))
           .findFirst().orElseThrow();
