@@ -25,8 +25,9 @@ import java.util.stream.Collectors;
  *   <li>a list such as {@code 0-3,8}: those CPUs, each of which must be in that mask.</li>
  * </ul>
  * Event loop {@code i} (in Vert.x's order, the order in which it hands loops to verticle
- * instances) runs on CPU {@code i mod n} of the {@code n} chosen, so the listener instances, deployed
- * one after the other, land on different CPUs. The JVM's other threads (collector, compiler,
+ * instances) runs on CPU {@code i mod n} of the {@code n} chosen, and the number of loops is made a
+ * multiple of {@code n} ({@link #eventLoops}), so the listener instances, deployed one after the
+ * other, land on different CPUs. The JVM's other threads (collector, compiler,
  * Vert.x's worker pools, started before the loops are pinned) are left where the kernel puts them.
  *
  * <p>Why: with two event loops on a machine whose CPUs they share with other busy processes, the
@@ -100,6 +101,28 @@ public final class CpuAffinity {
           + (outside.size() > 1 ? " are" : " is") + " not among those this process may run on (" + format(allowed) + ")");
     }
     return asked;
+  }
+
+  /**
+   * How many event loops to start: {@code defaults} (Vert.x's, twice the CPUs the JVM sees) rounded
+   * up to a multiple of the CPUs chosen. Loop {@code i} runs on CPU {@code i mod n}, so any {@code n}
+   * loops in a row, the listener instances among them, are on {@code n} different CPUs only when
+   * the count is such a multiple: 8 loops on 3 CPUs would put loops 7 and 0 on CPU 0. Off, or when
+   * the CPUs cannot be read (then {@link #pin} fails and says why), {@code defaults}.
+   */
+  public int eventLoops(int defaults) {
+    if (asked == null) {
+      return defaults;
+    }
+    try {
+      return eventLoops(defaults, cpus(LinuxScheduler.allowedCpus()).size());
+    } catch (RuntimeException | LinkageError e) {
+      return defaults;
+    }
+  }
+
+  static int eventLoops(int defaults, int cpus) {
+    return Math.max(1, (defaults + cpus - 1) / cpus) * cpus;
   }
 
   /**

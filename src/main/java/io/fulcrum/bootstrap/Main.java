@@ -8,6 +8,7 @@ import io.fulcrum.model.Problem;
 import io.fulcrum.registry.StateStore;
 import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.transport.Transport;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -82,7 +83,7 @@ public final class Main {
     LOG.info("network transport: {}", transport.name());
     TlsEngine.use(tls);
     LOG.info("TLS: {}", tls.description());
-    Vertx vertx = NetworkTransport.vertx(transport);
+    Vertx vertx = NetworkTransport.vertx(transport, affinity.eventLoops(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE));
     if (affinity.enabled()) {
       try {
         List<Integer> cpus = affinity.pin(vertx).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);

@@ -1,6 +1,7 @@
 package io.fulcrum.bootstrap;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.transport.Transport;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +59,15 @@ public final class NetworkTransport {
   }
 
   static Vertx vertx(Transport transport) {
-    return Vertx.builder().withTransport(lean(transport)).build();
+    return vertx(transport, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
+  }
+
+  /** A Vert.x on {@code transport} with {@code eventLoops} event loops. */
+  static Vertx vertx(Transport transport, int eventLoops) {
+    return Vertx.builder()
+        .with(new VertxOptions().setEventLoopPoolSize(eventLoops))
+        .withTransport(lean(transport))
+        .build();
   }
 
   /**

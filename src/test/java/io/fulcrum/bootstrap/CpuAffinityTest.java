@@ -101,6 +101,42 @@ class CpuAffinityTest {
         .hasMessage("FULCRUM_CPU_AFFINITY=7: CPU 7 is not among those this process may run on (0-1)");
   }
 
+  @ParameterizedTest
+  @CsvSource({"8, 3, 9", "4, 2, 4", "2, 4, 4", "1, 1, 1", "6, 4, 8", "16, 16, 16"})
+  void theEventLoopCount_isRoundedUpToAMultipleOfTheCpus(int defaults, int cpus, int loops) {
+    assertThat(CpuAffinity.eventLoops(defaults, cpus)).isEqualTo(loops);
+  }
+
+  @Test
+  void off_orACpuOutsideTheMask_leavesTheEventLoopCountAsItIs() {
+    assertThat(CpuAffinity.choose(Map.of()).eventLoops(7)).isEqualTo(7);
+    assertThat(CpuAffinity.choose(Map.of(CpuAffinity.ENV, "1023")).eventLoops(7)).isEqualTo(7);
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void anyCpuCountOfLoopsInARow_runOnDifferentCpus_evenAcrossTheWrapAround() throws Exception {
+    List<Integer> allowed = allowedOf("/proc/self/status");
+    int n = allowed.size();
+    assumeThat(n).isGreaterThan(1);
+    CpuAffinity auto = CpuAffinity.choose(Map.of(CpuAffinity.ENV, "auto"));
+    int loops = auto.eventLoops(2 * n + 1); // not a multiple of n: rounded up to 3n
+    assertThat(loops).isEqualTo(3 * n);
+    vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(loops));
+
+    List<Integer> pinned = auto.pin(vertx).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+    // Vert.x hands loops out in turn, wrapping around: the listener instances deployed one after
+    // the other can start at any loop.
+    for (int first = 0; first < loops; first++) {
+      List<Integer> inARow = new ArrayList<>();
+      for (int k = 0; k < n; k++) {
+        inARow.add(pinned.get((first + k) % loops));
+      }
+      assertThat(inARow).as("loops %d to %d", first, first + n - 1).doesNotHaveDuplicates();
+    }
+  }
+
   @Test
   @EnabledOnOs(OS.LINUX)
   void auto_pinsEachEventLoop_toTheProcesssCpusInTurn() throws Exception {
