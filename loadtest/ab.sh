@@ -3,11 +3,16 @@
 # interleaved runs (A B, A B, ...), on the backends and config of compare.sh. At a fixed rate the
 # load generator's share of the CPUs is the same for both builds, so the figure moves far less with
 # a busy machine than req/s flat out does: use it to decide whether a change to the data path pays.
+# Each run's p99 (HTTP/1.1) and Fulcrum's RSS after it are printed beside it.
 #
 #   cp target/fulcrum.jar /tmp/after.jar; git stash -u; mvn -B -q package -DskipTests; cp target/fulcrum.jar /tmp/before.jar; git stash pop
 #   loadtest/ab.sh /tmp/before.jar /tmp/after.jar           # HTTP/2 (h2load -c10 -m10), 30,000 req/s
 #   TEST=h1 RATE=25000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar
 #   TEST=h1close RATE=6000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar   # a connection per request
+#   B_JAVA_OPTS=-XX:PerMethodTrapLimit=0 loadtest/ab.sh target/fulcrum.jar target/fulcrum.jar  # a JVM flag
+#
+# A_JAVA_OPTS and B_JAVA_OPTS are added to the JVM flags of A's and B's runs (after FULCRUM_JVM_OPTS,
+# so they may override them); AFFINITY=1 pins Fulcrum's event loops as in compare.sh.
 #
 # Installs nothing. Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
 set -euo pipefail
@@ -18,12 +23,15 @@ PAIRS=${PAIRS:-3}              # A B runs
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}  # flat-out load on each fresh JVM before its measured run
 RUN_SECONDS=${RUN_SECONDS:-20}
 INSTANCES=${INSTANCES:-1}
+A_JAVA_OPTS=${A_JAVA_OPTS:-}
+B_JAVA_OPTS=${B_JAVA_OPTS:-}
 
-[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h1close|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES)" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h1close|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES A_JAVA_OPTS B_JAVA_OPTS AFFINITY)" >&2; exit 2; }
 for j in "$1" "$2"; do
   [ -f "$j" ] || { echo "ab: $j not found" >&2; exit 2; }
 done
 JARS=("$(realpath "$1")" "$(realpath "$2")") # Fulcrum runs in its work directory
+JAVA_OPTS=("$A_JAVA_OPTS" "$B_JAVA_OPTS")
 
 # shellcheck source=loadtest/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -64,12 +72,13 @@ p99_ms() { # p99_ms OUT: a wrk run's 99th percentile in ms ("-" for h2load, whos
 
 TICKS=$(getconf CLK_TCK)
 start_backends
-printf 'pair\tbuild\tjar\treq/s\tCPU us/req\tp99 ms\n' > "$WORKDIR/runs.tsv"
+printf 'pair\tbuild\tjar\tJava flags\treq/s\tCPU us/req\tp99 ms\tRSS MB\n' > "$WORKDIR/runs.tsv"
 for pair in $(seq 1 "$PAIRS"); do
   for b in 0 1; do
     FULCRUM_JAR=${JARS[$b]}
     rm -rf "$WORKDIR/fulcrum-data" # each build starts from the config alone
-    start_fulcrum "$INSTANCES"
+    # shellcheck disable=SC2086 # the flags are words
+    start_fulcrum "$INSTANCES" ${JAVA_OPTS[$b]}
     load "$WARMUP_SECONDS" 0 "$WORKDIR/warmup.txt" >/dev/null
     c0=$(cpu_ticks "$FULCRUM_PID")
     n=$(load "$RUN_SECONDS" 1 "$WORKDIR/run-$pair-$b.txt")
@@ -78,23 +87,24 @@ for pair in $(seq 1 "$PAIRS"); do
     us=$(awk -v c=$((c1 - c0)) -v t="$TICKS" -v n="$n" 'BEGIN { printf "%.2f", c / t * 1e6 / n }')
     rps=$(awk -v n="$n" -v s="$RUN_SECONDS" 'BEGIN { printf "%d", n / s }')
     p99=$(p99_ms "$WORKDIR/run-$pair-$b.txt")
-    log "pair $pair, ${JARS[$b]}: $rps req/s, $us us CPU per request, p99 $p99 ms"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$([ $b = 0 ] && echo A || echo B)" "${JARS[$b]}" "$rps" "$us" "$p99" >> "$WORKDIR/runs.tsv"
+    rss=$(($(memory_kb "$FULCRUM_PID" VmRSS) / 1024))
+    log "pair $pair, ${JARS[$b]} ${JAVA_OPTS[$b]}: $rps req/s, $us us CPU per request, p99 $p99 ms, RSS $rss MB"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$pair" "$([ $b = 0 ] && echo A || echo B)" "${JARS[$b]}" "${JAVA_OPTS[$b]:--}" "$rps" "$us" "$p99" "$rss" >> "$WORKDIR/runs.tsv"
     stop_pid "$FULCRUM_PID"
     forget_pid "$FULCRUM_PID"
   done
 done
 
 echo
-echo "# ab.sh: $TEST at $RATE req/s, $PAIRS pairs of ${RUN_SECONDS} s runs after ${WARMUP_SECONDS} s of warm-up, --instances $INSTANCES"
+echo "# ab.sh: $TEST at $RATE req/s, $PAIRS pairs of ${RUN_SECONDS} s runs after ${WARMUP_SECONDS} s of warm-up, --instances $INSTANCES, affinity $([ "$AFFINITY" = 1 ] && echo auto || echo off)"
 column -t -s $'\t' "$WORKDIR/runs.tsv"
 median() { # median BUILD: of the CPU figures of BUILD's runs
-  awk -F'\t' -v b="$1" 'NR > 1 && $2 == b { print $5 }' "$WORKDIR/runs.tsv" | sort -n \
+  awk -F'\t' -v b="$1" 'NR > 1 && $2 == b { print $6 }' "$WORKDIR/runs.tsv" | sort -n \
     | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 a=$(median A)
 b=$(median B)
 # Each pair's B/A as well: the machine's load drifts between pairs more than within one.
-ratios=$(awk -F'\t' 'NR > 1 { u[$1, $2] = $5; p[$1] = 1 } END { for (k in p) printf "%.3f\n", u[k, "B"] / u[k, "A"] }' \
+ratios=$(awk -F'\t' 'NR > 1 { u[$1, $2] = $6; p[$1] = 1 } END { for (k in p) printf "%.3f\n", u[k, "B"] / u[k, "A"] }' \
   "$WORKDIR/runs.tsv" | sort -n | tr '\n' ' ')
 awk -v a="$a" -v b="$b" -v r="$ratios" 'BEGIN { printf "median CPU us/req: A %.2f, B %.2f, B/A %.3f; B/A by pair: %s\n", a, b, b / a, r }'
