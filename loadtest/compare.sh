@@ -15,6 +15,8 @@ usage: loadtest/compare.sh [--quick] [--help]
 Environment (defaults in brackets):
   ROUND_SECONDS   length of one measured run [15]        ROUNDS          interleaved rounds [3]
   WARMUP_SECONDS  load on each proxy before measuring [15] (a fresh JVM needs about 10 s)
+  CHURN_SECONDS   then new connections, one request each, on each protocol measured
+                  [half of WARMUP_SECONDS]: each run opens its connections anew
   WORKERS         worker counts to compare ["1 2"]: Fulcrum --instances N, HAProxy nbthread N,
                   NGINX worker_processes N
   TESTS           ["h1-c50 h1-c200 h2 grpc"]               DIRECT          also measure the bare
@@ -49,6 +51,7 @@ fi
 ROUND_SECONDS=${ROUND_SECONDS:-15}
 ROUNDS=${ROUNDS:-3}
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}
+CHURN_SECONDS=${CHURN_SECONDS:-$((WARMUP_SECONDS / 2))}
 WORKERS=${WORKERS:-1 2}
 TESTS=${TESTS:-h1-c50 h1-c200 h2 grpc}
 DIRECT=${DIRECT:-1}
@@ -252,7 +255,21 @@ check_grpc_status() { # the trailer grpc-status: 0 arrives through the path meas
   fi
 }
 
-warm_up() { # warm_up CONTENDER: WARMUP_SECONDS of each kind of load measured (the JIT compiles each path)
+# New connections, one request each, for SECONDS: h2load runs of 100 connections again and again.
+h2_churn() { # h2_churn SECONDS OUTFILE URL [grpc]
+  local end=$((SECONDS + $1)) out=$2 url=$3 grpc=${4:-}
+  local cmd="h2load -c100 -n100 -m1 -t1 $url"
+  [ -n "$grpc" ] && cmd="h2load -c100 -n100 -m1 -t1 -d $GRPC_REQ -H 'content-type: application/grpc' -H 'te: trailers' $url$GRPC_PATH"
+  while [ "$SECONDS" -lt "$end" ]; do
+    run_load 10 "$out" "$cmd"
+  done
+}
+
+# warm_up CONTENDER: WARMUP_SECONDS of each kind of load measured, then CHURN_SECONDS of new
+# connections on each protocol measured: every measured run opens its connections anew, and a JVM
+# that has set up only the warm-up's few dozen connections has not compiled that path yet (tens
+# of ms for a run's first 50, in every run's maximum and 99.9th percentile).
+warm_up() {
   local who=$1
   if [[ " $TESTS " == *" h1-"* ]]; then
     run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-h1.txt" "$(wrk_cmd 50 "$WARMUP_SECONDS" "$(url_of h1-c50 "$who")")"
@@ -273,11 +290,29 @@ warm_up() { # warm_up CONTENDER: WARMUP_SECONDS of each kind of load measured (t
   if [[ " $TESTS " == *" grpc "* ]]; then
     run_load "$WARMUP_SECONDS" "$RAW/warmup-$who-grpc.txt" "$(grpc_cmd "$WARMUP_SECONDS" "$(url_of grpc "$who")")"
   fi
+  [ "$CHURN_SECONDS" -gt 0 ] || return 0
+  if [[ " $TESTS " == *" h1-"* || " $TESTS " == *" h1close-"* ]]; then
+    run_load "$CHURN_SECONDS" "$RAW/warmup-$who-h1-connections.txt" \
+      "$(wrk_cmd 50 "$CHURN_SECONDS" "$(url_of h1close-c50 "$who")" close)"
+  fi
+  if [[ " $TESTS " == *" https-"* ]]; then
+    run_load "$CHURN_SECONDS" "$RAW/warmup-$who-https-connections.txt" \
+      "$(wrk_cmd 50 "$CHURN_SECONDS" "$(url_of https-c50 "$who")" close)"
+  fi
+  if [[ " $TESTS " == *" h2 "* ]]; then
+    h2_churn "$CHURN_SECONDS" "$RAW/warmup-$who-h2-connections.txt" "$(url_of h2 "$who")"
+  fi
+  if [[ " $TESTS " == *" h2tls "* ]]; then
+    h2_churn "$CHURN_SECONDS" "$RAW/warmup-$who-h2tls-connections.txt" "$(url_of h2tls "$who")"
+  fi
+  if [[ " $TESTS " == *" grpc "* ]]; then
+    h2_churn "$CHURN_SECONDS" "$RAW/warmup-$who-grpc-connections.txt" "$(url_of grpc "$who")" grpc
+  fi
 }
 
 # --- the run ------------------------------------------------------------------------------------
 
-log "workdir $WORKDIR; rounds $ROUNDS x ${ROUND_SECONDS}s, warm-up ${WARMUP_SECONDS}s, workers: $WORKERS, tests: $TESTS"
+log "workdir $WORKDIR; rounds $ROUNDS x ${ROUND_SECONDS}s, warm-up ${WARMUP_SECONDS}s + ${CHURN_SECONDS}s of new connections, workers: $WORKERS, tests: $TESTS"
 [ "$WARMUP_SECONDS" -ge 10 ] || log "warning: a warm-up under 10 s leaves Fulcrum's JIT cold (fine for --quick only)"
 start_backends
 check_grpc_status "http://127.0.0.1:$PORT_GRPC_BACKEND" "the backend"
@@ -291,7 +326,7 @@ for w in $WORKERS; do
   check_grpc_status "http://127.0.0.1:$PORT_FULCRUM_GRPC" "Fulcrum"
   check_grpc_status "http://127.0.0.1:$PORT_HAPROXY_GRPC" "HAProxy"
   check_grpc_status "http://127.0.0.1:$PORT_NGINX_GRPC" "NGINX"
-  log "warming up (${WARMUP_SECONDS}s of each kind of load on each proxy)"
+  log "warming up (${WARMUP_SECONDS}s of each kind of load on each proxy, then ${CHURN_SECONDS}s of new connections on each protocol)"
   for who in fulcrum haproxy nginx; do warm_up "$who"; done
   for r in $(seq 1 "$ROUNDS"); do
     log "workers $w, round $r of $ROUNDS"
@@ -479,7 +514,7 @@ report() {
     echo "> Short run (rounds of ${ROUND_SECONDS} s, warm-up ${WARMUP_SECONDS} s): indicative only."
     echo
   fi
-  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after a warm-up of ${WARMUP_SECONDS} s of each kind of load (HTTP/1.1, HTTP/2, and gRPC for Fulcrum) on each proxy. Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
+  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after a warm-up of ${WARMUP_SECONDS} s of each kind of load (HTTP/1.1, HTTP/2, and gRPC for Fulcrum) on each proxy, then ${CHURN_SECONDS} s of new connections with one request each on each protocol measured (each run opens its connections anew; without this, a JVM sets up a run's first connections before the JIT has compiled that path). Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
   echo
   echo "**Machine**"
   echo
