@@ -108,7 +108,8 @@ public final class CpuAffinity {
    * up to a multiple of the CPUs chosen. Loop {@code i} runs on CPU {@code i mod n}, so any {@code n}
    * loops in a row, the listener instances among them, are on {@code n} different CPUs only when
    * the count is such a multiple: 8 loops on 3 CPUs would put loops 7 and 0 on CPU 0. Off, or when
-   * the CPUs cannot be read (then {@link #pin} fails and says why), {@code defaults}.
+   * the CPUs cannot be read or the list names one outside the process's mask (then {@link #pin}
+   * fails and says why), {@code defaults}.
    */
   public int eventLoops(int defaults) {
     if (asked == null) {
