@@ -174,18 +174,18 @@ pid_of() {
   esac
 }
 
-# percentiles LOGFILE: "p50_ms p99_ms" from h2load's per-request log (3rd column: microseconds).
+# percentiles LOGFILE: "p50_ms p99_ms max_ms" from h2load's per-request log (3rd column: microseconds).
 percentiles() {
   local sorted="$1.sorted" n
   cut -f3 "$1" | sort -n >"$sorted"
   n=$(wc -l <"$sorted")
   if [ "$n" -eq 0 ]; then
-    echo "- -"
+    echo "- - -"
   else
     awk -v n="$n" 'function at(q,  i) { i = int(q * n + 0.999999); if (i < 1) i = 1; return i }
       BEGIN { a = at(0.50); b = at(0.99) }
       NR == a { p50 = $1 / 1000 } NR == b { p99 = $1 / 1000 }
-      END { printf "%.3f %.3f\n", p50, p99 }' "$sorted"
+      END { printf "%.3f %.3f %.3f\n", p50, p99, $1 / 1000 }' "$sorted"
   fi
   rm -f "$sorted"
 }
@@ -193,7 +193,7 @@ percentiles() {
 # measure WORKERS TEST CONTENDER ROUND SECONDS: one run; appends a line to the TSV.
 measure() {
   local w=$1 test=$2 who=$3 round=$4 seconds=$5
-  local url out pid c0=0 c1=0 rss="-" hwm="-" rps requests p50 p99 errors logf="" cmd
+  local url out pid c0=0 c1=0 rss="-" hwm="-" rps requests p50 p99 slowest errors logf="" cmd
   url=$(url_of "$test" "$who")
   out="$RAW/w$w-$test-$who-r$round.txt"
   pid=$(pid_of "$who")
@@ -216,6 +216,7 @@ measure() {
       requests=$(awk '/requests in/ { print $1 }' "$out")
       p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' "$out")")
       p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")")
+      slowest=$(to_ms "$(awk '$1 == "Latency" { print $4; exit }' "$out")")
       errors=$(awk '/Non-2xx or 3xx responses:/ { n += $NF }
         /Socket errors:/ { gsub(/,/, ""); n += $4 + $6 + $8 + $10 } END { print n + 0 }' "$out")
       ;;
@@ -224,7 +225,7 @@ measure() {
       requests=$(awk '/^requests:/ { print $8 }' "$out")
       errors=$(awk '/^requests:/ { n += $10 + $12 + $14 }
         /^status codes:/ { n += $5 + $7 + $9 } END { print n + 0 }' "$out")
-      read -r p50 p99 < <(percentiles "$logf")
+      read -r p50 p99 slowest < <(percentiles "$logf")
       rm -f "$logf"
       ;;
   esac
@@ -234,9 +235,9 @@ measure() {
   if [ -n "$pid" ] && [ "$requests" -gt 0 ]; then
     cpu_us=$(awk -v t=$((c1 - c0)) -v hz="$CLK_TCK" -v n="$requests" 'BEGIN { printf "%.2f", t / hz * 1e6 / n }')
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$test" "$who" "$round" "$rps" "$requests" \
-    "${p50:--}" "${p99:--}" "$errors" "$cpu_us" "$rss" "$hwm" >>"$TSV"
-  log "  w$w $test $who r$round: $rps req/s, p50 ${p50:--} ms, p99 ${p99:--} ms, errors $errors, cpu ${cpu_us} us/req, rss $rss kB"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$test" "$who" "$round" "$rps" "$requests" \
+    "${p50:--}" "${p99:--}" "$errors" "$cpu_us" "$rss" "$hwm" "${slowest:--}" >>"$TSV"
+  log "  w$w $test $who r$round: $rps req/s, p50 ${p50:--} ms, p99 ${p99:--} ms, max ${slowest:--} ms, errors $errors, cpu ${cpu_us} us/req, rss $rss kB"
   if [ "$rps" = 0 ]; then
     log "  (no figures: see output below)"
     sed 's/^/    /' "$out" | tail -15 >&2
@@ -405,11 +406,11 @@ tables() {
       echo
       local ref
       if [ "$t" = grpc ]; then
-        echo "| | req/s median (min-max) | vs direct | vs HAProxy | p50 ms | p99 ms median (min-max) | p99 vs direct | proxy CPU µs/req | proxy RSS MB (peak) | errors |"
-        echo "|---|---|---|---|---|---|---|---|---|---|"
-      else
-        echo "| | req/s median (min-max) | vs HAProxy | vs better of HAProxy/NGINX | p50 ms | p99 ms median (min-max) | p99 vs HAProxy | p99 vs better | proxy CPU µs/req | proxy RSS MB (peak) | errors |"
+        echo "| | req/s median (min-max) | vs direct | vs HAProxy | p50 ms | p99 ms median (min-max) | p99 vs direct | max ms median (min-max) | proxy CPU µs/req | proxy RSS MB (peak) | errors |"
         echo "|---|---|---|---|---|---|---|---|---|---|---|"
+      else
+        echo "| | req/s median (min-max) | vs HAProxy | vs better of HAProxy/NGINX | p50 ms | p99 ms median (min-max) | p99 vs HAProxy | p99 vs better | max ms median (min-max) | proxy CPU µs/req | proxy RSS MB (peak) | errors |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
       fi
       local h_rps n_rps h_p99 n_p99 d_rps d_p99
       read -r h_rps _ _ < <(stats "$w" "$t" haproxy 5)
@@ -422,10 +423,11 @@ tables() {
       best_rps=$(better_rps "$h_rps" "$n_rps")
       best_p99=$(better_lat "$h_p99" "$n_p99")
       for who in $(contenders_of "$t"); do
-        local rps rmin rmax p50 p99 pmin pmax cpu rss hwm errors
+        local rps rmin rmax p50 p99 pmin pmax slow smin smax cpu rss hwm errors
         read -r rps rmin rmax < <(stats "$w" "$t" "$who" 5)
         read -r p50 _ _ < <(stats "$w" "$t" "$who" 7)
         read -r p99 pmin pmax < <(stats "$w" "$t" "$who" 8)
+        read -r slow smin smax < <(stats "$w" "$t" "$who" 13)
         read -r cpu _ _ < <(stats "$w" "$t" "$who" 10)
         read -r rss _ _ < <(stats "$w" "$t" "$who" 11)
         hwm=$(max_col "$w" "$t" "$who" 12)
@@ -433,9 +435,9 @@ tables() {
         local mem="-"
         [ "$rss" != "-" ] && mem="$(fmt "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')") ($(fmt "$(awk -v k="$hwm" 'BEGIN { print k / 1024 }')"))"
         if [ "$t" = grpc ]; then
-          echo "| $(name "$who") | $(fmt "$rps") ($(fmt "$rmin")-$(fmt "$rmax")) | $(ratio "$rps" "$d_rps") | $(ratio "$rps" "$h_rps") | $(fmt "$p50" 2) | $(fmt "$p99" 2) ($(fmt "$pmin" 2)-$(fmt "$pmax" 2)) | $(ratio "$p99" "$d_p99") | $(fmt "$cpu" 1) | $mem | $errors |"
+          echo "| $(name "$who") | $(fmt "$rps") ($(fmt "$rmin")-$(fmt "$rmax")) | $(ratio "$rps" "$d_rps") | $(ratio "$rps" "$h_rps") | $(fmt "$p50" 2) | $(fmt "$p99" 2) ($(fmt "$pmin" 2)-$(fmt "$pmax" 2)) | $(ratio "$p99" "$d_p99") | $(fmt "$slow" 1) ($(fmt "$smin" 1)-$(fmt "$smax" 1)) | $(fmt "$cpu" 1) | $mem | $errors |"
         else
-          echo "| $(name "$who") | $(fmt "$rps") ($(fmt "$rmin")-$(fmt "$rmax")) | $(ratio "$rps" "$h_rps") | $(ratio "$rps" "$best_rps") | $(fmt "$p50" 2) | $(fmt "$p99" 2) ($(fmt "$pmin" 2)-$(fmt "$pmax" 2)) | $(ratio "$p99" "$h_p99") | $(ratio "$p99" "$best_p99") | $(fmt "$cpu" 1) | $mem | $errors |"
+          echo "| $(name "$who") | $(fmt "$rps") ($(fmt "$rmin")-$(fmt "$rmax")) | $(ratio "$rps" "$h_rps") | $(ratio "$rps" "$best_rps") | $(fmt "$p50" 2) | $(fmt "$p99" 2) ($(fmt "$pmin" 2)-$(fmt "$pmax" 2)) | $(ratio "$p99" "$h_p99") | $(ratio "$p99" "$best_p99") | $(fmt "$slow" 1) ($(fmt "$smin" 1)-$(fmt "$smax" 1)) | $(fmt "$cpu" 1) | $mem | $errors |"
         fi
       done
       echo
@@ -514,7 +516,7 @@ report() {
     echo "> Short run (rounds of ${ROUND_SECONDS} s, warm-up ${WARMUP_SECONDS} s): indicative only."
     echo
   fi
-  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after a warm-up of ${WARMUP_SECONDS} s of each kind of load (HTTP/1.1, HTTP/2, and gRPC for Fulcrum) on each proxy, then ${CHURN_SECONDS} s of new connections with one request each on each protocol measured (each run opens its connections anew; without this, a JVM sets up a run's first connections before the JIT has compiled that path). Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
+  echo "Rounds: $ROUNDS interleaved (every proxy once per test per round, in the order listed), ${ROUND_SECONDS} s each, after a warm-up of ${WARMUP_SECONDS} s of each kind of load (HTTP/1.1, HTTP/2, and gRPC for Fulcrum) on each proxy, then ${CHURN_SECONDS} s of new connections with one request each on each protocol measured (each run opens its connections anew; without this, a JVM sets up a run's first connections before the JIT has compiled that path). Medians over rounds, min-max in brackets. Ratios: Fulcrum's median over the reference's median (req/s: higher is better; latency: lower is better). Max: each run's slowest request (wrk's latency maximum; h2load's per-request log), median over rounds. Proxy CPU: user+system time of the proxy's processes (/proc/PID/stat) over the run, divided by the requests completed; RSS: VmRSS after the run (VmHWM in brackets), summed over the proxy's processes."
   echo
   echo "**Machine**"
   echo
@@ -544,7 +546,7 @@ report() {
     echo "- HTTPS: one self-signed ECDSA P-256 certificate on all three; TLS 1.3 negotiated by each (Fulcrum's listener on \`ELBSecurityPolicy-TLS13-1-2-2021-06\`, HAProxy and NGINX on their defaults, TLS 1.2-1.3), ALPN h2 and http/1.1; wrk and h2load over OpenSSL, one handshake per connection. HTTP/1.1 to the backends."
   fi
   echo
-  echo "<details><summary>Every run (workers, test, proxy, round, req/s, requests, p50 ms, p99 ms, errors, CPU µs/req, RSS kB, HWM kB)</summary>"
+  echo "<details><summary>Every run (workers, test, proxy, round, req/s, requests, p50 ms, p99 ms, errors, CPU µs/req, RSS kB, HWM kB, max ms)</summary>"
   echo
   echo '```'
   cat "$TSV"
