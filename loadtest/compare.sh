@@ -102,6 +102,8 @@ trap 'exit 130' INT TERM
 GRPC_REQ="$WORKDIR/grpc-request.bin"
 write_grpc_request "$GRPC_REQ"
 GRPC_PATH=/grpc.testing.TestService/UnaryCall
+# h2load's arguments for one unary call (its commands run through eval: the quotes hold)
+GRPC_CALL="-d $GRPC_REQ -H 'content-type: application/grpc' -H 'te: trailers'"
 LOADAVG_START=$(cut -d' ' -f1-3 /proc/loadavg)
 STARTED_AT=$(date -u '+%Y-%m-%d %H:%M UTC')
 
@@ -114,7 +116,7 @@ h2_cmd() { # h2_cmd SECONDS URL [LOGFILE]
   echo "h2load -c$H2_CLIENTS -m$H2_STREAMS -t1 -D $1${3:+ --log-file=$3} $2"
 }
 grpc_cmd() { # grpc_cmd SECONDS URL [LOGFILE]
-  echo "h2load -c$H2_CLIENTS -m$H2_STREAMS -t1 -D $1${3:+ --log-file=$3} -d $GRPC_REQ -H 'content-type: application/grpc' -H 'te: trailers' $2$GRPC_PATH"
+  echo "h2load -c$H2_CLIENTS -m$H2_STREAMS -t1 -D $1${3:+ --log-file=$3} $GRPC_CALL $2$GRPC_PATH"
 }
 
 # Runs a load command, bounded, under LOAD_CPUS; output to a file.
@@ -258,9 +260,8 @@ check_grpc_status() { # the trailer grpc-status: 0 arrives through the path meas
 
 # New connections, one request each, for SECONDS: h2load runs of 100 connections again and again.
 h2_churn() { # h2_churn SECONDS OUTFILE URL [grpc]
-  local end=$((SECONDS + $1)) out=$2 url=$3 grpc=${4:-}
-  local cmd="h2load -c100 -n100 -m1 -t1 $url"
-  [ -n "$grpc" ] && cmd="h2load -c100 -n100 -m1 -t1 -d $GRPC_REQ -H 'content-type: application/grpc' -H 'te: trailers' $url$GRPC_PATH"
+  local end=$((SECONDS + $1)) out=$2 cmd="h2load -c100 -n100 -m1 -t1 $3"
+  [ -n "${4:-}" ] && cmd="h2load -c100 -n100 -m1 -t1 $GRPC_CALL $3$GRPC_PATH"
   while [ "$SECONDS" -lt "$end" ]; do
     run_load 10 "$out" "$cmd"
   done
