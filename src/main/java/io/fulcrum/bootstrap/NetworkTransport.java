@@ -58,6 +58,11 @@ public final class NetworkTransport {
     return vertx(choose(env));
   }
 
+  /** Like {@link #vertx(Map)}, with {@code eventLoops} event loops. */
+  public static Vertx vertx(Map<String, String> env, int eventLoops) {
+    return vertx(choose(env), eventLoops);
+  }
+
   static Vertx vertx(Transport transport) {
     return vertx(transport, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
   }

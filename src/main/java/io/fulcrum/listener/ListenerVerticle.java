@@ -92,6 +92,8 @@ public final class ListenerVerticle extends VerticleBase {
   private static final String HTTP_DECODER = "httpDecoder";
   private static final int BIND_ATTEMPTS = 40;
   private static final long BIND_RETRY_MILLIS = 25;
+  /** How much longer than its own drain a stopping verticle waits for the others' (see SocketHandover). */
+  private static final long DEPARTURE_MARGIN_MILLIS = 1_000;
 
   private final Clock clock;
   private final RandomGenerator random;
@@ -196,13 +198,25 @@ public final class ListenerVerticle extends VerticleBase {
         .compose(reply -> apply(reply.body()))
         // A newer snapshot may have come through the consumer before the reply (which is then
         // skipped as old): started means every listener of the snapshot in force accepts.
-        .compose(v -> Future.join(bindings.values().stream().map(b -> b.ready).toList()));
+        .compose(v -> Future.join(bindings.values().stream().map(b -> b.ready).toList()))
+        // A verticle that does not start is never stopped: the others do not wait for its drain.
+        .onFailure(e -> handover.withdraw());
   }
 
-  /** Stops accepting and lets in-flight requests finish (graceful shutdown). */
+  /**
+   * Stops accepting and lets in-flight requests finish (graceful shutdown); then waits for the
+   * other listener verticles to have drained as well (see {@link SocketHandover}).
+   */
   @Override
   public Future<?> stop() {
-    return drain(drainMillis.getAsLong())
+    long drainFor = drainMillis.getAsLong();
+    return drain(drainFor)
+        .transform(ar -> {
+          if (ar.failed()) {
+            LOG.warn("draining listener verticle {} failed: {}", index, ar.cause().getMessage());
+          }
+          return handover.drained(vertx, drainFor + DEPARTURE_MARGIN_MILLIS);
+        })
         .compose(v -> Future.join(forwarder.close(), direct.close()))
         .onComplete(ar -> {
           unregisterMeters.run();
@@ -483,6 +497,15 @@ public final class ListenerVerticle extends VerticleBase {
   /** The Vert.x instance this verticle is deployed on. */
   io.vertx.core.Vertx vertx() {
     return vertx;
+  }
+
+  /** The context this verticle runs on. */
+  io.vertx.core.Context context() {
+    return context;
+  }
+
+  SocketHandover handover() {
+    return handover;
   }
 
   EventBus eventBus() {

@@ -3,19 +3,33 @@ package io.fulcrum.listener;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.PromiseInternal;
 import java.util.Map;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands a listening socket over from a server of one kind to a server of another (a listener that
- * turns from HTTP to HTTPS or back, or gains h2c, on the same address and port). Every listener
- * verticle of the process shares the socket, and Vert.x gives a server that joins a shared socket
- * the TLS context of the server that bound it; so the new kind may bind only once every verticle
- * has closed its server of the old kind and the socket is gone. Each verticle reports its close
- * here; the binds wait until all have. Lock-free: a map per socket of the version each verticle
- * released it at.
+ * What the listener verticles of the process agree on about the sockets they share (Vert.x shares
+ * a listening socket among every server bound to its address and port; the first to bind owns it).
+ *
+ * <p>Hand-over: a listener that turns from HTTP to HTTPS or back, or gains h2c, keeps its address
+ * and port, and Vert.x gives a server that joins a shared socket the TLS context of the server that
+ * bound it; so the new kind may bind only once every verticle has closed its server of the old kind
+ * and the socket is gone. Each verticle reports its close here; the binds wait until all have.
+ * Lock-free: a map per socket of the version each verticle released it at.
+ *
+ * <p>Departure: when the last server of a shared socket shuts down, Vert.x closes the socket on
+ * the owner's context, and because Fulcrum accepts on the event loops ({@code LeanTransport}) that
+ * close completes at once, in that context, where the shutdown's grace-period timer is then set. A
+ * verticle's context closes as it finishes stopping, and a timer set on a closed context is dropped
+ * on the spot: had the owner stopped first, the other verticle's shutdown would never complete (the
+ * process's graceful stop then hung until its caller gave up). So each verticle, once drained,
+ * waits here until every verticle has drained before it finishes stopping.
  */
 public final class SocketHandover {
 
@@ -25,10 +39,53 @@ public final class SocketHandover {
 
   private final int instances;
   private final Map<String, Map<Integer, Long>> released = new ConcurrentHashMap<>();
+  /** Verticles that have neither drained nor failed to start. */
+  private final AtomicInteger staying;
+  /** The drained verticles' waits, each completing on its own verticle's context. */
+  private final Queue<Promise<Void>> departing = new ConcurrentLinkedQueue<>();
 
   /** @param instances how many listener verticles share each socket */
   public SocketHandover(int instances) {
     this.instances = instances;
+    this.staying = new AtomicInteger(instances);
+  }
+
+  /**
+   * A verticle has drained (its servers have shut down): completes, on the caller's context, once
+   * every verticle has, or after {@code boundMillis} (a verticle undeployed while it was still
+   * starting never drains).
+   */
+  Future<Void> drained(Vertx vertx, long boundMillis) {
+    PromiseInternal<Void> wait = ((ContextInternal) vertx.getOrCreateContext()).promise();
+    departing.add(wait); // before counting down: the last to count down completes every wait queued
+    leave();
+    if (!wait.future().isComplete()) {
+      long timer = vertx.setTimer(Math.max(1, boundMillis), id -> {
+        if (wait.tryComplete()) {
+          LOG.warn("not every listener verticle drained within {} ms; stopping anyway", boundMillis);
+        }
+      });
+      wait.future().onComplete(ar -> vertx.cancelTimer(timer));
+    }
+    return wait.future();
+  }
+
+  /** How many drained verticles wait for the others. */
+  int departing() {
+    return departing.size();
+  }
+
+  /** A verticle failed to start: the others do not wait for it to drain. */
+  void withdraw() {
+    leave();
+  }
+
+  private void leave() {
+    if (staying.decrementAndGet() <= 0) {
+      for (Promise<Void> p = departing.poll(); p != null; p = departing.poll()) {
+        p.tryComplete();
+      }
+    }
   }
 
   /** Listener verticle {@code instance} has closed its old server on {@code socket} for snapshot {@code version}. */

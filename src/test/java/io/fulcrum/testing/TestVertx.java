@@ -16,4 +16,9 @@ public final class TestVertx {
   public static Vertx create() {
     return NetworkTransport.vertx(System.getenv());
   }
+
+  /** With {@code eventLoops} event loops. */
+  public static Vertx create(int eventLoops) {
+    return NetworkTransport.vertx(System.getenv(), eventLoops);
+  }
 }
