@@ -35,10 +35,17 @@ GRPC_REQ="$WORKDIR/grpc-request.bin"
 write_grpc_request "$GRPC_REQ"
 
 # JFR's profile settings, with Java stacks sampled every millisecond instead of every 10 (20 for
-# native frames), so that 30 s give a few thousand samples.
+# native frames), so that 30 s give a few thousand samples. Allocations are read from every TLAB
+# refill and every allocation outside a TLAB (a few thousand a second here): the allocation that
+# opens a new TLAB stands for the TLAB's size, which is unbiased by object size and fine enough to
+# rank allocation sites. jdk.ObjectAllocationSample, the profile settings' own, is throttled to 300
+# a second and charges whatever was allocated since its last sample to one object, which here put
+# 30 % of the bytes on a 64-byte object allocated once per request.
 SAMPLE_PERIOD=${SAMPLE_PERIOD:-1ms}
 jfr configure --input profile --output "$WORKDIR/fulcrum.jfc" "jdk.ExecutionSample#period=$SAMPLE_PERIOD" \
-  "jdk.NativeMethodSample#period=$SAMPLE_PERIOD" >/dev/null
+  "jdk.NativeMethodSample#period=$SAMPLE_PERIOD" \
+  "jdk.ObjectAllocationInNewTLAB#enabled=true" "jdk.ObjectAllocationInNewTLAB#stackTrace=true" \
+  "jdk.ObjectAllocationOutsideTLAB#enabled=true" "jdk.ObjectAllocationOutsideTLAB#stackTrace=true" >/dev/null
 start_backends
 # DebugNonSafepoints: samples are attributed to the line that ran, not to the nearest safepoint
 # (without it JFR pins inlined code's time on a few frames that did little of the work).
@@ -100,21 +107,29 @@ set +o pipefail
               if (f ~ /^io\.fulcrum\./ && !(f in seen)) { seen[f] = 1; n[f]++ } }
       END { for (k in n) printf "%7d %5.1f%%  %s\n", n[k], 100 * n[k] / t, k }' | sort -rn | head -"$TOP"
   echo
-  echo "## Allocation (jdk.ObjectAllocationSample weight) by class"
-  jfr print --events jdk.ObjectAllocationSample "$JFR_FILE" \
-    | awk '/objectClass = / { c = $3 } /weight = / { w = $3; u = $4
-        if (u ~ /^kB/) w *= 1024; else if (u ~ /^MB/) w *= 1048576; else if (u ~ /^GB/) w *= 1073741824
-        n[c] += w; t += w }
+  # Each refill event weighs its TLAB's size; each allocation outside one, its own size.
+  alloc_events() {
+    jfr print --events jdk.ObjectAllocationInNewTLAB,jdk.ObjectAllocationOutsideTLAB --stack-depth "$1" "$JFR_FILE"
+  }
+  weigh='function bytes(v, u) { if (u ~ /^kB/) return v * 1024; if (u ~ /^MB/) return v * 1048576; if (u ~ /^GB/) return v * 1073741824; return v }
+    /^jdk\.ObjectAllocationInNewTLAB/ { tlab = 1 } /^jdk\.ObjectAllocationOutsideTLAB/ { tlab = 0 }
+    /objectClass = / { c = $3 } /allocationSize = / { if (!tlab) w = bytes($3, $4) } /tlabSize = / { w = bytes($3, $4) }'
+  echo "## Allocation by class (TLAB refills and allocations outside TLABs)"
+  alloc_events 1 | awk "$weigh"'
+      /stackTrace = \[/ { n[c] += w; t += w }
       END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -20
   echo
+  echo "## Allocation by the allocating frame"
+  alloc_events 1 | awk "$weigh"'
+      /stackTrace = \[/ { getline; f = $0; sub(/^ +/, "", f); sub(/ +line:.*/, "", f); n[f] += w; t += w }
+      END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -"$TOP"
+  echo
   echo "## Allocation by the first io.fulcrum frame on the allocating stack"
-  jfr print --events jdk.ObjectAllocationSample --stack-depth 64 "$JFR_FILE" \
-    | awk '/weight = / { w = $3; u = $4
-        if (u ~ /^kB/) w *= 1024; else if (u ~ /^MB/) w *= 1048576; else if (u ~ /^GB/) w *= 1073741824 }
+  alloc_events 64 | awk "$weigh"'
       /stackTrace = \[/ { in_st = 1; site = ""; next }
       in_st && /^ *\]/ { in_st = 0; if (site == "") site = "(no io.fulcrum frame)"; n[site] += w; t += w; next }
       in_st && site == "" { f = $0; sub(/^ +/, "", f); sub(/ +line:.*/, "", f); if (f ~ /^io\.fulcrum\./) site = f }
-      END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -20
+      END { for (k in n) printf "%9.1f MB %5.1f%%  %s\n", n[k] / 1048576, 100 * n[k] / t, k }' | sort -rn | head -"$TOP"
   echo
   echo "## Garbage collections"
   jfr print --events jdk.GarbageCollection "$JFR_FILE" \
