@@ -24,12 +24,12 @@ import org.slf4j.LoggerFactory;
  * Lock-free: a map per socket of the version each verticle released it at.
  *
  * <p>Departure: when the last server of a shared socket shuts down, Vert.x closes the socket on
- * the owner's context, and because Fulcrum accepts on the event loops ({@code LeanTransport}) that
- * close completes at once, in that context, where the shutdown's grace-period timer is then set. A
- * verticle's context closes as it finishes stopping, and a timer set on a closed context is dropped
- * on the spot: had the owner stopped first, the other verticle's shutdown would never complete (the
- * process's graceful stop then hung until its caller gave up). So each verticle, once drained,
- * waits here until every verticle has drained before it finishes stopping.
+ * the owner's context; because Fulcrum accepts on the event loops ({@code LeanTransport}), that
+ * close completes at once, and the grace-period timer of that last shutdown is set on the owner's
+ * context. A verticle's context closes as it finishes stopping, closing a context cancels its
+ * timers, and a shutdown whose timer was cancelled that way never completes: had the owner finished
+ * stopping meanwhile, the process's graceful stop hung until its caller gave up. So each verticle,
+ * once drained, waits here until every verticle has drained before it finishes stopping.
  */
 public final class SocketHandover {
 
