@@ -222,7 +222,11 @@ if [[ -n $bad || -n $errors ]]; then
 fi
 
 if [[ $JFR == 1 ]]; then
-  jcmd "$FULCRUM_PID" JFR.start name=hotpath settings=profile filename="$OUT/hotpath.jfr" > /dev/null
+  # The profile settings, with every TLAB refill and every allocation outside a TLAB (see JfrTop).
+  jfr configure --input profile --output "$OUT/hotpath.jfc" \
+    "jdk.ObjectAllocationInNewTLAB#enabled=true" "jdk.ObjectAllocationInNewTLAB#stackTrace=true" \
+    "jdk.ObjectAllocationOutsideTLAB#enabled=true" "jdk.ObjectAllocationOutsideTLAB#stackTrace=true" > /dev/null
+  jcmd "$FULCRUM_PID" JFR.start name=hotpath settings="$OUT/hotpath.jfc" filename="$OUT/hotpath.jfr" > /dev/null
   wrk "${WRK_ARGS[@]}" -d "${DURATION}s" "$URL" > "$OUT/wrk-jfr.txt"
   jcmd "$FULCRUM_PID" JFR.stop name=hotpath > /dev/null
   java loadtest/hotpath/JfrTop.java "$OUT/hotpath.jfr" 25 > "$OUT/jfr-top.txt"

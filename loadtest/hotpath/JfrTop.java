@@ -19,8 +19,11 @@ import jdk.jfr.consumer.RecordingFile;
  * <ul>
  *   <li>execution samples of the event-loop threads: the top N leaf frames (self time), the top N
  *       frames by inclusive samples, and the top N io.fulcrum methods by inclusive samples;</li>
- *   <li>allocation samples (jdk.ObjectAllocationSample, weighted by their estimated bytes) of the
- *       event-loop threads: by class, and by the innermost io.fulcrum frame that led to them.</li>
+ *   <li>allocations of the event-loop threads, from every TLAB refill (weighed by the TLAB's size)
+ *       and every allocation outside a TLAB (by its size): by class, and by the innermost
+ *       io.fulcrum frame that led to them. The allocation that opens a TLAB stands for the TLAB,
+ *       which ranks sites without bias (jdk.ObjectAllocationSample, throttled, charges whatever
+ *       was allocated since its last sample to one object).</li>
  * </ul>
  */
 public final class JfrTop {
@@ -35,11 +38,11 @@ public final class JfrTop {
     Map<String, Long> allocByFrame = new HashMap<>();
     long samples = 0;
     long allocTotal = 0;
-    Set<String> firstAllocation = new HashSet<>();
     for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
       String type = e.getEventType().getName();
       boolean exec = type.equals("jdk.ExecutionSample");
-      boolean alloc = type.equals("jdk.ObjectAllocationSample");
+      boolean tlab = type.equals("jdk.ObjectAllocationInNewTLAB");
+      boolean alloc = tlab || type.equals("jdk.ObjectAllocationOutsideTLAB");
       if (!exec && !alloc) {
         continue;
       }
@@ -66,11 +69,7 @@ public final class JfrTop {
           }
         }
       } else {
-        if (firstAllocation.add(t.getJavaName())) {
-          // A thread's first sample weighs everything it allocated since it started (before the recording).
-          continue;
-        }
-        long w = e.getLong("weight");
+        long w = e.getLong(tlab ? "tlabSize" : "allocationSize");
         allocTotal += w;
         allocByClass.merge(e.getClass("objectClass").getName(), w, Long::sum);
         allocByFrame.merge(e.getClass("objectClass").getName() + " at " + name(frames.get(0)) + ":"
@@ -90,7 +89,7 @@ public final class JfrTop {
     print("top frames (inclusive)", inclusive, samples, n);
     print("top io.fulcrum frames (inclusive)", fulcrum, samples, n);
     System.out.println();
-    System.out.println("event-loop allocation samples, estimated bytes: " + allocTotal);
+    System.out.println("event-loop allocation, bytes (TLABs and allocations outside them): " + allocTotal);
     print("allocation by class", allocByClass, allocTotal, n);
     print("allocation by innermost io.fulcrum frame", allocBySite, allocTotal, n);
     print("allocation by class and site", allocByFrame, allocTotal, 2 * n);
