@@ -225,9 +225,8 @@ public final class ForwardHeaders {
 
     private static void line(ByteBuf buf, byte[] nameColonSpace, String value) {
       buf.writeBytes(nameColonSpace);
-      // One copy of the string's bytes rather than a write per character; characters past 0xFF
-      // become '?', as Netty's ASCII writer has them.
-      buf.writeBytes(value.getBytes(StandardCharsets.ISO_8859_1));
+      // Written character by character, no copy made; characters past 0xFF become '?'.
+      buf.writeCharSequence(value, StandardCharsets.ISO_8859_1);
       buf.writeShort(Http1Wire.CRLF);
     }
   }

@@ -2,10 +2,14 @@ package io.fulcrum.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.MultiMap;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -89,5 +93,26 @@ class ForwardHeadersTest {
   void xffAddressCount_addsUpRepeatedHeaders(String first, String second, int expected) {
     MultiMap headers = MultiMap.caseInsensitiveMultiMap().add("X-Forwarded-For", first).add("x-forwarded-for", second);
     assertThat(ForwardHeaders.xffAddressCount(headers)).isEqualTo(expected);
+  }
+
+  @Test
+  void values_areWrittenAsHeaderLines_inTheirOrder_withCharactersPastLatin1AsQuestionMarks() {
+    ForwardHeaders.Values values = new ForwardHeaders.Values(ForwardHeaders.Names.HTTP1, "café.example:8080",
+        "203.0.113.7", "http", "8080", "Root=1-\u20ac", new ForwardHeaders.Tls("TLSv1.3", "TLS_AES_128_GCM_SHA256"),
+        false, false);
+    ByteBuf buf = Unpooled.buffer();
+
+    values.writeTo(buf);
+
+    assertThat(buf.toString(StandardCharsets.ISO_8859_1)).isEqualTo("""
+        Host: café.example:8080\r
+        X-Forwarded-For: 203.0.113.7\r
+        X-Forwarded-Proto: http\r
+        X-Forwarded-Port: 8080\r
+        X-Amzn-Trace-Id: Root=1-?\r
+        x-amzn-tls-version: TLSv1.3\r
+        x-amzn-tls-cipher-suite: TLS_AES_128_GCM_SHA256\r
+        """);
+    buf.release();
   }
 }
