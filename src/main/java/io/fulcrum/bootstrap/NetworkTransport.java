@@ -55,16 +55,12 @@ public final class NetworkTransport {
 
   /** A Vert.x on the transport {@link #choose} picks. */
   public static Vertx vertx(Map<String, String> env) {
-    return vertx(choose(env));
+    return vertx(env, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
   }
 
   /** Like {@link #vertx(Map)}, with {@code eventLoops} event loops. */
   public static Vertx vertx(Map<String, String> env, int eventLoops) {
     return vertx(choose(env), eventLoops);
-  }
-
-  static Vertx vertx(Transport transport) {
-    return vertx(transport, VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE);
   }
 
   /** A Vert.x on {@code transport} with {@code eventLoops} event loops. */
