@@ -62,6 +62,7 @@ public final class SocketHandover {
     if (!wait.future().isComplete()) {
       long timer = vertx.setTimer(Math.max(1, boundMillis), id -> {
         if (wait.tryComplete()) {
+          departing.remove(wait);
           LOG.warn("not every listener verticle drained within {} ms; stopping anyway", boundMillis);
         }
       });
