@@ -16,8 +16,9 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
- * Reads an HTTP/1.x target's responses, in place of Netty's response decoder: each head becomes
- * one {@link TargetResponse} (its bytes copied once, no object per header), its body the
+ * Reads an HTTP/1.x target's responses, in place of Netty's response decoder: each head is read
+ * into the reader's one {@link TargetResponse} (its bytes copied once into arrays kept from head to
+ * head, no object per header), which is what it is only until the next head; its body the
  * {@link DefaultHttpContent} slices of what was read (no copy) and a {@link LastHttpContent}
  * (with the trailers of a chunked body). The body is framed as RFC 9112 §6.3 has it: none for a
  * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding when it is Transfer-Encoding's last;
@@ -41,6 +42,8 @@ final class ResponseReader {
   private enum State { HEAD, FIXED, CHUNK_SIZE, CHUNK_DATA, CHUNK_END, TRAILERS, UNTIL_CLOSE, SWITCHED, FAILED }
 
   private final int maxHeaderBytes;
+  /** Every head of the connection, read into the same object (valid until the next: {@link TargetResponse}). */
+  private final TargetResponse head = new TargetResponse();
   private State state = State.HEAD;
   private boolean headRequest;
   private boolean upgradeRequest;
@@ -202,13 +205,11 @@ final class ResponseReader {
       checkHeadSize(lf + 1 - start);
       from = lf + 1;
       if (empty && lines > 1) {
-        int size = lf + 1 - start;
-        byte[] bytes = new byte[size];
-        in.readBytes(bytes);
         int n = lines;
         lines = 0;
         scanned = 0;
-        return TargetResponse.parse(bytes, lineEnds, n, headRequest);
+        head.read(in, lf + 1 - start, lineEnds, n, headRequest);
+        return head;
       }
     }
   }

@@ -10,12 +10,19 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * An HTTP/1.x target's response head, as {@link ResponseReader} read it: its bytes as they came
  * (one copy; an obs-fold replaced by spaces, RFC 9112 §5.2), where each header's name and value lie
  * in them, and what the load balancer needs to know: the status, how the body is framed, whether
  * the connection stays open. Nothing else is made per header.
+ *
+ * <p>Each target connection's reader has one, and reads every head of the connection into it,
+ * into the same arrays (while they are large enough and not over {@link #KEPT_BYTES}): a head is
+ * what it reads only until the connection's next head, so whoever it is handed to takes what it
+ * needs at once. What it hands out to keep ({@link #headers}, {@link #reason}, {@link #upgrade},
+ * {@link #keepAliveHeader}, {@link #addTo}) is copied.
  *
  * <p>The hop-by-hop headers (RFC 9110 §7.6.1: Connection and those it names, Keep-Alive,
  * Proxy-Connection, TE, Trailer, Transfer-Encoding, Upgrade), and a Content-Length that a
@@ -32,47 +39,42 @@ final class TargetResponse {
   static final byte[] CONNECTION_CLOSE_LINE = "connection: close\r\n".getBytes(StandardCharsets.US_ASCII);
   private static final short CRLF = ('\r' << 8) | '\n';
 
-  // Header kinds (fields[5i + 4]).
+  /** The largest head whose array is kept for the connection's next heads (a larger one gets its own). */
+  static final int KEPT_BYTES = 4096;
+  /** Ints per header in {@link #fields}. */
+  private static final int FIELD = 5;
+
+  // Header kinds (fields[FIELD * i + 4]).
   private static final int PASSED = 0;
   private static final int DROPPED = 1;
 
-  /** The head: status line, header lines, the empty line. */
-  private final byte[] bytes;
-  private final int status;
-  private final boolean http11;
-  /** The status code's first byte; the reason phrase's span (empty when the target sent none). */
-  private final int codeAt;
-  private final int reasonStart;
-  private final int reasonEnd;
-  /** Per header: name start, name end, value start, value end (trimmed), kind. */
-  private final int[] fields;
-  private final int count;
-  /** The body's length from Content-Length, or -1 (none, or overridden by Transfer-Encoding). */
-  private final long contentLength;
-  private final boolean transferEncoding;
-  private final boolean chunked;
-  private final boolean close;
-  private final String keepAlive;
-  /** The response answers a HEAD request (it has no body, whatever its head says). */
-  private final boolean toHead;
+  /** The arrays kept from one head to the next. */
+  private byte[] keptBytes = new byte[512];
+  private int[] keptFields = new int[FIELD * 16];
 
-  private TargetResponse(byte[] bytes, int status, boolean http11, int codeAt, int reasonStart, int reasonEnd,
-      int[] fields, int count, long contentLength, boolean transferEncoding, boolean chunked, boolean close,
-      String keepAlive, boolean toHead) {
-    this.bytes = bytes;
-    this.status = status;
-    this.http11 = http11;
-    this.codeAt = codeAt;
-    this.reasonStart = reasonStart;
-    this.reasonEnd = reasonEnd;
-    this.fields = fields;
-    this.count = count;
-    this.contentLength = contentLength;
-    this.transferEncoding = transferEncoding;
-    this.chunked = chunked;
-    this.close = close;
-    this.keepAlive = keepAlive;
-    this.toHead = toHead;
+  /** The head: status line, header lines, the empty line, in its first {@link #length} bytes. */
+  private byte[] bytes;
+  private int length;
+  private int status;
+  private boolean http11;
+  /** The status code's first byte; the reason phrase's span (empty when the target sent none). */
+  private int codeAt;
+  private int reasonStart;
+  private int reasonEnd;
+  /** Per header: name start, name end, value start, value end (trimmed), kind. */
+  private int[] fields;
+  private int count;
+  /** The body's length from Content-Length, or -1 (none, or overridden by Transfer-Encoding). */
+  private long contentLength;
+  private boolean transferEncoding;
+  private boolean chunked;
+  private boolean close;
+  private String keepAlive;
+  /** The response answers a HEAD request (it has no body, whatever its head says). */
+  private boolean toHead;
+
+  /** A head that a {@link #read} fills. */
+  TargetResponse() {
   }
 
   /** A head the target sent that the load balancer does not pass on (502). */
@@ -83,31 +85,87 @@ final class TargetResponse {
   }
 
   /**
-   * Parses a whole head.
+   * Reads a whole head from {@code in} into this one, in place of the head it held.
    *
-   * @param bytes the head, from the status line to the empty line that ends it, both included
-   * @param lineEnds where each line's LF is, the status line's first, the empty line's last
+   * @param in the bytes, the head from its reader index: {@code size} of them are read
+   * @param size the head's length, from the status line to the empty line that ends it, both included
+   * @param lineEnds where each line's LF is, from the head's start: the status line's first, the empty line's last
    * @param lines how many lines there are (at least 2)
    * @param toHead whether the response answers a HEAD request
    * @throws MalformedException when the head is not one to pass on
    */
-  static TargetResponse parse(byte[] bytes, int[] lineEnds, int lines, boolean toHead) {
+  void read(ByteBuf in, int size, int[] lineEnds, int lines, boolean toHead) {
+    bytes = size <= keptBytes.length ? keptBytes : grown(size);
+    in.readBytes(bytes, 0, size);
+    length = size;
+    int fieldInts = FIELD * (lines - 2);
+    fields = fieldInts <= keptFields.length ? keptFields : grownFields(fieldInts);
+    this.toHead = toHead;
+    parse(lineEnds, lines);
+  }
+
+  /** An array for a head of {@code size} bytes, kept for the next heads when it is not too large. */
+  private byte[] grown(int size) {
+    byte[] b = new byte[Math.max(size, Math.min(2 * keptBytes.length, KEPT_BYTES))];
+    if (b.length <= KEPT_BYTES) {
+      keptBytes = b;
+    }
+    return b;
+  }
+
+  private int[] grownFields(int ints) {
+    int[] f = new int[Math.max(ints, Math.min(2 * keptFields.length, FIELD * KEPT_BYTES / 32))];
+    if (f.length <= FIELD * KEPT_BYTES / 32) {
+      keptFields = f;
+    }
+    return f;
+  }
+
+  /**
+   * A head of its own, with this one's bytes and what was read from them, which the connection's
+   * next head leaves as it is.
+   */
+  TargetResponse copy() {
+    TargetResponse c = new TargetResponse();
+    c.bytes = Arrays.copyOf(bytes, length);
+    c.length = length;
+    c.status = status;
+    c.http11 = http11;
+    c.codeAt = codeAt;
+    c.reasonStart = reasonStart;
+    c.reasonEnd = reasonEnd;
+    c.fields = Arrays.copyOf(fields, FIELD * count);
+    c.count = count;
+    c.contentLength = contentLength;
+    c.transferEncoding = transferEncoding;
+    c.chunked = chunked;
+    c.close = close;
+    c.keepAlive = keepAlive;
+    c.toHead = toHead;
+    return c;
+  }
+
+  private void parse(int[] lineEnds, int lines) {
+    count = 0; // nothing of the last head, should this one fail
+    byte[] bytes = this.bytes;
+    int[] fields = this.fields;
     int statusEnd = contentEnd(bytes, 0, lineEnds[0]);
     // HTTP-version SP status-code [SP reason-phrase], leniently about the spaces (as Netty's decoder).
     if (statusEnd < 12 || !startsWithVersion(bytes) || !isSpace(bytes[8])) {
       throw new MalformedException("not an HTTP/1.x status line");
     }
-    boolean http11 = bytes[7] == '1';
+    http11 = bytes[7] == '1';
     int at = skipSpaces(bytes, 8, statusEnd);
     if (statusEnd - at < 3 || !isDigit(bytes[at]) || !isDigit(bytes[at + 1]) || !isDigit(bytes[at + 2])
         || bytes[at] == '0' || (statusEnd > at + 3 && !isSpace(bytes[at + 3]))) {
       throw new MalformedException("no status code in the status line");
     }
-    int status = (bytes[at] - '0') * 100 + (bytes[at + 1] - '0') * 10 + (bytes[at + 2] - '0');
-    int reasonStart = skipSpaces(bytes, at + 3, statusEnd);
+    status = (bytes[at] - '0') * 100 + (bytes[at + 1] - '0') * 10 + (bytes[at + 2] - '0');
+    codeAt = at;
+    reasonStart = skipSpaces(bytes, at + 3, statusEnd);
+    reasonEnd = statusEnd;
     checkText(bytes, reasonStart, statusEnd);
 
-    int[] fields = new int[5 * (lines - 2)];
     int count = 0;
     long contentLength = -1;
     boolean transferEncoding = false;
@@ -123,7 +181,7 @@ final class TargetResponse {
           throw new MalformedException("a continuation line before any header");
         }
         checkText(bytes, start, end);
-        int f = 5 * (count - 1);
+        int f = FIELD * (count - 1);
         int text = skipSpaces(bytes, start, end);
         int textEnd = end;
         while (textEnd > text && isSpace(bytes[textEnd - 1])) {
@@ -147,7 +205,7 @@ final class TargetResponse {
         valueEnd--;
       }
       checkText(bytes, valueStart, valueEnd);
-      int f = 5 * count++;
+      int f = FIELD * count++;
       fields[f] = start;
       fields[f + 1] = colon;
       fields[f + 2] = valueStart;
@@ -156,7 +214,7 @@ final class TargetResponse {
     }
     // A second pass, once folds are joined: framing, the connection, the hop-by-hop headers.
     for (int i = 0; i < count; i++) {
-      int f = 5 * i;
+      int f = FIELD * i;
       int name = fields[f];
       int nameLength = fields[f + 1] - name;
       int value = fields[f + 2];
@@ -217,8 +275,12 @@ final class TargetResponse {
       contentLength = -1;
       dropAll(bytes, fields, count, "content-length");
     }
-    return new TargetResponse(bytes, status, http11, at, reasonStart, statusEnd, fields, count, contentLength,
-        transferEncoding, chunked, close, keepAlive, toHead);
+    this.count = count;
+    this.contentLength = contentLength;
+    this.transferEncoding = transferEncoding;
+    this.chunked = chunked;
+    this.close = close;
+    this.keepAlive = keepAlive;
   }
 
   int status() {
@@ -275,7 +337,7 @@ final class TargetResponse {
 
   /** An upper bound of what {@link #writeTo} writes. */
   int size() {
-    return bytes.length + CHUNKED_LINE.length + HTTP_1_1.length;
+    return length + CHUNKED_LINE.length + HTTP_1_1.length;
   }
 
   /**
@@ -289,7 +351,7 @@ final class TargetResponse {
   /** @param close the response ends the client connection ({@code Connection: close}) */
   void writeTo(ByteBuf out, boolean chunkedBody, boolean close) {
     writeStatusLine(out);
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 4] == PASSED) {
         out.writeBytes(bytes, fields[f], fields[f + 3] - fields[f]);
         out.writeShort(CRLF);
@@ -314,21 +376,21 @@ final class TargetResponse {
   }
 
   /**
-   * Adds the headers but the hop-by-hop ones to an HTTP/2 header block, names in lower case;
-   * the values are views of the head's bytes, which do not change once it is read.
+   * Adds the headers but the hop-by-hop ones to an HTTP/2 header block, names in lower case,
+   * copied: the encoder may keep them in its dynamic table, and the next head is read over these bytes.
    */
   void addTo(Http2Headers h2) {
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 4] == PASSED) {
-        h2.add(H2Names.lowerCase(new AsciiString(bytes, fields[f], fields[f + 1] - fields[f], false)),
-            new AsciiString(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], false));
+        h2.add(H2Names.lowerCase(new AsciiString(bytes, fields[f], fields[f + 1] - fields[f], true)),
+            new AsciiString(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], true));
       }
     }
   }
 
   /** An upper bound of what {@link #writeBlock} writes. */
   int blockSize() {
-    return HpackLiterals.STATUS_SIZE + bytes.length + HpackLiterals.FIELD_OVERHEAD * count;
+    return HpackLiterals.STATUS_SIZE + length + HpackLiterals.FIELD_OVERHEAD * count;
   }
 
   /**
@@ -338,7 +400,7 @@ final class TargetResponse {
    */
   int writeBlock(byte[] out, int from) {
     int at = HpackLiterals.status(out, from, status);
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 4] == PASSED) {
         at = HpackLiterals.field(out, at, bytes, fields[f], fields[f + 1] - fields[f], fields[f + 2],
             fields[f + 3] - fields[f + 2]);
@@ -352,13 +414,13 @@ final class TargetResponse {
    * head's bytes and 32 per field, {@code :status} included), so an unbounded limit costs nothing.
    */
   boolean headerListOver(long limit) {
-    return limit < bytes.length + 32L * (count + 1) && headerListSize() > limit;
+    return limit < length + 32L * (count + 1) && headerListSize() > limit;
   }
 
   /** The size of the header list as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2), {@code :status} included. */
   long headerListSize() {
     long size = ":status".length() + 3 + 32;
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 4] == PASSED) {
         size += fields[f + 1] - fields[f] + fields[f + 3] - fields[f + 2] + 32;
       }
@@ -368,7 +430,7 @@ final class TargetResponse {
 
   /** The Upgrade header's value (what a {@code 101} switches to), or null without one. */
   String upgrade() {
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 1] - fields[f] == 7 && is(bytes, fields[f], 7, "upgrade")) {
         return new String(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], StandardCharsets.ISO_8859_1);
       }
@@ -379,7 +441,7 @@ final class TargetResponse {
   /** The headers but the hop-by-hop ones, in a new map, in the order they came. */
   MultiMap headers() {
     HeadersMultiMap headers = HeadersMultiMap.httpHeaders();
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 4] == PASSED) {
         headers.add(new AsciiString(bytes, fields[f], fields[f + 1] - fields[f], true),
             new String(bytes, fields[f + 2], fields[f + 3] - fields[f + 2], StandardCharsets.ISO_8859_1));
@@ -532,7 +594,7 @@ final class TargetResponse {
   }
 
   private static void dropAll(byte[] bytes, int[] fields, int count, String lower) {
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (is(bytes, fields[f], fields[f + 1] - fields[f], lower)) {
         fields[f + 4] = DROPPED;
       }
@@ -541,7 +603,7 @@ final class TargetResponse {
 
   /** Drops the headers named {@code bytes[name, name + length)}, in any case. */
   private static void dropNamed(byte[] bytes, int[] fields, int count, int name, int length) {
-    for (int f = 0; f < 5 * count; f += 5) {
+    for (int f = 0; f < FIELD * count; f += FIELD) {
       if (fields[f + 1] - fields[f] == length && equalsIgnoreCase(bytes, fields[f], name, length)) {
         fields[f + 4] = DROPPED;
       }

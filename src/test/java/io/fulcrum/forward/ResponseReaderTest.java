@@ -15,7 +15,9 @@ import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.MultiMap;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -399,11 +401,61 @@ class ResponseReaderTest {
     assertThat((Object) channel.readInbound()).isNull();
   }
 
+  /**
+   * The reader's one head, read again by each response: nothing of a head with more or longer
+   * headers stays in the next, a head over the kept size is read all the same, and what
+   * {@link TargetResponse#addTo} gave an HTTP/2 block (which its encoder may keep in its
+   * dynamic table) stays as it was.
+   */
+  @Test
+  void everyHeadOfAConnection_isReadIntoTheSameOne_withNothingLeftOfTheOneBefore() {
+    List<TargetResponse> heads = new ArrayList<>();
+    List<String> clientHeads = new ArrayList<>();
+    Http2Headers firstAsH2 = new DefaultHttp2Headers(false);
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 40; i++) {
+      many.append("X-H").append(i).append(": value ").append(i).append("\r\n");
+    }
+    String big = "b".repeat(TargetResponse.KEPT_BYTES);
+    String[] responses = {
+        "HTTP/1.1 200 OK\r\n" + many + "Content-Length: 0\r\n\r\n",
+        "HTTP/1.1 404 Not Found\r\nX-Big: " + big + "\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 201 Created\r\nX-A: 1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        "HTTP/1.1 204 No Content\r\n\r\n"};
+    for (String response : responses) {
+      ByteBuf in = Unpooled.copiedBuffer(response, StandardCharsets.ISO_8859_1);
+      reader.read(in, part -> {
+        if (part instanceof TargetResponse head) {
+          heads.add(head);
+          clientHeads.add(clientHead(head, false) + head.keepAlive());
+          if (heads.size() == 1) {
+            head.addTo(firstAsH2);
+          }
+        } else {
+          release(part);
+        }
+      });
+      in.release();
+    }
+
+    assertThat(heads).hasSize(4).allSatisfy(head -> assertThat(head).isSameAs(heads.get(0)));
+    assertThat(clientHeads).containsExactly(
+        "HTTP/1.1 200 OK\r\n" + many + "Content-Length: 0\r\n\r\ntrue",
+        "HTTP/1.1 404 Not Found\r\nX-Big: " + big + "\r\nContent-Length: 0\r\n\r\ntrue",
+        "HTTP/1.1 201 Created\r\nX-A: 1\r\nContent-Length: 0\r\n\r\nfalse",
+        "HTTP/1.1 204 No Content\r\n\r\ntrue");
+    assertThat(heads.get(0).headers().isEmpty()).as("the last head, which has no headers").isTrue();
+    assertThat(firstAsH2.size()).isEqualTo(41);
+    assertThat(firstAsH2.get("x-h0")).hasToString("value 0");
+    assertThat(firstAsH2.get("x-h39")).hasToString("value 39");
+  }
+
   // ---- helpers ----
 
   /**
    * The reader's use by a target connection: bytes kept from one read to the next (copied when
-   * slices of them went out, as TargetConnection does), the parts it hands out queued in order.
+   * slices of them went out, as TargetConnection does), the parts it hands out queued in order,
+   * each head as a copy (the reader reads the next head into the one it handed out).
    */
   private final class Connection {
     private final ArrayDeque<Object> inbound = new ArrayDeque<>();
@@ -418,7 +470,7 @@ class ResponseReaderTest {
       }
       in.writeBytes(bytes);
       bytes.release();
-      reader.read(in, inbound::add);
+      reader.read(in, part -> inbound.add(part instanceof TargetResponse head ? head.copy() : part));
       if (in.isReadable()) {
         pending = in;
       } else {
