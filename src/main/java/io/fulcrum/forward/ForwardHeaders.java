@@ -152,7 +152,7 @@ public final class ForwardHeaders {
     }
     headers.remove(n.forwardedProto);
     headers.remove(n.forwardedPort);
-    String trace = TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random);
+    CharSequence trace = TraceIds.process(headers.get(n.traceId), headerBytes, epochSeconds, random);
     headers.remove(n.traceId);
     Tls sent = null;
     if (settings.tlsHeaders() && tls != null) {
@@ -190,7 +190,7 @@ public final class ForwardHeaders {
    * ({@code routing.http.drop_invalid_header_fields.enabled}); {@code forwardedInvalid}: there
    * were such headers, and they go on to the target.
    */
-  public record Values(Names names, String host, String forwardedFor, String proto, String port, String traceId,
+  public record Values(Names names, String host, String forwardedFor, String proto, String port, CharSequence traceId,
       Tls tls, boolean droppedInvalid, boolean forwardedInvalid) {
 
     /** Sets the headers on {@code headers}, in this order, after the others. */
@@ -223,7 +223,7 @@ public final class ForwardHeaders {
       }
     }
 
-    private static void line(ByteBuf buf, byte[] nameColonSpace, String value) {
+    private static void line(ByteBuf buf, byte[] nameColonSpace, CharSequence value) {
       buf.writeBytes(nameColonSpace);
       // Written character by character, no copy made; characters past 0xFF become '?'.
       buf.writeCharSequence(value, StandardCharsets.ISO_8859_1);

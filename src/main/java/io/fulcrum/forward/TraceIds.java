@@ -1,5 +1,6 @@
 package io.fulcrum.forward;
 
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.random.RandomGenerator;
 
@@ -27,12 +28,15 @@ public final class TraceIds {
     return new String(c, StandardCharsets.ISO_8859_1);
   }
 
-  /** {@code Root=} and a fresh id, built in one go (the usual header: the client sent none). */
-  static String newRoot(long epochSeconds, RandomGenerator random) {
+  /**
+   * {@code Root=} and a fresh id, built in one go (the usual header: the client sent none): the
+   * bytes as written, wrapped without a copy.
+   */
+  static AsciiString newRoot(long epochSeconds, RandomGenerator random) {
     byte[] c = new byte[ROOT.length + ID_LENGTH];
     System.arraycopy(ROOT, 0, c, 0, ROOT.length);
     writeId(c, ROOT.length, epochSeconds, random);
-    return new String(c, StandardCharsets.ISO_8859_1);
+    return new AsciiString(c, false);
   }
 
   private static void writeId(byte[] c, int at, long epochSeconds, RandomGenerator random) {
@@ -58,7 +62,7 @@ public final class TraceIds {
    * @param incoming     the value the client sent, or {@code null}
    * @param headersBytes the size of the request's headers (over 7 KB: fresh Root only)
    */
-  public static String process(String incoming, long headersBytes, long epochSeconds, RandomGenerator random) {
+  public static CharSequence process(String incoming, long headersBytes, long epochSeconds, RandomGenerator random) {
     if (incoming == null || incoming.isBlank() || headersBytes > MAX_HEADERS_BYTES) {
       return newRoot(epochSeconds, random);
     }

@@ -251,7 +251,7 @@ final class Dispatcher {
       node.creditEpoch = target.creditEpoch();
     }
     if (entry != null) {
-      entry.traceId = forwarded.traceId();
+      entry.traceId = forwarded.traceId().toString();
       node.entry = entry;
     }
     return node;

@@ -89,7 +89,7 @@ final class FunctionForwarder {
       meters.loadBalancer().forwardedInvalidHeader();
     }
     if (entry != null) {
-      entry.traceId = forwarded.traceId();
+      entry.traceId = forwarded.traceId().toString();
     }
     if (connection != null) {
       req.headers().set(HttpHeaders.CONNECTION, connection);
