@@ -43,14 +43,19 @@ final class TargetResponse {
   static final int KEPT_BYTES = 4096;
   /** Ints per header in {@link #fields}. */
   private static final int FIELD = 5;
+  /** The most headers whose places are kept for the next heads. */
+  private static final int KEPT_FIELDS = 128;
 
   // Header kinds (fields[FIELD * i + 4]).
   private static final int PASSED = 0;
   private static final int DROPPED = 1;
 
-  /** The arrays kept from one head to the next. */
-  private byte[] keptBytes = new byte[512];
-  private int[] keptFields = new int[FIELD * 16];
+  private static final byte[] NO_BYTES = {};
+  private static final int[] NO_FIELDS = {};
+
+  /** The arrays kept from one head to the next (made by the first head). */
+  private byte[] keptBytes = NO_BYTES;
+  private int[] keptFields = NO_FIELDS;
 
   /** The head: status line, header lines, the empty line, in its first {@link #length} bytes. */
   private byte[] bytes;
@@ -104,18 +109,19 @@ final class TargetResponse {
     parse(lineEnds, lines);
   }
 
-  /** An array for a head of {@code size} bytes, kept for the next heads when it is not too large. */
+  /** An array for a head of {@code size} bytes: twice the last (512 at least), kept up to {@link #KEPT_BYTES}. */
   private byte[] grown(int size) {
-    byte[] b = new byte[Math.max(size, Math.min(2 * keptBytes.length, KEPT_BYTES))];
+    byte[] b = new byte[Math.max(size, Math.min(Math.max(512, 2 * keptBytes.length), KEPT_BYTES))];
     if (b.length <= KEPT_BYTES) {
       keptBytes = b;
     }
     return b;
   }
 
+  /** An array for {@code ints} places of headers: twice the last (16 headers at least), kept up to {@link #KEPT_FIELDS}. */
   private int[] grownFields(int ints) {
-    int[] f = new int[Math.max(ints, Math.min(2 * keptFields.length, FIELD * KEPT_BYTES / 32))];
-    if (f.length <= FIELD * KEPT_BYTES / 32) {
+    int[] f = new int[Math.max(ints, Math.min(Math.max(FIELD * 16, 2 * keptFields.length), FIELD * KEPT_FIELDS))];
+    if (f.length <= FIELD * KEPT_FIELDS) {
       keptFields = f;
     }
     return f;
