@@ -8,6 +8,7 @@
 #   cp target/fulcrum.jar /tmp/after.jar; git stash -u; mvn -B -q package -DskipTests; cp target/fulcrum.jar /tmp/before.jar; git stash pop
 #   loadtest/ab.sh /tmp/before.jar /tmp/after.jar           # HTTP/2 (h2load -c10 -m10), 30,000 req/s
 #   TEST=h1 RATE=25000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar
+#   TEST=h1 CONNS=200 RATE=12000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar    # 200 connections
 #   TEST=h1close RATE=6000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar   # a connection per request
 #   B_JAVA_OPTS=-XX:PerMethodTrapLimit=0 loadtest/ab.sh target/fulcrum.jar target/fulcrum.jar  # a JVM flag
 #
@@ -17,7 +18,8 @@
 # Installs nothing. Starts only its own processes, on 127.0.0.1, and stops each by PID on exit.
 set -euo pipefail
 
-TEST=${TEST:-h2}               # h1 (wrk, 50 connections), h1close (the same, Connection: close) or h2 (h2load, 10 x 10)
+TEST=${TEST:-h2}               # h1 (wrk, CONNS connections), h1close (the same, Connection: close) or h2 (h2load, 10 x 10)
+CONNS=${CONNS:-50}             # HTTP/1.1 connections (h1, h1close)
 RATE=${RATE:-30000}            # total req/s
 PAIRS=${PAIRS:-3}              # A B runs
 WARMUP_SECONDS=${WARMUP_SECONDS:-15}  # flat-out load on each fresh JVM before its measured run
@@ -26,7 +28,7 @@ INSTANCES=${INSTANCES:-1}
 A_JAVA_OPTS=${A_JAVA_OPTS:-}
 B_JAVA_OPTS=${B_JAVA_OPTS:-}
 
-[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h1close|h2 RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES A_JAVA_OPTS B_JAVA_OPTS AFFINITY)" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: loadtest/ab.sh A.jar B.jar (TEST=h1|h1close|h2 CONNS RATE PAIRS WARMUP_SECONDS RUN_SECONDS INSTANCES A_JAVA_OPTS B_JAVA_OPTS AFFINITY)" >&2; exit 2; }
 for j in "$1" "$2"; do
   [ -f "$j" ] || { echo "ab: $j not found" >&2; exit 2; }
 done
@@ -43,7 +45,6 @@ esac
 own_workdir ab
 
 URL="http://127.0.0.1:$PORT_FULCRUM_H1/"
-CONNS=50
 H2_CLIENTS=10
 # wrk waits delay() ms before each request of a connection; h2load paces each client itself.
 printf 'function delay() return %d end\n' $((CONNS * 1000 / RATE)) > "$WORKDIR/pace.lua"
