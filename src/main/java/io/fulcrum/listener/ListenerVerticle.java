@@ -88,8 +88,6 @@ public final class ListenerVerticle extends VerticleBase {
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
   /** The name of Vert.x's connection handler in an HTTP/1.x pipeline. */
   private static final String VERTX_HANDLER = "handler";
-  /** Vert.x's HTTP/1.x decoder in a client connection's pipeline. */
-  private static final String HTTP_DECODER = "httpDecoder";
   private static final int BIND_ATTEMPTS = 40;
   private static final long BIND_RETRY_MILLIS = 25;
   /** How much longer than its own drain a stopping verticle waits for the others' (see SocketHandover). */
@@ -387,9 +385,9 @@ public final class ListenerVerticle extends VerticleBase {
   private static void countBytes(HttpConnection conn, ClientConnection client, LoadBalancerMeters meters) {
     if (conn instanceof Http1xServerConnection http1) {
       ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-      if (pipeline.get(HTTP_DECODER) != null && pipeline.get(ByteCounter.NAME) == null) {
+      if (pipeline.get(RequestDecoder.NAME) != null && pipeline.get(ByteCounter.NAME) == null) {
         client.bytes = new ByteCounter(meters);
-        pipeline.addBefore(HTTP_DECODER, ByteCounter.NAME, client.bytes);
+        pipeline.addBefore(RequestDecoder.NAME, ByteCounter.NAME, client.bytes);
       }
     } else if (conn instanceof Http2ServerConnection http2) {
       ChannelHandlerContext ctx = http2.channelHandlerContext();
@@ -416,6 +414,7 @@ public final class ListenerVerticle extends VerticleBase {
       clients.put(conn, client);
       client.meters = b.meters;
       b.meters.connectionOpened();
+      RequestDecoder.install(conn, options);
       countBytes(conn, client, b.meters);
       conn.closeHandler(v -> clientClosed(conn));
       if (lanes && conn instanceof Http1xServerConnection http1) {

@@ -475,4 +475,31 @@ class DirectPathTest {
       assertThat(target.connections()).isEqualTo(1); // kept between the two
     }
   }
+
+  /**
+   * Header names reach the target spelled as the client wrote them, whether the decoder took them
+   * from its table of common names or not, on both paths.
+   */
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void headerNames_reachTheTargetSpelledAsTheClientWroteThem(boolean direct) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(direct));
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"))) {
+      start(target.port());
+      long before = DirectForwarder.forwarded();
+
+      try (RawConnection c = RawConnection.open(port)) {
+        for (int i = 0; i < 2; i++) {
+          assertThat(c.send("GET / HTTP/1.1\r\nHost: example.com\r\nUser-Agent: a\r\naccept-language: en\r\n"
+              + "ACCEPT-ENCODING: gzip\r\nX-Custom: c\r\nsec-fetch-mode: cors\r\nReferer: /r\r\n\r\n").read().status())
+              .isEqualTo(200);
+        }
+      }
+
+      assertThat(DirectForwarder.forwarded() - before).isEqualTo(direct ? 2 : 0);
+      assertThat(target.heads()).hasSize(2).allSatisfy(head -> assertThat(head).contains(
+          "\r\nUser-Agent: a\r\n", "\r\naccept-language: en\r\n", "\r\nACCEPT-ENCODING: gzip\r\n",
+          "\r\nX-Custom: c\r\n", "\r\nsec-fetch-mode: cors\r\n", "\r\nReferer: /r\r\n"));
+    }
+  }
 }

@@ -1,0 +1,118 @@
+package io.fulcrum.listener;
+
+import io.netty.channel.ChannelPipeline;
+import io.netty.util.AsciiString;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.impl.Http1xServerConnection;
+import io.vertx.core.http.impl.VertxHttpRequestDecoder;
+import java.util.Arrays;
+import java.util.Locale;
+
+/**
+ * Vert.x's HTTP/1.x request decoder, in its place in every HTTP/1.x client connection's pipeline
+ * (and under its name, by which Vert.x removes it on an upgrade), with one change: the names of
+ * the request headers clients commonly send are the shared constants of a table rather than a
+ * new string and array per header per request. Vert.x's decoder does this for five names (Host,
+ * Accept, Connection, Content-Type, Content-Length); a browser's request carries ten or more,
+ * whose names were then about 66 bytes of garbage each.
+ *
+ * <p>A name is taken from the table only when its bytes are the same, case included (the names
+ * reach the target as the client wrote them): each name is there in its usual spelling
+ * ({@code User-Agent}) and in lower case ({@code user-agent}); any other
+ * spelling is decoded as before. Nothing else of the decoding changes: the same parser, limits
+ * and checks.
+ */
+final class RequestDecoder extends VertxHttpRequestDecoder {
+
+  /** Vert.x's name for the decoder in the pipeline. */
+  static final String NAME = "httpDecoder";
+
+  RequestDecoder(HttpServerOptions options) {
+    super(options);
+  }
+
+  /**
+   * Puts a decoder in place of Vert.x's in a new HTTP/1.x connection, before it reads a request
+   * (were the replaced decoder holding bytes, Netty would pass them on to this one).
+   */
+  static void install(HttpConnection conn, HttpServerOptions options) {
+    if (conn instanceof Http1xServerConnection http1) {
+      ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
+      if (pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder)) {
+        pipeline.replace(NAME, NAME, new RequestDecoder(options));
+      }
+    }
+  }
+
+  @Override
+  protected AsciiString splitHeaderName(byte[] sb, int start, int length) {
+    AsciiString known = KnownNames.find(sb, start, length);
+    return known != null ? known : super.splitHeaderName(sb, start, length);
+  }
+
+  /** The table: an open-addressing hash set of names, by their exact bytes. */
+  static final class KnownNames {
+
+    private static final AsciiString[] TABLE = table(
+        "Accept", "Accept-Charset", "Accept-Encoding", "Accept-Language", "Access-Control-Request-Headers",
+        "Access-Control-Request-Method", "Authorization", "Cache-Control", "Connection", "Content-Encoding",
+        "Content-Length", "Content-Type", "Cookie", "DNT", "Expect", "Forwarded", "Host", "If-Match",
+        "If-Modified-Since", "If-None-Match", "If-Range", "If-Unmodified-Since", "Keep-Alive", "Origin",
+        "Pragma", "Priority", "Proxy-Connection", "Range", "Referer", "Sec-CH-UA", "Sec-CH-UA-Mobile",
+        "Sec-CH-UA-Platform", "Sec-Fetch-Dest", "Sec-Fetch-Mode", "Sec-Fetch-Site", "Sec-Fetch-User",
+        "Sec-WebSocket-Extensions", "Sec-WebSocket-Key", "Sec-WebSocket-Protocol", "Sec-WebSocket-Version",
+        "TE", "Trailer", "Transfer-Encoding", "Upgrade", "Upgrade-Insecure-Requests", "User-Agent", "Via",
+        "X-Amzn-Trace-Id", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Port", "X-Forwarded-Proto",
+        "X-Real-IP", "X-Request-ID", "X-Requested-With");
+
+    private KnownNames() {
+    }
+
+    /** The table's name whose bytes are {@code sb[start, start + length)}, case included, or null. */
+    static AsciiString find(byte[] sb, int start, int length) {
+      int mask = TABLE.length - 1;
+      for (int slot = hash(sb, start, length) & mask; ; slot = (slot + 1) & mask) {
+        AsciiString name = TABLE[slot];
+        if (name == null) {
+          return null;
+        }
+        if (name.length() == length
+            && Arrays.equals(name.array(), name.arrayOffset(), name.arrayOffset() + length, sb, start, start + length)) {
+          return name;
+        }
+      }
+    }
+
+    private static int hash(byte[] b, int start, int length) {
+      int h = length;
+      for (int i = start; i < start + length; i++) {
+        h = 31 * h + b[i];
+      }
+      return h ^ (h >>> 16);
+    }
+
+    /** Each name as given and in lower case, the table at most a quarter full. */
+    private static AsciiString[] table(String... names) {
+      AsciiString[] table = new AsciiString[Integer.highestOneBit(names.length * 2 * 4 - 1) << 1];
+      for (String name : names) {
+        add(table, AsciiString.cached(name));
+        add(table, AsciiString.cached(name.toLowerCase(Locale.ROOT)));
+      }
+      return table;
+    }
+
+    private static void add(AsciiString[] table, AsciiString name) {
+      byte[] bytes = name.toByteArray();
+      int mask = table.length - 1;
+      int slot = hash(bytes, 0, bytes.length) & mask;
+      while (table[slot] != null) {
+        if (table[slot].contentEquals(name)) {
+          return; // a name whose usual spelling is its lower case
+        }
+        slot = (slot + 1) & mask;
+      }
+      table[slot] = name;
+    }
+  }
+}
