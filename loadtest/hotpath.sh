@@ -13,6 +13,7 @@
 #   loadtest/hotpath.sh                                  # defaults below
 #   INSTANCES=1 JAVA_OPTS='-XX:+UseSerialGC -Xmx64m' LABEL=serial loadtest/hotpath.sh
 #   RATE=3000 loadtest/hotpath.sh                        # paced load instead of flat out
+#   BROWSER=1 loadtest/hotpath.sh                        # requests with a browser's headers
 #   AGENTS=on AGENT_MAX=64 loadtest/hotpath.sh           # target optimizer (docs/target-optimizer.md)
 #
 # AGENTS puts Fulcrum's target control agent in front of each backend (one more JVM each, on
@@ -34,6 +35,7 @@ INSTANCES=${INSTANCES:-$(nproc)} # --instances: listener verticles, one per even
 JAVA_OPTS=${JAVA_OPTS:-}         # JVM flags for Fulcrum
 JFR=${JFR:-0}                    # 1: a further window under a JFR profile recording
 URL_PATH=${URL_PATH:-/}
+BROWSER=${BROWSER:-0}            # 1: a browser's request headers (12 more) besides User-Agent and Accept
 ACCESS_LOG=${ACCESS_LOG:-0}      # 1: the load balancer writes its access log (to $OUT/data/s3/hotpath)
 PORT=${PORT:-27080}              # the listener
 CONTROL_PORT=${CONTROL_PORT:-27090}
@@ -161,6 +163,12 @@ for i in $(seq 600); do
 done
 
 WRK_ARGS=(-t "$WRK_THREADS" -c "$CONNS" -H "User-Agent: hotpath/1" -H "Accept: */*")
+if [[ $BROWSER == 1 ]]; then
+  WRK_ARGS+=(-H "Accept-Language: en-US,en;q=0.9" -H "Accept-Encoding: gzip, deflate, br"
+    -H "Referer: http://127.0.0.1/start" -H "Cookie: session=0123456789abcdef" -H "Upgrade-Insecure-Requests: 1"
+    -H 'sec-ch-ua: "Chromium";v="131"' -H "sec-ch-ua-mobile: ?0" -H 'sec-ch-ua-platform: "Linux"'
+    -H "Sec-Fetch-Site: same-origin" -H "Sec-Fetch-Mode: navigate" -H "Sec-Fetch-User: ?1" -H "Sec-Fetch-Dest: document")
+fi
 if [[ -n $RATE ]]; then
   # wrk waits delay() ms before each request of a connection: about CONNS*1000/RATE ms per request.
   gap=$(( CONNS * 1000 / RATE ))
