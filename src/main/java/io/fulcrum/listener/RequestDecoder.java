@@ -27,19 +27,24 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
   /** Vert.x's name for the decoder in the pipeline. */
   static final String NAME = "httpDecoder";
+  /** Vert.x's name for the handler that looks for an h2c upgrade in the first request. */
+  private static final String H2C_UPGRADE = "h2c";
 
   RequestDecoder(HttpServerOptions options) {
     super(options);
   }
 
   /**
-   * Puts a decoder in place of Vert.x's in a new HTTP/1.x connection, before it reads a request
-   * (were the replaced decoder holding bytes, Netty would pass them on to this one).
+   * Puts a decoder in place of Vert.x's in a new HTTP/1.x connection that has not read a request
+   * yet. On a listener that takes h2c too, Vert.x makes the connection only once the first
+   * request's head is decoded (its h2c upgrade handler still in the pipeline then, to pass that
+   * request on): Vert.x's decoder may be in the middle of that request's body, and stays.
    */
   static void install(HttpConnection conn, HttpServerOptions options) {
     if (conn instanceof Http1xServerConnection http1) {
       ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-      if (pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder)) {
+      if (pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder)
+          && pipeline.get(H2C_UPGRADE) == null) {
         pipeline.replace(NAME, NAME, new RequestDecoder(options));
       }
     }

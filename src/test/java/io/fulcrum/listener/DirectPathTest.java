@@ -502,4 +502,35 @@ class DirectPathTest {
           "\r\nX-Custom: c\r\n", "\r\nsec-fetch-mode: cors\r\n", "\r\nReferer: /r\r\n"));
     }
   }
+
+  /**
+   * A body that comes after its request's head has been read reaches the target: on a listener
+   * that takes h2c as well, Vert.x makes the connection only once that head is decoded, so the
+   * decoder, in the middle of the request then, must stay the one that began it.
+   */
+  @ParameterizedTest(name = "h2c {0}")
+  @ValueSource(booleans = {true, false})
+  void aBodyThatComesAfterItsHead_reachesTheTarget_withOrWithoutH2c(boolean h2c) {
+    Promise<Void> headArrived = Promise.promise();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      headArrived.tryComplete();
+      req.body().onSuccess(body -> req.response().end(req.method() + " " + body));
+    });
+    port = Ports.free();
+    String config = GatewayConfigs.forwarding(port, backend.port());
+    gateway = Gateway.start(TestVertx.create(),
+        h2c ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("POST /p HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\nContent-Length: 5\r\n\r\n");
+      Await.result(headArrived.future());
+      Response posted = c.send("hello").read();
+      Response next = c.send("GET /next HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n").read();
+
+      assertThat(posted.status()).isEqualTo(200);
+      assertThat(posted.bodyText()).isEqualTo("POST hello");
+      assertThat(next.status()).isEqualTo(200);
+      assertThat(next.bodyText()).isEqualTo("GET ");
+    }
+  }
 }
