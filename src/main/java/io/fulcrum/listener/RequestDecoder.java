@@ -10,18 +10,18 @@ import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * Vert.x's HTTP/1.x request decoder, in its place in every HTTP/1.x client connection's pipeline
- * (and under its name, by which Vert.x removes it on an upgrade), with one change: the names of
- * the request headers clients commonly send are the shared constants of a table rather than a
- * new string and array per header per request. Vert.x's decoder does this for five names (Host,
- * Accept, Connection, Content-Type, Content-Length); a browser's request carries ten or more,
- * whose names were then about 66 bytes of garbage each.
+ * Vert.x's HTTP/1.x request decoder, put in its place (under its name, by which Vert.x removes it
+ * on an upgrade) in each HTTP/1.x client connection that has not read a request yet (see
+ * {@link #install}), with one change: the names of the request headers clients commonly send are
+ * the shared constants of a table rather than a new string and array per header per request.
+ * Vert.x's decoder does this for five names (Host, Accept, Connection, Content-Type,
+ * Content-Length); a browser's request carries ten or more, whose names were then about 66 bytes
+ * of garbage each.
  *
  * <p>A name is taken from the table only when its bytes are the same, case included (the names
  * reach the target as the client wrote them): each name is there in its usual spelling
- * ({@code User-Agent}) and in lower case ({@code user-agent}); any other
- * spelling is decoded as before. Nothing else of the decoding changes: the same parser, limits
- * and checks.
+ * ({@code User-Agent}) and in lower case ({@code user-agent}); any other spelling is decoded as
+ * before. Nothing else of the decoding changes: the same parser, limits and checks.
  */
 final class RequestDecoder extends VertxHttpRequestDecoder {
 
