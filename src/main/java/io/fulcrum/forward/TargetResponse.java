@@ -109,22 +109,27 @@ final class TargetResponse {
     parse(lineEnds, lines);
   }
 
-  /** An array for a head of {@code size} bytes: twice the last (512 at least), kept up to {@link #KEPT_BYTES}. */
+  /** An array for a head of {@code size} bytes, kept for the next heads when not over {@link #KEPT_BYTES}. */
   private byte[] grown(int size) {
-    byte[] b = new byte[Math.max(size, Math.min(Math.max(512, 2 * keptBytes.length), KEPT_BYTES))];
+    byte[] b = new byte[grownLength(size, keptBytes.length, 512, KEPT_BYTES)];
     if (b.length <= KEPT_BYTES) {
       keptBytes = b;
     }
     return b;
   }
 
-  /** An array for {@code ints} places of headers: twice the last (16 headers at least), kept up to {@link #KEPT_FIELDS}. */
+  /** An array for {@code ints} places of headers, kept for the next heads when not over {@link #KEPT_FIELDS}. */
   private int[] grownFields(int ints) {
-    int[] f = new int[Math.max(ints, Math.min(Math.max(FIELD * 16, 2 * keptFields.length), FIELD * KEPT_FIELDS))];
+    int[] f = new int[grownLength(ints, keptFields.length, FIELD * 16, FIELD * KEPT_FIELDS)];
     if (f.length <= FIELD * KEPT_FIELDS) {
       keptFields = f;
     }
     return f;
+  }
+
+  /** Twice the kept length ({@code least} at least, {@code kept} at most), or {@code needed} when that is more. */
+  private static int grownLength(int needed, int kept, int least, int cap) {
+    return Math.max(needed, Math.min(Math.max(least, 2 * kept), cap));
   }
 
   /**
@@ -152,7 +157,6 @@ final class TargetResponse {
   }
 
   private void parse(int[] lineEnds, int lines) {
-    count = 0; // nothing of the last head, should this one fail
     byte[] bytes = this.bytes;
     int[] fields = this.fields;
     int statusEnd = contentEnd(bytes, 0, lineEnds[0]);
