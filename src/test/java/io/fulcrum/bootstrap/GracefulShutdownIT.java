@@ -12,7 +12,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientAgent;
-import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.RequestOptions;
@@ -153,9 +152,9 @@ class GracefulShutdownIT {
   private Future<String> get(String uri) {
     return client.request(new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(listenerPort)
             .setURI(uri))
-        .compose(HttpClientRequest::send)
-        .compose(resp -> resp.body().compose(b -> resp.statusCode() == 200 ? Future.succeededFuture(b.toString())
-            : Future.failedFuture("status " + resp.statusCode() + ": " + b)));
+        .compose(req -> req.send()
+            .compose(resp -> resp.body().compose(b -> resp.statusCode() == 200 ? Future.succeededFuture(b.toString())
+                : Future.failedFuture("status " + resp.statusCode() + ": " + b))));
   }
 
   private static Throwable failure(Future<?> f, int seconds) throws InterruptedException, TimeoutException {

@@ -95,7 +95,7 @@ class LeanTransportTest {
     var client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(false));
     try {
       return Await.result(client.request(HttpMethod.GET, port, "127.0.0.1", "/")
-          .compose(r -> r.send()).compose(r -> r.body()).map(Object::toString));
+          .compose(r -> r.send().compose(resp -> resp.body())).map(Object::toString));
     } finally {
       client.close();
     }

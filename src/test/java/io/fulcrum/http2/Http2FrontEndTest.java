@@ -250,19 +250,19 @@ class Http2FrontEndTest {
     try {
       Future<Integer> small = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort).setURI("/")
               .putHeader("x-big", "a".repeat(10_000)))
-          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+          .compose(r -> r.send().compose(resp -> resp.body().map(b -> resp.statusCode())));
       assertThat(Await.result(small)).as("10,000 'a' are 6,250 bytes of Huffman code").isEqualTo(200);
 
       int before = held.hits();
       Future<Integer> big = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort)
               .setURI("/held/big").putHeader("x-big", "{".repeat(9_000)))
-          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+          .compose(r -> r.send().compose(resp -> resp.body().map(b -> resp.statusCode())));
       assertThat(catchThrowable(() -> Await.result(big))).as("the connection is closed").isNotNull();
       assertThat(held.hits()).as("no target sees it").isEqualTo(before);
       await().atMost(Duration.ofSeconds(5)).until(() -> !goAways.isEmpty());
 
       Future<Integer> after = client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort).setURI("/"))
-          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+          .compose(r -> r.send().compose(resp -> resp.body().map(b -> resp.statusCode())));
       assertThat(Await.result(after)).as("a new connection serves").isEqualTo(200);
     } finally {
       Await.result(client.close());
@@ -271,7 +271,7 @@ class Http2FrontEndTest {
 
   private static Future<Integer> get(HttpClientAgent client) {
     return client.request(new RequestOptions().setHost("127.0.0.1").setPort(h2cPort).setURI("/"))
-        .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()));
+        .compose(r -> r.send().compose(resp -> resp.body().map(b -> resp.statusCode())));
   }
 
   /** Sends {@code total} GETs with at most {@code window} in flight; counts the 200s. Runs on one context. */

@@ -112,8 +112,8 @@ class ClientKeepAliveTest {
         .withConnectHandler(conn -> conn.goAwayHandler(g -> goaway.set(true)))
         .build();
     var slow = client.request(new RequestOptions().setHost("127.0.0.1").setPort(port).setURI("/slow"))
-        .compose(req -> req.send())
-        .compose(resp -> resp.body().map(b -> resp.version() + " " + resp.statusCode() + " " + b));
+        .compose(req -> req.send()
+            .compose(resp -> resp.body().map(b -> resp.version() + " " + resp.statusCode() + " " + b)));
     await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1 && goaway.get());
 
     held.poll().response().end("finished");

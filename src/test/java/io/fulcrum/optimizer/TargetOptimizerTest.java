@@ -175,8 +175,8 @@ class TargetOptimizerTest {
 
   private Future<HttpClientResponse> send(int port, HttpMethod method, String uri, String body) {
     return client.request(new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(uri))
-        .compose(req -> body == null ? req.send() : req.send(Buffer.buffer(body)))
-        .compose(resp -> resp.body().map(b -> resp));
+        .compose(req -> (body == null ? req.send() : req.send(Buffer.buffer(body)))
+            .compose(resp -> resp.body().map(b -> resp)));
   }
 
   private static String bodyOf(Future<HttpClientResponse> f) {
@@ -375,7 +375,7 @@ class TargetOptimizerTest {
 
     for (int i = 0; i < 3; i++) {
       Future<HttpClientResponse> call = h2.request(new RequestOptions().setHost("127.0.0.1").setPort(port)
-          .setURI("/h2/" + i)).compose(req -> req.send()).compose(resp -> resp.body().map(b -> resp));
+          .setURI("/h2/" + i)).compose(req -> req.send().compose(resp -> resp.body().map(b -> resp)));
       await().atMost(Duration.ofSeconds(10)).until(() -> a.held.size() == 1);
       assertThat(Await.result(send(port, HttpMethod.GET, "/meanwhile", null)).statusCode()).isEqualTo(503);
       a.releaseOne();
