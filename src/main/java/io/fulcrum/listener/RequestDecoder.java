@@ -1,6 +1,10 @@
 package io.fulcrum.listener;
 
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderResultProvider;
+import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerOptions;
@@ -11,8 +15,8 @@ import java.util.Locale;
 
 /**
  * Vert.x's HTTP/1.x request decoder, put in its place (under its name, by which Vert.x removes it
- * on an upgrade) in each HTTP/1.x client connection that has not read a request yet (see
- * {@link #install}), with one change: the names of the request headers clients commonly send are
+ * on an upgrade) in each HTTP/1.x client connection, before its first request or right after it
+ * (see {@link #install}), with one change: the names of the request headers clients commonly send are
  * the shared constants of a table rather than a new string and array per header per request.
  * Vert.x's decoder does this for five names (Host, Accept, Connection, Content-Type,
  * Content-Length); a browser's request carries ten or more, whose names were then about 66 bytes
@@ -35,17 +39,59 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
   }
 
   /**
-   * Puts a decoder in place of Vert.x's in a new HTTP/1.x connection that has not read a request
-   * yet. On a listener that takes h2c too, Vert.x makes the connection only once the first
-   * request's head is decoded (its h2c upgrade handler still in the pipeline then, to pass that
-   * request on): Vert.x's decoder may be in the middle of that request's body, and stays.
+   * Puts a decoder in place of Vert.x's in a new HTTP/1.x connection. Where no request has been
+   * read yet, at once. On a listener that takes h2c too, Vert.x makes the connection only once the
+   * first request's head is decoded (its h2c upgrade handler still in the pipeline then, to pass
+   * that request on): Vert.x's decoder may be in the middle of that request's body, so it stays
+   * until the request has ended ({@link AfterTheFirstRequest}).
    */
   static void install(HttpConnection conn, HttpServerOptions options) {
     if (conn instanceof Http1xServerConnection http1) {
-      ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-      if (pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder)
-          && pipeline.get(H2C_UPGRADE) == null) {
+      install(http1.channelHandlerContext().pipeline(), options);
+    }
+  }
+
+  static void install(ChannelPipeline pipeline, HttpServerOptions options) {
+    if (vertxDecoderIn(pipeline)) {
+      if (pipeline.get(H2C_UPGRADE) == null) {
         pipeline.replace(NAME, NAME, new RequestDecoder(options));
+      } else {
+        pipeline.addAfter(NAME, AfterTheFirstRequest.NAME, new AfterTheFirstRequest(options));
+      }
+    }
+  }
+
+  private static boolean vertxDecoderIn(ChannelPipeline pipeline) {
+    return pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder);
+  }
+
+  /**
+   * Right behind Vert.x's decoder while it decodes a connection's first request: once that request
+   * has ended, well formed, puts a {@link RequestDecoder} in the decoder's place and goes. Netty's
+   * {@code replace} hands the new decoder what the old one had read and not decoded yet (requests
+   * pipelined behind the first), so nothing is lost or decoded twice. A request that failed to
+   * decode leaves Vert.x's decoder where it is: it discards what follows, and the connection closes.
+   */
+  static final class AfterTheFirstRequest extends ChannelInboundHandlerAdapter {
+
+    static final String NAME = "fulcrumDecoderSwap";
+    private final HttpServerOptions options;
+
+    AfterTheFirstRequest(HttpServerOptions options) {
+      this.options = options;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      boolean ended = msg instanceof LastHttpContent last && last.decoderResult().isSuccess();
+      boolean failed = msg instanceof DecoderResultProvider p && !p.decoderResult().isSuccess();
+      ctx.fireChannelRead(msg);
+      if ((ended || failed) && !ctx.isRemoved()) {
+        ChannelPipeline pipeline = ctx.pipeline();
+        pipeline.remove(this);
+        if (ended && vertxDecoderIn(pipeline)) {
+          pipeline.replace(RequestDecoder.NAME, RequestDecoder.NAME, new RequestDecoder(options));
+        }
       }
     }
   }

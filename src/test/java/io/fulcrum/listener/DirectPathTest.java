@@ -533,4 +533,28 @@ class DirectPathTest {
       assertThat(next.bodyText()).isEqualTo("GET ");
     }
   }
+
+  /**
+   * On a listener that takes h2c as well, requests pipelined behind the connection's first (read
+   * with it, before the decoder that began it hands over to Fulcrum's) are each answered, in order.
+   */
+  @Test
+  void onAnH2cListener_requestsPipelinedBehindTheFirst_areAnsweredInOrder() {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
+        .onSuccess(body -> req.response().end(req.method() + " " + req.uri() + " " + body)));
+    port = Ports.free();
+    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, backend.port())
+        .replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n"));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("POST /1 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\nhello"
+          + "GET /2 HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n"
+          + "POST /3 HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n");
+
+      assertThat(c.read().bodyText()).isEqualTo("POST /1 hello");
+      assertThat(c.read().bodyText()).isEqualTo("GET /2 ");
+      assertThat(c.read().bodyText()).isEqualTo("POST /3 abc");
+      assertThat(c.send("GET /4 HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("GET /4 ");
+    }
+  }
 }

@@ -2,12 +2,18 @@ package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.impl.VertxHttpRequestDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The HTTP/1.x request decoder: common header names are the table's constants, in the case the
- * client wrote them; every other name is decoded as Vert.x's decoder does, byte for byte.
+ * client wrote them; every other name is decoded as Vert.x's decoder does, byte for byte. Behind
+ * an h2c upgrade handler it takes over at the end of the first request.
  */
 class RequestDecoderTest {
 
@@ -63,6 +70,96 @@ class RequestDecoderTest {
     byte[] line = ("  " + name + ": value").getBytes(StandardCharsets.US_ASCII);
 
     assertThat((Object) RequestDecoder.KnownNames.find(line, 2, name.length())).isNull();
+  }
+
+  /**
+   * On a listener that takes h2c too, the connection's first request is Vert.x's decoder's to
+   * finish (its body may still be coming); once it has ended the table's decoder takes over, and
+   * the requests pipelined behind the first, already read, are decoded once, whole and in order.
+   */
+  @Test
+  void behindAnH2cUpgradeHandler_theDecoderIsReplacedOnceTheFirstRequestHasEnded_andLosesNothingReadBehindIt() {
+    EmbeddedChannel channel = h2cConnection();
+    RequestDecoder.install(channel.pipeline(), OPTIONS);
+
+    channel.writeInbound(ascii("POST /1 HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhel"));
+    assertThat(channel.pipeline().get(RequestDecoder.NAME)).as("in the middle of the first request")
+        .isNotInstanceOf(RequestDecoder.class);
+    channel.writeInbound(ascii("lo" + "GET /2 HTTP/1.1\r\nUser-Agent: x\r\n\r\n"
+        + "POST /3 HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab"));
+    assertThat(channel.pipeline().get(RequestDecoder.NAME)).isInstanceOf(RequestDecoder.class);
+    assertThat(channel.pipeline().get(RequestDecoder.AfterTheFirstRequest.NAME)).isNull();
+    channel.writeInbound(ascii("c\r\n0\r\n\r\n"));
+
+    List<HttpRequest> heads = new ArrayList<>();
+    assertThat(transcript(channel, heads)).isEqualTo("POST /1 [hello] | GET /2 [] | POST /3 [abc] | ");
+    byte[] userAgent = "User-Agent".getBytes(StandardCharsets.US_ASCII);
+    assertThat(heads.get(1).headers().iteratorCharSequence().next().getKey())
+        .as("the second request's header name: the table's constant").isSameAs(
+            RequestDecoder.KnownNames.find(userAgent, 0, userAgent.length));
+    assertThat(channel.finishAndReleaseAll()).isFalse();
+  }
+
+  /** A first request that fails to decode leaves Vert.x's decoder in place, discarding what follows. */
+  @Test
+  void behindAnH2cUpgradeHandler_aFirstRequestThatFailsToDecode_keepsVertxsDecoder_andNothingBehindItIsDecoded() {
+    EmbeddedChannel channel = h2cConnection();
+    RequestDecoder.install(channel.pipeline(), OPTIONS);
+
+    channel.writeInbound(ascii("POST /1 HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"
+        + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n"));
+
+    HttpRequest bad = channel.readInbound();
+    assertThat(bad.decoderResult().isFailure()).isTrue();
+    ReferenceCountUtil.release(bad);
+    assertThat((Object) channel.readInbound()).as("nothing decoded after it").isNull();
+    assertThat(channel.pipeline().get(RequestDecoder.NAME)).isNotInstanceOf(RequestDecoder.class);
+    assertThat(channel.pipeline().get(RequestDecoder.AfterTheFirstRequest.NAME)).isNull();
+    channel.finishAndReleaseAll();
+  }
+
+  private static final HttpServerOptions OPTIONS = new HttpServerOptions();
+
+  /**
+   * A connection as Vert.x sets one up on an h2c listener: its decoder, then its h2c upgrade
+   * handler, which passes the first request's head on and leaves (an h2c upgrade aside).
+   */
+  private static EmbeddedChannel h2cConnection() {
+    EmbeddedChannel channel = new EmbeddedChannel();
+    channel.pipeline().addLast(RequestDecoder.NAME, new VertxHttpRequestDecoder(OPTIONS));
+    channel.pipeline().addLast("h2c", new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ctx.fireChannelRead(msg);
+        ctx.pipeline().remove(this);
+      }
+    });
+    return channel;
+  }
+
+  private static ByteBuf ascii(String s) {
+    return Unpooled.copiedBuffer(s, StandardCharsets.ISO_8859_1);
+  }
+
+  /** What the channel decoded: each request as {@code METHOD /uri [body] | }; its heads added to {@code heads}. */
+  private static String transcript(EmbeddedChannel channel, List<HttpRequest> heads) {
+    StringBuilder out = new StringBuilder();
+    for (Object msg = channel.readInbound(); msg != null; msg = channel.readInbound()) {
+      if (msg instanceof HttpRequest request) {
+        assertThat(request.decoderResult().isSuccess()).isTrue();
+        heads.add(request);
+        out.append(request.method()).append(' ').append(request.uri()).append(" [");
+      }
+      if (msg instanceof HttpContent content) {
+        assertThat(content.decoderResult().isSuccess()).isTrue();
+        out.append(content.content().toString(StandardCharsets.ISO_8859_1));
+        if (content instanceof LastHttpContent) {
+          out.append("] | ");
+        }
+      }
+      ReferenceCountUtil.release(msg);
+    }
+    return out.toString();
   }
 
   /** The header names of the next request the channel decoded, in order. */
