@@ -14,6 +14,7 @@
 #   INSTANCES=1 JAVA_OPTS='-XX:+UseSerialGC -Xmx64m' LABEL=serial loadtest/hotpath.sh
 #   RATE=3000 loadtest/hotpath.sh                        # paced load instead of flat out
 #   BROWSER=1 loadtest/hotpath.sh                        # requests with a browser's headers
+#   H2C=1 loadtest/hotpath.sh                            # the listener takes h2c too (as compare.sh's)
 #   AGENTS=on AGENT_MAX=64 loadtest/hotpath.sh           # target optimizer (docs/target-optimizer.md)
 #
 # AGENTS puts Fulcrum's target control agent in front of each backend (one more JVM each, on
@@ -36,6 +37,7 @@ JAVA_OPTS=${JAVA_OPTS:-}         # JVM flags for Fulcrum
 JFR=${JFR:-0}                    # 1: a further window under a JFR profile recording
 URL_PATH=${URL_PATH:-/}
 BROWSER=${BROWSER:-0}            # 1: a browser's request headers (12 more) besides User-Agent and Accept
+H2C=${H2C:-0}                    # 1: the listener takes h2c as well (HTTP/1.1 is still what wrk sends)
 ACCESS_LOG=${ACCESS_LOG:-0}      # 1: the load balancer writes its access log (to $OUT/data/s3/hotpath)
 PORT=${PORT:-27080}              # the listener
 CONTROL_PORT=${CONTROL_PORT:-27090}
@@ -133,6 +135,7 @@ load-balancers:
     listeners:
       - protocol: HTTP
         port: $PORT
+        h2c: $([[ $H2C == 1 ]] && echo true || echo false)
         default-actions: [{type: forward, target-group: web}]
 target-groups:
   - name: web
