@@ -518,8 +518,7 @@ class DirectPathTest {
     });
     port = Ports.free();
     String config = GatewayConfigs.forwarding(port, backend.port());
-    gateway = Gateway.start(TestVertx.create(),
-        h2c ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
+    gateway = Gateway.start(TestVertx.create(), h2c ? withH2c(config) : config);
 
     try (RawConnection c = RawConnection.open(port)) {
       c.send("POST /p HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\nContent-Length: 5\r\n\r\n");
@@ -543,8 +542,7 @@ class DirectPathTest {
     Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body()
         .onSuccess(body -> req.response().end(req.method() + " " + req.uri() + " " + body)));
     port = Ports.free();
-    gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, backend.port())
-        .replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n"));
+    gateway = Gateway.start(TestVertx.create(), withH2c(GatewayConfigs.forwarding(port, backend.port())));
 
     try (RawConnection c = RawConnection.open(port)) {
       c.send("POST /1 HTTP/1.1\r\nHost: example.com\r\nContent-Length: 5\r\n\r\nhello"
@@ -556,5 +554,10 @@ class DirectPathTest {
       assertThat(c.read().bodyText()).isEqualTo("POST /3 abc");
       assertThat(c.send("GET /4 HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("GET /4 ");
     }
+  }
+
+  /** {@code config} with its listener (on {@link #port}) taking h2c as well. */
+  private String withH2c(String config) {
+    return config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n");
   }
 }

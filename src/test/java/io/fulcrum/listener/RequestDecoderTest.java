@@ -31,6 +31,7 @@ class RequestDecoderTest {
   private static final String HEAD = "GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: curl\r\n"
       + "accept-language: en\r\nUSER-AGENT: shouting\r\nX-Custom: c\r\nsec-fetch-mode: navigate\r\n"
       + "Cookie: a=1\r\n\r\n";
+  private static final HttpServerOptions OPTIONS = new HttpServerOptions();
 
   @Test
   void commonNames_areSharedConstants_inTheCaseTheyCame_andTheOthersAreDecodedAsTheyCame() {
@@ -117,8 +118,6 @@ class RequestDecoderTest {
     assertThat(channel.pipeline().get(RequestDecoder.AfterTheFirstRequest.NAME)).isNull();
     channel.finishAndReleaseAll();
   }
-
-  private static final HttpServerOptions OPTIONS = new HttpServerOptions();
 
   /**
    * A connection as Vert.x sets one up on an h2c listener: its decoder, then its h2c upgrade

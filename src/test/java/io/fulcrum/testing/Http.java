@@ -20,8 +20,8 @@ import java.util.Map;
  * {@code request().compose(send).compose(resp -> resp.body())} built on the test thread may run its
  * last step as a later task of the event loop, after the response's data and end were delivered:
  * Vert.x 5.0.7 drops what arrives before a handler is set ({@code HttpClientResponseImpl.handleEnd}),
- * and {@code body()} never completes (about one request in 300 with both CPUs busy, more often with a
- * client per request). On a context, or with {@code body()} composed inside {@code send()}'s own
+ * and {@code body()} never completes (6 to 14 requests in 3,000, a client per request, both CPUs
+ * busy). On a context, or with {@code body()} composed inside {@code send()}'s own
  * callback, the handler is in place before anything is delivered; every test client here does one
  * or the other.
  */
