@@ -54,7 +54,7 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
   static void install(ChannelPipeline pipeline, HttpServerOptions options) {
     if (vertxDecoderIn(pipeline)) {
       if (pipeline.get(H2C_UPGRADE) == null) {
-        pipeline.replace(NAME, NAME, new RequestDecoder(options));
+        replaceIn(pipeline, options);
       } else {
         pipeline.addAfter(NAME, AfterTheFirstRequest.NAME, new AfterTheFirstRequest(options));
       }
@@ -63,6 +63,11 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
   private static boolean vertxDecoderIn(ChannelPipeline pipeline) {
     return pipeline.get(NAME) instanceof VertxHttpRequestDecoder decoder && !(decoder instanceof RequestDecoder);
+  }
+
+  /** Puts a decoder in the place of Vert.x's, under its name; Netty hands it what that one holds undecoded. */
+  private static void replaceIn(ChannelPipeline pipeline, HttpServerOptions options) {
+    pipeline.replace(NAME, NAME, new RequestDecoder(options));
   }
 
   /**
@@ -90,7 +95,7 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
         ChannelPipeline pipeline = ctx.pipeline();
         pipeline.remove(this);
         if (ended && vertxDecoderIn(pipeline)) {
-          pipeline.replace(RequestDecoder.NAME, RequestDecoder.NAME, new RequestDecoder(options));
+          replaceIn(pipeline, options);
         }
       }
     }
