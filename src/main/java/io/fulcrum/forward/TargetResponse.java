@@ -127,7 +127,7 @@ final class TargetResponse {
     return f;
   }
 
-  /** Twice the kept length ({@code least} at least, {@code kept} at most), or {@code needed} when that is more. */
+  /** Twice the {@code kept} length ({@code least} at least, {@code cap} at most), or {@code needed} when that is more. */
   private static int grownLength(int needed, int kept, int least, int cap) {
     return Math.max(needed, Math.min(Math.max(least, 2 * kept), cap));
   }
