@@ -9,8 +9,7 @@ import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
-import io.fulcrum.listener.ListenerVerticle.Binding;
-import io.fulcrum.listener.ListenerVerticle.GroupRuntime;
+import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.observe.GroupMeters;
 import io.fulcrum.optimizer.ControlMessages;
@@ -41,7 +40,7 @@ final class Dispatcher {
 
   /**
    * The size of the header block ({@code name: value\r\n} per header, plus 2 per header as ALB
-   * counts), -1 when one header line is over {@link ListenerVerticle#MAX_HEADER_LINE}, or
+   * counts), -1 when one header line is over {@link HttpListeners#MAX_HEADER_LINE}, or
    * {@link #HTTP2_FIELD_TOO_LARGE}. HTTP/1.x headers are read as they are stored, without making a
    * String of each name and value.
    */
@@ -57,7 +56,7 @@ final class Dispatcher {
           && HpackSize.field(h.getKey(), h.getValue()) > MAX_HTTP2_FIELD) {
         return HTTP2_FIELD_TOO_LARGE;
       }
-      if (line > ListenerVerticle.MAX_HEADER_LINE) {
+      if (line > HttpListeners.MAX_HEADER_LINE) {
         return -1;
       }
       total += line + 2;

@@ -1,7 +1,7 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.forward.DirectExchange;
-import io.fulcrum.listener.ListenerVerticle.Binding;
+import io.fulcrum.listener.HttpListeners.Binding;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;

@@ -318,7 +318,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    if (tlsMeters != null && ListenerVerticle.tlsFailure(cause)) {
+    if (tlsMeters != null && SocketFailures.tlsFailure(cause)) {
       tlsFailed(); // a target that does not speak TLS, or not TLS the group can use
       return;
     }

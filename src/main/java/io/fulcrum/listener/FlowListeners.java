@@ -318,7 +318,7 @@ final class FlowListeners {
           return (Void) null;
         })
         .recover(e -> {
-          if (attemptsLeft > 1 && bindings.get(b.key) == b && ListenerVerticle.addressInUse(e)) {
+          if (attemptsLeft > 1 && bindings.get(b.key) == b && SocketFailures.addressInUse(e)) {
             Promise<Void> retry = context.promise();
             vertx.setTimer(BIND_RETRY_MILLIS, t -> bind(b, attemptsLeft - 1).onComplete(retry));
             return retry.future();
@@ -562,7 +562,7 @@ final class FlowListeners {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      if (ListenerVerticle.tlsFailure(cause)) {
+      if (SocketFailures.tlsFailure(cause)) {
         failed(ctx);
       } else {
         ctx.close();

@@ -4,7 +4,7 @@ import io.fulcrum.forward.DataFrames;
 import io.fulcrum.forward.HeadersFrames;
 import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.StreamExchange;
-import io.fulcrum.listener.ListenerVerticle.Binding;
+import io.fulcrum.listener.HttpListeners.Binding;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,0 +1,296 @@
+package io.fulcrum.listener;
+
+import io.fulcrum.bus.DataPlaneSnapshot;
+import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.model.Arns;
+import io.fulcrum.model.Node;
+import io.fulcrum.observe.AccessLogs;
+import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.observe.LogDestination;
+import io.fulcrum.observe.LoopLog;
+import io.fulcrum.observe.LoopMeters;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.Http2Settings;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP and HTTPS listeners of application load balancers on one event loop: a Vert.x server per
+ * listener and node address, with ALB's limits on request heads and HTTP/2 streams. Owned by a
+ * {@link ListenerVerticle}, which hands it each snapshot and serves the connections its servers
+ * accept ({@link ListenerVerticle#connected}). A listener that keeps its kind of socket keeps its
+ * server and connections (new certificates go to new connections); one that changes kind is bound
+ * anew once every verticle's old server is gone ({@link SocketHandover}); a removed one stops
+ * accepting and lets its requests finish. Touched only on the owning verticle's loop.
+ */
+final class HttpListeners {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpListeners.class);
+
+  /** ALB's request line and header limits (SPEC §8.5). */
+  static final int MAX_REQUEST_LINE = 16 * 1024;
+  static final int MAX_HEADER_LINE = 16 * 1024;
+  static final int MAX_HEADERS = 64 * 1024;
+  /** ALB's limit of parallel requests on one HTTP/2 client connection (SPEC §7.3). */
+  static final int MAX_CONCURRENT_STREAMS = 128;
+  /**
+   * Rapid-reset protection (CVE-2023-44487): an HTTP/2 client connection that resets more streams
+   * than this within {@link #RST_FLOOD_WINDOW_SECONDS} is ended with GOAWAY ENHANCE_YOUR_CALM. The
+   * values are Netty's and Vert.x's defaults, set here so that they cannot silently go away; a
+   * flood costs each connection at most this many streams of work (RapidResetTest measures it),
+   * while a client cancelling a few calls a second (gRPC deadlines, navigation) stays connected.
+   */
+  static final int RST_FLOOD_MAX_RESETS = 200;
+  static final int RST_FLOOD_WINDOW_SECONDS = 30;
+  /** How much longer than the target's timeouts a client connection may sit mid-request. */
+  static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
+  private static final int BIND_ATTEMPTS = 40;
+  private static final long BIND_RETRY_MILLIS = 25;
+
+  private final ListenerVerticle verticle;
+  private final Vertx vertx;
+  private final int index;
+  private final LoopMeters meters;
+  private final AccessLogs accessLogs;
+  private final LoopLog log;
+  /** By node address and port. */
+  private final Map<String, Binding> bindings = new LinkedHashMap<>();
+
+  /**
+   * @param index   which of the process's listener verticles {@code verticle} is
+   * @param meters  that verticle's counters
+   * @param log     that verticle's access log lines, kept by {@code accessLogs}
+   */
+  HttpListeners(ListenerVerticle verticle, int index, LoopMeters meters, AccessLogs accessLogs, LoopLog log) {
+    this.verticle = verticle;
+    this.vertx = verticle.vertx();
+    this.index = index;
+    this.meters = meters;
+    this.accessLogs = accessLogs;
+    this.log = log;
+  }
+
+  /**
+   * Binds servers for the snapshot's new HTTP listeners, shuts down those it no longer has, and
+   * gives the others their new plan.
+   *
+   * @return the servers that are to accept for this snapshot: each completes once it does (or
+   *         failed to bind, which it logs)
+   */
+  List<Future<?>> apply(DataPlaneSnapshot next) {
+    Map<String, ListenerPlan> desired = new LinkedHashMap<>();
+    Map<String, Node> nodes = new HashMap<>();
+    for (ListenerPlan plan : next.listeners()) {
+      if (FlowListeners.serves(plan)) {
+        continue;
+      }
+      for (Node node : plan.nodes()) {
+        String key = node.address() + ":" + plan.port();
+        desired.put(key, plan);
+        nodes.put(key, node);
+      }
+    }
+    long version = next.version();
+    SocketHandover handover = verticle.handover();
+    List<Future<?>> pending = new ArrayList<>();
+    List<Future<?>> binds = new ArrayList<>();
+    Map<String, Future<?>> handovers = new HashMap<>();
+    for (Iterator<Map.Entry<String, Binding>> it = bindings.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Binding> e = it.next();
+      ListenerPlan plan = desired.get(e.getKey());
+      Binding b = e.getValue();
+      if (plan != null && !sameSocket(b.plan, plan)) {
+        // Changes kind (cleartext, TLS, h2c): its connections are closed with it, and the new server
+        // binds once every verticle's old one is gone (see SocketHandover).
+        it.remove();
+        String socket = e.getKey();
+        Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture() : b.server.close())
+            .onComplete(ar -> handover.released(socket, index, version));
+        handovers.put(socket, closed.transform(ar -> handover.await(vertx, socket, version)));
+      } else if (plan == null) {
+        // Removed: stop accepting, let in-flight requests finish. (A changed idle timeout keeps the
+        // server: it applies at once to targets and to idle client connections, and to stalled requests
+        // after a restart.)
+        it.remove();
+        pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
+      } else {
+        if (plan.tls() != null && !plan.tls().equals(b.plan.tls()) && b.server != null) {
+          // New certificates or policy: new connections get them, open ones keep theirs. Forced: Vert.x
+          // would otherwise reuse its cached context when only the protocols or ciphers change.
+          binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
+        }
+        b.plan = plan;
+        b.meters = meters(plan, b.node);
+        b.log = lines(plan, b.node);
+        if (!b.ready.isComplete()) {
+          binds.add(b.ready); // still binding for an earlier version: this one is applied once it serves
+        }
+      }
+    }
+    for (Map.Entry<String, ListenerPlan> e : desired.entrySet()) {
+      if (!bindings.containsKey(e.getKey())) {
+        Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
+        b.meters = meters(b.plan, b.node);
+        b.log = lines(b.plan, b.node);
+        bindings.put(e.getKey(), b);
+        Future<?> handedOver = handovers.get(e.getKey());
+        b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
+        binds.add(b.ready);
+      }
+    }
+    Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
+    return binds;
+  }
+
+  /** Where the bound listeners' access logs go (those that have one). */
+  Set<LogDestination> logDestinations() {
+    return bindings.values().stream().filter(b -> b.log != null).map(b -> b.log.destination())
+        .collect(Collectors.toSet());
+  }
+
+  /** Completes once every listener bound so far accepts (or failed to bind). */
+  Future<?> ready() {
+    return Future.join(bindings.values().stream().map(b -> b.ready).toList());
+  }
+
+  /** Stops accepting on every listener; in-flight requests get {@code timeoutMillis} to finish. */
+  Future<?> drain(long timeoutMillis) {
+    List<Future<?>> all = new ArrayList<>();
+    for (Binding b : bindings.values()) {
+      if (b.server != null) {
+        all.add(b.server.shutdown(timeoutMillis, TimeUnit.MILLISECONDS));
+      }
+    }
+    bindings.clear();
+    return Future.all(all);
+  }
+
+  /** The counters of the load balancer of {@code plan} in the zone of {@code node}, on this loop. */
+  private LoadBalancerMeters meters(ListenerPlan plan, Node node) {
+    return meters.loadBalancer(Arns.loadBalancerDimension(plan.arn()), node.zone());
+  }
+
+  /**
+   * The access log lines of the load balancer of {@code plan} at {@code node}, on this loop; null
+   * while it has no access log (or nothing writes one).
+   */
+  private LoopLog.Lines lines(ListenerPlan plan, Node node) {
+    String bucket = plan.proxy().accessLogBucket();
+    if (bucket == null || !accessLogs.writing()) {
+      return null;
+    }
+    return log.lines(LogDestination.of(bucket, plan.proxy().accessLogPrefix(), plan.arn(), node.address()));
+  }
+
+  /**
+   * Whether a server bound for {@code a} can serve {@code b} as it is: the same cleartext or TLS,
+   * ALPN offer and h2c. Certificates and policy are swapped on the running server.
+   */
+  private static boolean sameSocket(ListenerPlan a, ListenerPlan b) {
+    return (a.tls() == null) == (b.tls() == null) && a.http2() == b.http2() && a.h2c() == b.h2c();
+  }
+
+  private Future<HttpServer> bind(Binding b) {
+    ListenerPlan plan = b.plan;
+    HttpServerOptions options = new HttpServerOptions()
+        .setHost(b.node.address())
+        .setPort(plan.port())
+        // The idle timeout of a connection without a request is ClientConnection's. This one only ends
+        // connections stuck mid-request (a client body that stalls); it is longer than the target's connect
+        // and idle timeouts so that a slow target is answered with 504 instead of its client being cut off.
+        .setIdleTimeout((int) Math.min(Integer.MAX_VALUE,
+            plan.proxy().idleTimeoutMillis() + plan.proxy().connectTimeoutMillis() + STALLED_REQUEST_MARGIN_MILLIS))
+        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+        .setMaxInitialLineLength(MAX_REQUEST_LINE)
+        .setMaxHeaderSize(MAX_HEADERS)
+        .setHandle100ContinueAutomatically(true)
+        .setCompressionSupported(false)
+        .setDecompressionSupported(false)
+        .setHttp2ClearTextEnabled(plan.h2c())
+        .setInitialSettings(new Http2Settings()
+            .setMaxConcurrentStreams(MAX_CONCURRENT_STREAMS)
+            .setMaxHeaderListSize(MAX_HEADERS)
+            .setPushEnabled(false))
+        .setHttp2RstFloodMaxRstFramePerWindow(RST_FLOOD_MAX_RESETS)
+        .setHttp2RstFloodWindowDuration(RST_FLOOD_WINDOW_SECONDS)
+        .setHttp2RstFloodWindowDurationTimeUnit(TimeUnit.SECONDS)
+        // Fulcrum never accepts a WebSocket itself: without these, Vert.x puts a WebSocket extension
+        // handler in every HTTP/1.x connection, which looks at every response written.
+        .setPerFrameWebSocketCompressionSupported(false)
+        .setPerMessageWebSocketCompressionSupported(false)
+        .setTcpNoDelay(true);
+    if (plan.tls() != null) {
+      Tls.configure(options, plan.tls(), plan.http2());
+    }
+    return listen(b, options, BIND_ATTEMPTS);
+  }
+
+  /**
+   * Binds; a port that a server of this process has just let go of may still be held for a moment
+   * (its socket closes asynchronously when a listener is replaced, or deleted and created again), so
+   * "address in use" is retried for up to a second before it counts.
+   */
+  private Future<HttpServer> listen(Binding b, HttpServerOptions options, int attemptsLeft) {
+    ListenerPlan plan = b.plan;
+    HttpServer server = vertx.createHttpServer(options);
+    server.connectionHandler(conn -> verticle.connected(b, conn, options));
+    server.requestHandler(req -> verticle.requests().handle(b, req));
+    if (plan.tls() != null) {
+      // Vert.x tells the server about errors before a connection is established: the TLS handshake's.
+      server.exceptionHandler(e -> {
+        if (SocketFailures.tlsFailure(e)) {
+          b.meters.clientTlsNegotiationError();
+        }
+      });
+    }
+    server.invalidRequestHandler(req -> verticle.requests().invalid(b, req));
+    b.server = server;
+    return server.listen()
+        .onSuccess(s -> LOG.debug("listening on {}:{} ({})", b.node.address(), plan.port(), b.node.zone()))
+        .recover(e -> {
+          if (attemptsLeft > 1 && bindings.get(b.node.address() + ":" + plan.port()) == b
+              && SocketFailures.addressInUse(e)) {
+            Promise<HttpServer> retry = Promise.promise();
+            vertx.setTimer(BIND_RETRY_MILLIS, t -> listen(b, options, attemptsLeft - 1).onComplete(retry));
+            return retry.future();
+          }
+          bindings.values().remove(b);
+          return Future.failedFuture(new IllegalStateException("load balancer " + plan.lbName() + " cannot listen on "
+              + b.node.address() + ":" + plan.port() + ": " + e.getMessage(), e));
+        });
+  }
+
+  /** One listener bound on one node address. */
+  static final class Binding {
+    ListenerPlan plan;
+    final Node node;
+    /** The port as X-Forwarded-Port carries it (a binding keeps its port). */
+    final String portText;
+    /** The counters of its load balancer in its zone, on this loop. */
+    LoadBalancerMeters meters;
+    /** Its load balancer's access log lines at its node, on this loop; null while there is no access log. */
+    LoopLog.Lines log;
+    HttpServer server;
+    /** Completes once the server accepts connections (or failed to bind). */
+    Future<?> ready = Future.succeededFuture();
+
+    Binding(ListenerPlan plan, Node node) {
+      this.plan = plan;
+      this.node = node;
+      this.portText = Integer.toString(plan.port());
+    }
+  }
+}
