@@ -59,8 +59,6 @@ public final class ListenerVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(ListenerVerticle.class);
 
-  /** The name of Vert.x's connection handler in an HTTP/1.x pipeline. */
-  private static final String VERTX_HANDLER = "handler";
   /** How much longer than its own drain a stopping verticle waits for the others' (see SocketHandover). */
   private static final long DEPARTURE_MARGIN_MILLIS = 1_000;
 
@@ -249,8 +247,9 @@ public final class ListenerVerticle extends VerticleBase {
     if (lanes && conn instanceof Http1xServerConnection http1) {
       // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.
       ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-      if (pipeline.get(VERTX_HANDLER) != null) {
-        pipeline.addBefore(VERTX_HANDLER, FastLane.NAME, new FastLane(directRequests, b, client, conn.remoteAddress()));
+      if (pipeline.get(RequestDecoder.CONNECTION_HANDLER) != null) {
+        pipeline.addBefore(RequestDecoder.CONNECTION_HANDLER, FastLane.NAME,
+            new FastLane(directRequests, b, client, conn.remoteAddress()));
       }
     } else if (lanes && conn instanceof Http2ServerConnection http2) {
       // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.

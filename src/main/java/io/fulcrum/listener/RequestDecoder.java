@@ -1,10 +1,18 @@
 package io.fulcrum.listener;
 
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.DecoderResultProvider;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.AsciiString;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerOptions;
@@ -25,7 +33,15 @@ import java.util.Locale;
  * <p>A name is taken from the table only when its bytes are the same, case included (the names
  * reach the target as the client wrote them): each name is there in its usual spelling
  * ({@code User-Agent}) and in lower case ({@code user-agent}); any other spelling is decoded as
- * before. Nothing else of the decoding changes: the same parser, limits and checks.
+ * before.
+ *
+ * <p>One more check: a request line whose version is well formed but neither {@code HTTP/1.1} nor
+ * {@code HTTP/1.0} ({@code HTTP/2.0}, as in the HTTP/2 preface sent to an HTTP/1.x port, or
+ * {@code HTTP/1.2}) fails to decode, as a malformed version does, and is answered 505 (SPEC §11.3)
+ * by the listener, the connection closed and nothing read after it decoded. Vert.x's decoder
+ * passes such a request on, and Vert.x then answers a bare 501 in the request's own version
+ * ({@code HTTP/2.0 501}) before the listener sees it. Nothing else of the decoding changes: the
+ * same parser, limits and checks.
  */
 final class RequestDecoder extends VertxHttpRequestDecoder {
 
@@ -33,6 +49,8 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
   static final String NAME = "httpDecoder";
   /** Vert.x's name for the handler that looks for an h2c upgrade in the first request. */
   private static final String H2C_UPGRADE = "h2c";
+  /** Vert.x's name for its connection's handler in an HTTP/1.x pipeline, the last one. */
+  static final String CONNECTION_HANDLER = "handler";
 
   RequestDecoder(HttpServerOptions options) {
     super(options);
@@ -55,8 +73,8 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
     if (vertxDecoderIn(pipeline)) {
       if (pipeline.get(H2C_UPGRADE) == null) {
         replaceIn(pipeline, options);
-      } else {
-        pipeline.addAfter(NAME, AfterTheFirstRequest.NAME, new AfterTheFirstRequest(options));
+      } else if (pipeline.get(CONNECTION_HANDLER) != null) {
+        pipeline.addBefore(CONNECTION_HANDLER, AfterTheFirstRequest.NAME, new AfterTheFirstRequest(options));
       }
     }
   }
@@ -71,11 +89,42 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
   }
 
   /**
+   * Whether a request in {@code version} is served: HTTP/1.1 and HTTP/1.0, which Netty's parser
+   * gives as its constants (and Vert.x takes only those).
+   */
+  static boolean supported(HttpVersion version) {
+    return version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0;
+  }
+
+  @Override
+  protected HttpMessage createMessage(String[] initialLine) {
+    HttpMessage message = super.createMessage(initialLine);
+    if (!supported(message.protocolVersion())) {
+      throw new UnsupportedVersion(message.protocolVersion());
+    }
+    return message;
+  }
+
+  /** The failure of a request whose HTTP version is well formed but not one served (505). */
+  static final class UnsupportedVersion extends IllegalArgumentException {
+
+    UnsupportedVersion(HttpVersion version) {
+      super("unsupported HTTP version: " + version.text());
+    }
+  }
+
+  /**
    * Right behind Vert.x's decoder while it decodes a connection's first request: once that request
    * has ended, well formed, puts a {@link RequestDecoder} in the decoder's place and goes. Netty's
    * {@code replace} hands the new decoder what the old one had read and not decoded yet (requests
    * pipelined behind the first), so nothing is lost or decoded twice. A request that failed to
    * decode leaves Vert.x's decoder where it is: it discards what follows, and the connection closes.
+   *
+   * <p>It sits right in front of Vert.x's connection handler, so that it sees the first request's
+   * head, which Vert.x's h2c upgrade handler passes on only after the connection is made. A head in
+   * a version not served is passed on as the decoder passes on one that failed to decode (an
+   * invalid {@code GET /bad-request} in HTTP/1.0 carrying the failure), the first request's own
+   * decoder stays, and the listener answers 505 and refuses whatever follows on the connection.
    */
   static final class AfterTheFirstRequest extends ChannelInboundHandlerAdapter {
 
@@ -88,6 +137,13 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof HttpRequest head && head.decoderResult().isSuccess() && !supported(head.protocolVersion())) {
+        HttpRequest invalid = new DefaultFullHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/bad-request",
+            Unpooled.EMPTY_BUFFER);
+        invalid.setDecoderResult(DecoderResult.failure(new UnsupportedVersion(head.protocolVersion())));
+        ReferenceCountUtil.release(head);
+        msg = invalid;
+      }
       boolean ended = msg instanceof LastHttpContent last && last.decoderResult().isSuccess();
       boolean failed = msg instanceof DecoderResultProvider p && !p.decoderResult().isSuccess();
       ctx.fireChannelRead(msg);

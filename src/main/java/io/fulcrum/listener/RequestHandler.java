@@ -383,7 +383,9 @@ final class RequestHandler {
     if (cause instanceof TooLongFrameException) {
       return ElbError.HEADER_TOO_LARGE;
     }
-    if (cause != null && cause.getMessage() != null && cause.getMessage().toLowerCase(Locale.ROOT).contains("version")) {
+    if (cause instanceof RequestDecoder.UnsupportedVersion
+        || cause != null && cause.getMessage() != null && cause.getMessage().toLowerCase(Locale.ROOT).contains("version")) {
+      // A version not served, or one Netty's parser could not read (a space in the URI shifts the words).
       return ElbError.VERSION_NOT_SUPPORTED;
     }
     if (cause instanceof IllegalArgumentException && req.version() == HttpVersion.HTTP_1_1 && unsupportedCoding(req)) {

@@ -205,6 +205,55 @@ class ElbRequestChecksTest {
     assertThat(backend.trafficHits()).isZero();
   }
 
+  /**
+   * A request line in a version ALB does not serve, well formed (SPEC §11.3: 505), whether it is
+   * the connection's first request or follows one, on a listener with and without h2c: ALB's 505
+   * page, answered in HTTP/1.0 as to a request line that cannot be read, the connection closed, and
+   * the request pipelined behind it never served.
+   */
+  @ParameterizedTest(name = "{0}, h2c {1}, after a first request {2}")
+  @MethodSource("versionsNotServed")
+  void listener_returns505AndCloses_forAVersionItDoesNotServe_withoutReachingTheTarget(String version, boolean h2c,
+      boolean afterAFirstRequest) {
+    backend = Backend.start(backends, "b");
+    port = Ports.free();
+    String config = GatewayConfigs.forwarding(port, backend.port());
+    gateway = Gateway.start(TestVertx.create(), h2c
+        ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
+
+    try (RawConnection c = RawConnection.open(port)) {
+      if (afterAFirstRequest) {
+        assertThat(c.send("GET /first HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("b");
+      }
+      Response r = c.send("POST /bad " + version + "\r\nHost: example.com\r\nContent-Length: 2\r\n\r\nab"
+          + "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+      assertElbPage(r, ElbError.VERSION_NOT_SUPPORTED, "HTTP/1.0");
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.readUntilClosed()).as("nothing after the 505").isEmpty();
+    }
+    assertThat(backend.trafficHits()).isEqualTo(afterAFirstRequest ? 1 : 0);
+  }
+
+  static Stream<Arguments> versionsNotServed() {
+    return Stream.of("HTTP/2.0", "HTTP/1.2", "HTTP/3.0").flatMap(v -> Stream.of(
+        Arguments.of(v, false, false), Arguments.of(v, true, false), Arguments.of(v, true, true)));
+  }
+
+  /** The HTTP/2 connection preface sent to a listener that does not take h2c (SPEC §7.3: 505). */
+  @Test
+  void listener_returns505AndCloses_forTheHttp2Preface_onAListenerWithoutH2c() {
+    startWithBackend();
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").read();
+
+      assertElbPage(r, ElbError.VERSION_NOT_SUPPORTED, "HTTP/1.0");
+      assertThat(c.closedByServer()).isTrue();
+    }
+    assertThat(backend.trafficHits()).isZero();
+  }
+
   static Stream<Arguments> requestsJustUnderTheLimits() {
     return Stream.of(
         Arguments.of("a request line just under 16 KB",

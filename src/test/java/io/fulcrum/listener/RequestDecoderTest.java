@@ -9,6 +9,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
@@ -101,6 +102,59 @@ class RequestDecoderTest {
     assertThat(channel.finishAndReleaseAll()).isFalse();
   }
 
+  /**
+   * A well-formed version other than HTTP/1.1 and HTTP/1.0 fails to decode, the HTTP/2 preface's
+   * request line among them, and nothing read behind it is decoded.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"GET / HTTP/2.0\r\nHost: a\r\n\r\n", "GET / HTTP/1.2\r\nHost: a\r\n\r\n",
+      "GET / HTTP/0.9\r\nHost: a\r\n\r\n", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"})
+  void aVersionNotServed_failsToDecode_andNothingBehindItIsDecoded(String head) {
+    EmbeddedChannel channel = new EmbeddedChannel(new RequestDecoder(OPTIONS));
+
+    channel.writeInbound(ascii(head + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n"));
+
+    assertUnsupportedVersion(channel.readInbound());
+    assertThat((Object) channel.readInbound()).as("nothing decoded after it").isNull();
+    channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void http11AndHttp10_areServed() {
+    EmbeddedChannel channel = new EmbeddedChannel(new RequestDecoder(OPTIONS));
+
+    channel.writeInbound(ascii("GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /2 HTTP/1.0\r\n\r\n"));
+
+    assertThat(transcript(channel, new ArrayList<>())).isEqualTo("GET /1 [] | GET /2 [] | ");
+    assertThat(channel.finishAndReleaseAll()).isFalse();
+  }
+
+  /**
+   * Behind an h2c upgrade handler the first request is Vert.x's decoder's: a version not served
+   * is passed on as a request that failed to decode, and that decoder stays.
+   */
+  @Test
+  void behindAnH2cUpgradeHandler_aFirstRequestInAVersionNotServed_isPassedOnAsFailed() {
+    EmbeddedChannel channel = h2cConnection();
+    RequestDecoder.install(channel.pipeline(), OPTIONS);
+
+    channel.writeInbound(ascii("POST / HTTP/2.0\r\nHost: a\r\nContent-Length: 2\r\n\r\nab"));
+
+    assertUnsupportedVersion(channel.readInbound());
+    assertThat(channel.pipeline().get(RequestDecoder.NAME)).isNotInstanceOf(RequestDecoder.class);
+    assertThat(channel.pipeline().get(RequestDecoder.AfterTheFirstRequest.NAME)).isNull();
+    channel.finishAndReleaseAll();
+  }
+
+  private static void assertUnsupportedVersion(Object msg) {
+    assertThat(msg).isInstanceOf(HttpRequest.class);
+    HttpRequest bad = (HttpRequest) msg;
+    assertThat(bad.decoderResult().cause()).isInstanceOf(RequestDecoder.UnsupportedVersion.class);
+    assertThat(bad.protocolVersion()).as("answered in HTTP/1.0, as a request line that cannot be read")
+        .isEqualTo(HttpVersion.HTTP_1_0);
+    ReferenceCountUtil.release(bad);
+  }
+
   /** A first request that fails to decode leaves Vert.x's decoder in place, discarding what follows. */
   @Test
   void behindAnH2cUpgradeHandler_aFirstRequestThatFailsToDecode_keepsVertxsDecoder_andNothingBehindItIsDecoded() {
@@ -121,7 +175,8 @@ class RequestDecoderTest {
 
   /**
    * A connection as Vert.x sets one up on an h2c listener: its decoder, then its h2c upgrade
-   * handler, which passes the first request's head on and leaves (an h2c upgrade aside).
+   * handler, which passes the first request's head on and leaves (an h2c upgrade aside), then the
+   * connection's handler (here one that passes everything on, to be read from the channel).
    */
   private static EmbeddedChannel h2cConnection() {
     EmbeddedChannel channel = new EmbeddedChannel();
@@ -133,6 +188,7 @@ class RequestDecoderTest {
         ctx.pipeline().remove(this);
       }
     });
+    channel.pipeline().addLast(RequestDecoder.CONNECTION_HANDLER, new ChannelInboundHandlerAdapter());
     return channel;
   }
 
