@@ -1,6 +1,7 @@
 package io.fulcrum.config;
 
 import io.fulcrum.model.Problems;
+import io.fulcrum.model.WireEnum;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -113,6 +114,18 @@ final class ConfigNode {
     }
     problems.at(key).add("expected true or false, found " + describe(v));
     return def;
+  }
+
+  /**
+   * A constant of a {@link WireEnum} by its exact spelling; an absent key gives {@code def}, an
+   * unknown spelling records "'x' is not one of: a, b, c" and gives null.
+   */
+  <E extends Enum<E> & WireEnum> E enumValue(String key, Class<E> type, E def) {
+    String text = string(key, null);
+    if (text == null) {
+      return def;
+    }
+    return WireEnum.parse(type, text, at(key));
   }
 
   /** A nested object; an absent key gives an empty object. */

@@ -339,7 +339,7 @@ public final class ConfigParser {
 
   private static TargetGroup parseTargetGroup(ConfigNode n, Environment env, String arn, String name) {
     int before = n.problems().size();
-    TargetType type = enumValue(n, "target-type", TargetType.class, TargetType.INSTANCE);
+    TargetType type = n.enumValue("target-type", TargetType.class, TargetType.INSTANCE);
     String protocolText = n.string("protocol", null);
     Integer port = n.integer("port", null);
     String versionText = n.string("protocol-version", null);
@@ -485,7 +485,7 @@ public final class ConfigParser {
       if (LoadBalancer.checkName(name, n.at("name")) && !names.add(name)) {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
-      LoadBalancerType type = enumValue(n, "type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
+      LoadBalancerType type = n.enumValue("type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
       List<String> zones = n.strings("zones");
       if (zones == null) {
         zones = env.zones();
@@ -528,7 +528,7 @@ public final class ConfigParser {
   private static Listener parseListener(ConfigNode l, LoadBalancerType lbType, String lbName, String lbId, Arns arns,
       Map<String, String> tgArns) {
     int before = l.problems().size();
-    Protocol protocol = enumValue(l, "protocol", Protocol.class, null);
+    Protocol protocol = l.enumValue("protocol", Protocol.class, null);
     if (protocol == null && !l.has("protocol")) {
       l.at("protocol").add("a protocol is required (expected: " + Protocol.SERVED + ")");
     } else if (protocol != null && !protocol.served()) {
@@ -636,13 +636,5 @@ public final class ConfigParser {
       return false;
     }
     return true;
-  }
-
-  private static <E extends Enum<E> & WireEnum> E enumValue(ConfigNode n, String key, Class<E> type, E def) {
-    String text = n.string(key, null);
-    if (text == null) {
-      return def;
-    }
-    return WireEnum.parse(type, text, n.at(key));
   }
 }
