@@ -4,25 +4,17 @@ import io.fulcrum.config.FulcrumConfig.Control;
 import io.fulcrum.config.FulcrumConfig.DemoTarget;
 import io.fulcrum.config.FulcrumConfig.Reload;
 import io.fulcrum.config.FulcrumConfig.ResourceSource;
-import io.fulcrum.model.Action;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Instance;
 import io.fulcrum.model.IpAddresses;
-import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
-import io.fulcrum.model.LoadBalancerAttributes;
-import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Problems;
-import io.fulcrum.model.Protocol;
 import io.fulcrum.model.ResourceRules;
 import io.fulcrum.model.Resources;
-import io.fulcrum.model.Rule;
-import io.fulcrum.model.SecurityPolicy;
-import io.fulcrum.model.RuleCondition;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.vertx.core.json.JsonObject;
@@ -39,6 +31,10 @@ import java.util.regex.Pattern;
 /**
  * Turns the config file (as JSON, after environment overrides) into a {@link FulcrumConfig}.
  * Every problem is collected with its key path; the result is used only when there are none.
+ *
+ * <p>This class reads the top-level settings, the nodes, instances and demo targets, and the
+ * certificates the API may name; the functions, target groups and load balancers are read by
+ * {@link FunctionRegistryParser}, {@link TargetGroupParser} and {@link LoadBalancerParser}.
  */
 public final class ConfigParser {
 
@@ -146,7 +142,7 @@ public final class ConfigParser {
 
     Map<String, String> tgArns = new LinkedHashMap<>();
     List<TargetGroup> groups = TargetGroupParser.parse(root, env, tgArns);
-    List<LoadBalancer> lbs = parseLoadBalancers(root, env, tgArns, dnsDomain);
+    List<LoadBalancer> lbs = LoadBalancerParser.parse(root, env, tgArns, dnsDomain);
     Resources resources = new Resources(lbs, groups);
     List<Certificate> certificates = parseCertificates(root, env.arns(), lbs);
     if (problems.isEmpty()) {
@@ -167,7 +163,7 @@ public final class ConfigParser {
     Certificate self = Certificate.selfSigned(arns.selfSignedCertificate());
     byArn.put(self.arn(), self);
     for (ConfigNode c : root.objects("certificates")) {
-      Certificate cert = parseCertificate(c, arns);
+      Certificate cert = LoadBalancerParser.parseCertificate(c, arns);
       c.finish();
       if (cert != null) {
         byArn.putIfAbsent(cert.arn(), cert);
@@ -297,171 +293,5 @@ public final class ConfigParser {
     }
     demo.finish();
     return out;
-  }
-
-  // ---- load balancers ----
-
-  private static List<LoadBalancer> parseLoadBalancers(ConfigNode root, Environment env, Map<String, String> tgArns,
-      String dnsDomain) {
-    List<LoadBalancer> out = new ArrayList<>();
-    Set<String> names = new HashSet<>();
-    Arns arns = env.arns();
-    for (ConfigNode n : root.objects("load-balancers")) {
-      int before = n.problems().size();
-      String name = n.string("name", null);
-      if (LoadBalancer.checkName(name, n.at("name")) && !names.add(name)) {
-        n.at("name").add("a load balancer named '" + name + "' is already defined");
-      }
-      LoadBalancerType type = n.enumValue("type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
-      List<String> zones = n.strings("zones");
-      if (zones == null) {
-        zones = env.zones();
-      } else {
-        for (int i = 0; i < zones.size(); i++) {
-          if (!env.zones().contains(zones.get(i))) {
-            n.at("zones").at(i).add("'" + zones.get(i) + "' has no node (expected one of: " + String.join(", ", env.zones()) + ")");
-          }
-        }
-        if (zones.isEmpty()) {
-          n.at("zones").add("at least one zone is required");
-        }
-      }
-      Map<String, String> givenAttributes = n.stringMap("attributes");
-      LoadBalancerAttributes attrs = type == null ? null
-          : LoadBalancerAttributes.resolve(type, null, givenAttributes, n.at("attributes"));
-      String lbId = name == null ? "0000000000000000" : arns.stableId("loadbalancer", name);
-      String lbArn = type == null || name == null ? null : arns.loadBalancer(type, name, lbId);
-
-      List<Listener> listeners = new ArrayList<>();
-      Set<Integer> ports = new HashSet<>();
-      for (ConfigNode l : n.objects("listeners")) {
-        Listener listener = parseListener(l, type, name, lbId, arns, tgArns);
-        l.finish();
-        if (listener != null) {
-          if (!ports.add(listener.port())) {
-            l.at("port").add("another listener of this load balancer uses port " + listener.port());
-          }
-          listeners.add(listener);
-        }
-      }
-      n.finish();
-      if (n.problems().size() == before && type != null) {
-        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, dnsDomain), zones, attrs, listeners));
-      }
-    }
-    return out;
-  }
-
-  private static Listener parseListener(ConfigNode l, LoadBalancerType lbType, String lbName, String lbId, Arns arns,
-      Map<String, String> tgArns) {
-    int before = l.problems().size();
-    Protocol protocol = l.enumValue("protocol", Protocol.class, null);
-    if (protocol == null && !l.has("protocol")) {
-      l.at("protocol").add("a protocol is required (expected: " + Protocol.SERVED + ")");
-    } else if (protocol != null && !protocol.served()) {
-      l.at("protocol").add("'" + protocol.wire() + "' listeners are not available yet (expected: " + Protocol.SERVED
-          + ")");
-    }
-    Integer port = l.integer("port", null);
-    if (port == null) {
-      l.at("port").add("a port is required");
-    } else {
-      l.at("port").checkRange(port, 1, 65535);
-    }
-    String listenerId = arns.stableId("listener", lbName == null ? "" : lbName, String.valueOf(port));
-    String listenerArn = lbType == null || lbName == null ? null : arns.listener(lbType, lbName, lbId, listenerId);
-
-    int beforeActions = l.problems().size();
-    List<Action> defaults = RuleParser.actions(l, "default-actions", tgArns);
-    if (defaults.isEmpty() && l.problems().size() == beforeActions) {
-      l.at("default-actions").add("a listener needs a default action (e.g. [{type: forward, target-group: web}])");
-    }
-    List<Rule> rules = new ArrayList<>();
-    Set<Integer> priorities = new HashSet<>();
-    for (ConfigNode r : l.objects("rules")) {
-      Integer priority = r.integer("priority", null);
-      if (priority == null) {
-        r.at("priority").add("a priority is required (" + Rule.MIN_PRIORITY + "-" + Rule.MAX_PRIORITY + ")");
-      } else if (r.at("priority").checkRange(priority, Rule.MIN_PRIORITY, Rule.MAX_PRIORITY) && !priorities.add(priority)) {
-        r.at("priority").add("PriorityInUse", "another rule of this listener has priority " + priority);
-      }
-      List<RuleCondition> conditions = RuleParser.conditions(r);
-      List<Action> actions = RuleParser.actions(r, "actions", tgArns);
-      r.finish();
-      if (priority != null) {
-        String ruleArn = listenerArn == null ? null
-            : arns.rule(lbType, lbName, lbId, listenerId, arns.stableId("rule", lbName, String.valueOf(port), priority.toString()));
-        rules.add(new Rule(ruleArn, priority, conditions, actions));
-      }
-    }
-    boolean h2c = l.bool("h2c", false);
-    if (h2c && protocol != null && protocol != Protocol.HTTP) {
-      l.at("h2c").add("h2c is only for HTTP listeners");
-    }
-    String sslPolicy = l.string("ssl-policy", null);
-    List<Certificate> certificates = new ArrayList<>();
-    List<ConfigNode> certNodes = l.objects("certificates");
-    if (protocol != null && protocol.isTls()) {
-      if (sslPolicy == null) {
-        sslPolicy = Listener.DEFAULT_SSL_POLICY;
-      } else if (SecurityPolicy.named(sslPolicy) == null) {
-        l.at("ssl-policy").add("'" + sslPolicy + "' is not a security policy (expected one of: "
-            + String.join(", ", SecurityPolicy.names()) + ")");
-      }
-      for (ConfigNode c : certNodes) {
-        Certificate cert = parseCertificate(c, arns);
-        c.finish();
-        if (cert != null) {
-          certificates.add(cert);
-        }
-      }
-      if (certNodes.isEmpty()) {
-        certificates.add(Certificate.selfSigned(arns.selfSignedCertificate()));
-      }
-      if (certificates.size() > LoadBalancer.MAX_CERTIFICATES + 1) {
-        l.at("certificates").add("TooManyCertificates", certificates.size() + " certificates is above the maximum "
-            + (LoadBalancer.MAX_CERTIFICATES + 1) + " per listener");
-      }
-    } else {
-      if (sslPolicy != null) {
-        l.at("ssl-policy").add("a security policy is only for HTTPS and TLS listeners");
-      }
-      if (!certNodes.isEmpty()) {
-        l.at("certificates").add("certificates are only for HTTPS and TLS listeners");
-      }
-    }
-    if (l.problems().size() > before) {
-      return null;
-    }
-    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c);
-  }
-
-  /** A certificate: PEM files ({@code certificate}, {@code private-key}) or a PKCS#12 keystore. */
-  private static Certificate parseCertificate(ConfigNode c, Arns arns) {
-    String cert = c.string("certificate", null);
-    String key = c.string("private-key", null);
-    String p12 = c.string("pkcs12", null);
-    String password = c.string("password", null);
-    if (cert != null || key != null) {
-      if (cert == null || key == null || p12 != null) {
-        c.problems().add("give certificate and private-key (PEM files), or pkcs12 (and password)");
-        return null;
-      }
-      boolean ok = readable(c.at("certificate"), cert) & readable(c.at("private-key"), key);
-      return ok ? new Certificate(arns.certificate(cert), cert, key, null, null) : null;
-    }
-    if (p12 == null) {
-      c.problems().add("give certificate and private-key (PEM files), or pkcs12 (and password)");
-      return null;
-    }
-    return readable(c.at("pkcs12"), p12) ? new Certificate(arns.certificate(p12), null, null, p12, password) : null;
-  }
-
-  private static boolean readable(Problems p, String file) {
-    if (!java.nio.file.Files.isReadable(Path.of(file))) {
-      p.add("'" + file + "' cannot be read (paths are relative to the working directory)");
-      return false;
-    }
-    return true;
   }
 }
