@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigParser {
 
-  private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
+  /** A region name as AWS spells them: us-east-1, eu-central-2, ... */
+  static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
   private static final Pattern ACCOUNT = Pattern.compile("\\d{12}");
   private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");

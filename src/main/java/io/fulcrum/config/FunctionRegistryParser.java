@@ -29,9 +29,6 @@ final class FunctionRegistryParser {
   private static final Pattern HANDLER =
       Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*(\\.\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*)*(::handleRequest)?");
 
-  /** A region name as AWS spells them: us-east-1, eu-central-2, ... */
-  private static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
-
   private FunctionRegistryParser() {
   }
 
@@ -114,7 +111,7 @@ final class FunctionRegistryParser {
     String keyId = s.string("access-key-id", null);
     String secret = s.string("secret-access-key", null);
     String token = s.string("session-token", null);
-    if (region == null || !REGION.matcher(region).matches()) {
+    if (region == null || !ConfigParser.REGION.matcher(region).matches()) {
       s.at("region").add((region == null ? "missing" : "'" + region + "' is not a region")
           + " (expected the region of the credential scope, e.g. us-east-1)");
     }
