@@ -26,7 +26,11 @@ class DemoFunctionTest {
     conf.put("control", new JsonObject().put("port", 0));
     conf.put("dns", new JsonObject().put("port", 0));
     conf.put("nodes", new JsonArray().add(new JsonObject().put("zone", "zone-a").put("address", "127.0.0.1")));
-    conf.getJsonArray("load-balancers").getJsonObject(0).getJsonArray("listeners").getJsonObject(0).put("port", port);
+    JsonArray listeners = conf.getJsonArray("load-balancers").getJsonObject(0).getJsonArray("listeners");
+    listeners.getJsonObject(0).put("port", port);
+    for (int i = 1; i < listeners.size(); i++) {
+      listeners.getJsonObject(i).put("port", Ports.free()); // the HTTPS listener: not 8443, which may be taken
+    }
     for (Object g : conf.getJsonArray("target-groups")) {
       JsonObject group = (JsonObject) g;
       if (group.getString("name").equals("lambda")) {
