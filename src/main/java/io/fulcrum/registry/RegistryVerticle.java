@@ -13,13 +13,11 @@ import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
-import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetHealth;
-import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
@@ -59,7 +57,8 @@ public final class RegistryVerticle extends VerticleBase {
   private List<ListenerPlan> listeners = List.of();
   private final Map<String, TargetGroupPlan> plans = new HashMap<>();
   private final Map<String, GroupHealth> health = new HashMap<>();
-  private final Map<String, Map<String, Draining>> draining = new HashMap<>();
+  /** Deregistered targets whose delay still runs. */
+  private final Deregistrations deregistrations;
   /** One {@link Upstream} per target per group, kept across snapshots for its shared counters. */
   private final Map<String, Map<String, Upstream>> upstreams = new HashMap<>();
   /** When targets entered slow start, by group and target key. */
@@ -78,10 +77,6 @@ public final class RegistryVerticle extends VerticleBase {
   private volatile Registrations registrations;
   private long version;
 
-  /** A deregistered target whose delay still runs. */
-  private record Draining(Target target, long deadline, long timer) {
-  }
-
   public RegistryVerticle(Environment environment, Resources resources, Timers timers) {
     this(environment, resources, timers, null);
   }
@@ -95,6 +90,7 @@ public final class RegistryVerticle extends VerticleBase {
     this.resources = resources;
     this.timers = timers;
     this.store = store;
+    this.deregistrations = new Deregistrations(timers, journal, () -> this.resources, this::rebuildAll);
   }
 
   /** Refuses API changes when the config file owns the resources. */
@@ -165,7 +161,7 @@ public final class RegistryVerticle extends VerticleBase {
     }
     Problems problems = new Problems();
     io.fulcrum.model.ResourceRules.check(environment, next, problems);
-    checkReRegistrations(next, problems);
+    deregistrations.checkReRegistrations(next, problems);
     if (!problems.isEmpty()) {
       return Future.failedFuture(new InvalidModelException(problems.list()));
     }
@@ -217,7 +213,7 @@ public final class RegistryVerticle extends VerticleBase {
     Promise<DataPlaneSnapshot> done = Promise.promise();
     context.runOnContext(v -> {
       Problems problems = new Problems();
-      checkReRegistrations(next, problems);
+      deregistrations.checkReRegistrations(next, problems);
       if (!problems.isEmpty()) {
         done.fail(new InvalidModelException(problems.list()));
         return;
@@ -235,89 +231,23 @@ public final class RegistryVerticle extends VerticleBase {
     return done.future();
   }
 
-  private void checkReRegistrations(Resources next, Problems problems) {
-    for (int i = 0; i < next.targetGroups().size(); i++) {
-      TargetGroup g = next.targetGroups().get(i);
-      Map<String, Draining> d = draining.get(g.arn());
-      if (d == null) {
-        continue;
-      }
-      for (int j = 0; j < g.targets().size(); j++) {
-        Target t = g.targets().get(j);
-        Draining entry = d.get(t.key());
-        if (entry != null && g.targetType() == TargetType.IP) {
-          long left = Math.max(1, (entry.deadline() - timers.now() + 999) / 1000);
-          problems.at("target-groups").at(i).at("targets").at(j).add(Problem.INVALID_TARGET,
-              "the IP target " + t.key() + " cannot be registered again until its deregistration delay ends (in "
-                  + left + " s)");
-        }
-      }
-    }
-  }
-
-  /** Targets registered before and not now start draining; targets registered again stop. */
+  /**
+   * Targets registered before and not now start draining; targets registered again stop. What was
+   * kept for a group that is gone goes with it.
+   */
   private void startDraining(Resources before, Resources next) {
-    Map<String, TargetGroup> nextGroups = new HashMap<>();
-    next.targetGroups().forEach(g -> nextGroups.put(g.arn(), g));
+    deregistrations.startDraining(before, next);
+    Set<String> groups = new HashSet<>();
+    next.targetGroups().forEach(g -> groups.add(g.arn()));
     for (TargetGroup old : before.targetGroups()) {
-      TargetGroup now = nextGroups.get(old.arn());
-      if (now == null) {
-        // The group itself is gone: nothing is left to drain into.
-        Map<String, Draining> d = draining.remove(old.arn());
-        if (d != null) {
-          d.values().forEach(e -> timers.cancelTimer(e.timer()));
-        }
+      if (!groups.contains(old.arn())) {
         health.remove(old.arn());
         upstreams.remove(old.arn());
         slowStart.remove(old.arn());
         slowStartCandidates.remove(old.arn());
         anomalyWeights.remove(old.arn());
-        continue;
-      }
-      Map<String, Target> kept = new HashMap<>();
-      now.targets().forEach(t -> kept.put(t.key(), t));
-      for (Target t : old.targets()) {
-        if (!kept.containsKey(t.key())) {
-          drain(now, t);
-        }
-      }
-      Map<String, Draining> d = draining.get(now.arn());
-      if (d != null) {
-        kept.keySet().forEach(key -> {
-          Draining e = d.remove(key);
-          if (e != null) {
-            timers.cancelTimer(e.timer());
-          }
-        });
       }
     }
-  }
-
-  private void drain(TargetGroup group, Target t) {
-    long delay = group.attributes().deregistrationDelaySeconds() * 1000L;
-    if (delay == 0) {
-      return;
-    }
-    String arn = group.arn();
-    long timer = timers.setTimer(delay, id -> drainEnded(arn, t.key()));
-    draining.computeIfAbsent(arn, k -> new LinkedHashMap<>()).put(t.key(), new Draining(t, timers.now() + delay, timer));
-    LOG.info("target {} of {}: draining for {} s", t.key(), group.name(), delay / 1000);
-    journal.drainingStarted(group, t, delay, timers.now());
-  }
-
-  private void drainEnded(String arn, String key) {
-    Map<String, Draining> d = draining.get(arn);
-    Draining ended = d == null ? null : d.remove(key);
-    if (ended == null) {
-      return;
-    }
-    journal.drainingEnded(resources.targetGroup(arn).map(TargetGroup::name).orElse(Arns.targetGroupDimension(arn)),
-        ended.target(), timers.now());
-    if (d.isEmpty()) {
-      draining.remove(arn);
-    }
-    LOG.info("target {}: deregistration delay over", key);
-    rebuildAll();
   }
 
   private final java.util.concurrent.atomic.AtomicLong healthReceived = new java.util.concurrent.atomic.AtomicLong();
@@ -493,9 +423,7 @@ public final class RegistryVerticle extends VerticleBase {
         plans.put(g.arn(), plan(g, zones));
       }
     }
-    Map<String, List<Target>> drainingTargets = new HashMap<>();
-    draining.forEach((arn, d) -> drainingTargets.put(arn, d.values().stream().map(Draining::target).toList()));
-    registrations = SnapshotBuilder.registrations(++version, resources, inUse, drainingTargets);
+    registrations = SnapshotBuilder.registrations(++version, resources, inUse, deregistrations.targets());
     publishSnapshot();
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.REGISTRATIONS, registrations);
@@ -516,9 +444,8 @@ public final class RegistryVerticle extends VerticleBase {
       attached.replaceAll((k, v) -> v.inUse());
       h = attached;
     }
-    Map<String, Draining> d = draining.getOrDefault(g.arn(), Map.of());
     Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
-    return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, d.values().stream().map(Draining::target).toList(),
+    return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, deregistrations.targets(g.arn()),
         slowStart.getOrDefault(g.arn(), Map.of()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
         t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
             : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())),
@@ -619,11 +546,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Draining targets of a group with the end of their delay (epoch millis), by target key. */
   public Future<Map<String, Long>> draining(String groupArn) {
-    return onContext(() -> {
-      Map<String, Long> out = new HashMap<>();
-      draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.deadline()));
-      return out;
-    });
+    return onContext(() -> deregistrations.deadlines(groupArn));
   }
 
   /**
@@ -631,11 +554,7 @@ public final class RegistryVerticle extends VerticleBase {
    * the zone given), by target key.
    */
   public Future<Map<String, Target>> drainingTargets(String groupArn) {
-    return onContext(() -> {
-      Map<String, Target> out = new LinkedHashMap<>();
-      draining.getOrDefault(groupArn, Map.of()).forEach((k, d) -> out.put(k, d.target()));
-      return out;
-    });
+    return onContext(() -> deregistrations.targetsByKey(groupArn));
   }
 
   /** The version of the latest registrations published to the health checker; any thread. */
