@@ -61,13 +61,8 @@ public final class RegistryVerticle extends VerticleBase {
   private final Deregistrations deregistrations;
   /** One {@link Upstream} per target per group, kept across snapshots for its shared counters. */
   private final Map<String, Map<String, Upstream>> upstreams = new HashMap<>();
-  /** When targets entered slow start, by group and target key. */
-  private final Map<String, Map<String, Long>> slowStart = new HashMap<>();
-  /**
-   * Targets that may slow-start when they turn healthy: registered while their group already had
-   * a healthy target not in slow start, or healthy before (then slow start starts over).
-   */
-  private final Map<String, Set<String>> slowStartCandidates = new HashMap<>();
+  /** Which targets are in slow start and since when, and which may enter it. */
+  private final SlowStarts slowStarts = new SlowStarts();
   /** Anomaly-mitigation weights by group and target key (absent: 1). */
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
@@ -172,7 +167,7 @@ public final class RegistryVerticle extends VerticleBase {
     }, false).map(saved -> {
       journal.resourcesChanged(resources, accepted, "api", timers.now());
       startDraining(resources, accepted);
-      markSlowStartCandidates(resources, accepted);
+      slowStarts.markCandidates(resources, accepted, health);
       resources = accepted;
       rebuildAll();
       return new MutationResult(accepted, current.version());
@@ -220,7 +215,7 @@ public final class RegistryVerticle extends VerticleBase {
       }
       journal.resourcesChanged(resources, next, "config", timers.now());
       startDraining(resources, next);
-      markSlowStartCandidates(resources, next);
+      slowStarts.markCandidates(resources, next, health);
       environment = env;
       resources = next;
       rebuildAll();
@@ -243,8 +238,7 @@ public final class RegistryVerticle extends VerticleBase {
       if (!groups.contains(old.arn())) {
         health.remove(old.arn());
         upstreams.remove(old.arn());
-        slowStart.remove(old.arn());
-        slowStartCandidates.remove(old.arn());
+        slowStarts.forget(old.arn());
         anomalyWeights.remove(old.arn());
       }
     }
@@ -273,7 +267,7 @@ public final class RegistryVerticle extends VerticleBase {
     health.put(gh.groupArn(), gh);
     TargetGroup group = resources.targetGroup(gh.groupArn()).orElse(null);
     if (group != null) {
-      trackSlowStart(group, previous == null ? Map.of() : previous.targets(), gh.targets(), gh.decidedAt());
+      slowStarts.track(group, previous == null ? Map.of() : previous.targets(), gh.targets(), gh.decidedAt());
       if (previous != null) {
         journal.healthChanged(group, previous.targets(), gh.targets(), gh.decidedAt());
       }
@@ -349,68 +343,6 @@ public final class RegistryVerticle extends VerticleBase {
     return onContext(() -> journal.after(sequence));
   }
 
-  /**
-   * Slow start (SPEC §4.6): a target that turns healthy enters it when it was registered while its
-   * group already had a healthy target not in slow start (a batch registered into a group with none
-   * does not slow-start), or when it had been healthy before; and only if such a peer exists now.
-   * It leaves slow start early when it stops being healthy.
-   */
-  private void trackSlowStart(TargetGroup group, Map<String, TargetHealth> before, Map<String, TargetHealth> after,
-      long now) {
-    long duration = group.attributes().slowStartSeconds() * 1000L;
-    Map<String, Long> since = slowStart.computeIfAbsent(group.arn(), k -> new HashMap<>());
-    Set<String> candidates = slowStartCandidates.computeIfAbsent(group.arn(), k -> new HashSet<>());
-    since.values().removeIf(t -> now - t >= duration);
-    since.keySet().removeIf(key -> !after.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy());
-    if (duration == 0) {
-      since.clear();
-    }
-    boolean settledPeer = after.entrySet().stream()
-        .anyMatch(e -> e.getValue().healthy() && before.getOrDefault(e.getKey(), TargetHealth.NOT_REGISTERED).healthy()
-            && !since.containsKey(e.getKey()));
-    after.forEach((key, h) -> {
-      if (h.healthy() && !before.getOrDefault(key, TargetHealth.NOT_REGISTERED).healthy()) {
-        if (duration > 0 && settledPeer && candidates.contains(key)) {
-          since.put(key, now);
-        }
-        // Healthy once: if it falls and recovers, slow start starts over.
-        candidates.add(key);
-      }
-    });
-  }
-
-  /** Marks targets added by a reload as slow-start candidates when their group has a settled healthy target. */
-  private void markSlowStartCandidates(Resources before, Resources next) {
-    Map<String, TargetGroup> old = new HashMap<>();
-    before.targetGroups().forEach(g -> old.put(g.arn(), g));
-    for (TargetGroup g : next.targetGroups()) {
-      TargetGroup prev = old.get(g.arn());
-      Set<String> candidates = slowStartCandidates.computeIfAbsent(g.arn(), k -> new HashSet<>());
-      Set<String> known = new HashSet<>();
-      if (prev != null) {
-        prev.targets().forEach(t -> known.add(t.key()));
-      }
-      GroupHealth gh = health.get(g.arn());
-      Map<String, Long> since = slowStart.getOrDefault(g.arn(), Map.of());
-      boolean settled = gh != null && gh.targets().entrySet().stream()
-          .anyMatch(e -> e.getValue().healthy() && !since.containsKey(e.getKey()));
-      for (Target t : g.targets()) {
-        if (!known.contains(t.key())) {
-          // A new registration starts over: it slow-starts only if a settled peer is there now.
-          candidates.remove(t.key());
-          if (settled) {
-            candidates.add(t.key());
-          }
-        }
-      }
-      if (prev != null) {
-        Set<String> current = new HashSet<>();
-        g.targets().forEach(t -> current.add(t.key()));
-        candidates.retainAll(current);
-      }
-    }
-  }
-
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
   private void rebuildAll() {
     listeners = SnapshotBuilder.listeners(environment, resources, selfSigned);
@@ -446,7 +378,7 @@ public final class RegistryVerticle extends VerticleBase {
     }
     Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
     return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, deregistrations.targets(g.arn()),
-        slowStart.getOrDefault(g.arn(), Map.of()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
+        slowStarts.since(g.arn()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
         t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
             : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())),
         loadBalancerCrossZone.getOrDefault(g.arn(), true)));
