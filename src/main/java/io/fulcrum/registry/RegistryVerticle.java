@@ -23,10 +23,8 @@ import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -63,9 +61,8 @@ public final class RegistryVerticle extends VerticleBase {
   private final Map<String, Map<String, Upstream>> upstreams = new HashMap<>();
   /** Which targets are in slow start and since when, and which may enter it. */
   private final SlowStarts slowStarts = new SlowStarts();
-  /** Anomaly-mitigation weights by group and target key (absent: 1). */
-  private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
-  private final Map<String, AnomalyDetector> detectors = new HashMap<>();
+  /** Each group's anomaly detector, and the mitigation weights its plan is built with. */
+  private final AnomalyDetectors detectors = new AnomalyDetectors();
   private final Journal journal = new Journal(Journal.CAPACITY);
   private DataPlaneSnapshot current;
   private volatile ZoneStatus zones = ZoneStatus.EMPTY;
@@ -239,7 +236,7 @@ public final class RegistryVerticle extends VerticleBase {
         health.remove(old.arn());
         upstreams.remove(old.arn());
         slowStarts.forget(old.arn());
-        anomalyWeights.remove(old.arn());
+        detectors.forget(old.arn());
       }
     }
   }
@@ -378,7 +375,7 @@ public final class RegistryVerticle extends VerticleBase {
     }
     Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
     return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, deregistrations.targets(g.arn()),
-        slowStarts.since(g.arn()), anomalyWeights.getOrDefault(g.arn(), Map.of()),
+        slowStarts.since(g.arn()), detectors.weights(g.arn()),
         t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
             : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())),
         loadBalancerCrossZone.getOrDefault(g.arn(), true)));
@@ -421,30 +418,11 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Closes one bucket of every group's anomaly window; rebuilds the plans whose weights moved. */
   private void anomalyTick() {
-    detectors.keySet().retainAll(plans.keySet());
+    detectors.retain(plans.keySet());
     boolean changed = false;
     for (TargetGroup g : resources.targetGroups()) {
       List<String> zones = inUse.get(g.arn());
-      // Lambda target groups have no protocol, and no anomaly detection.
-      if (zones == null || g.protocol() == null || !g.protocol().isHttpFamily()) {
-        continue;
-      }
-      Map<String, Upstream> cache = upstreams.getOrDefault(g.arn(), Map.of());
-      boolean crossZone = TargetGroupPlan.crossZone(g);
-      Map<String, List<Upstream>> scopes = new LinkedHashMap<>();
-      for (Target t : g.targets()) {
-        Upstream u = cache.get(t.key());
-        boolean enabled = Target.ALL_ZONES.equals(t.zone()) || zones.contains(t.zone());
-        if (u != null && enabled) {
-          scopes.computeIfAbsent(crossZone ? "*" : t.zone(), k -> new ArrayList<>()).add(u);
-        }
-      }
-      GroupHealth gh = health.get(g.arn());
-      int healthy = gh == null ? 0 : (int) gh.targets().values().stream().filter(TargetHealth::healthy).count();
-      boolean mitigate = g.attributes().anomalyMitigation() && "weighted_random".equals(g.attributes().algorithm());
-      AnomalyDetector d = detectors.computeIfAbsent(g.arn(), k -> new AnomalyDetector());
-      if (d.tick(scopes, healthy, mitigate)) {
-        anomalyWeights.put(g.arn(), d.weights());
+      if (zones != null && detectors.tick(g, zones, upstreams.getOrDefault(g.arn(), Map.of()), health.get(g.arn()))) {
         plans.put(g.arn(), plan(g, zones));
         changed = true;
       }
@@ -456,10 +434,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Anomaly detection results of a group's targets, by key (DescribeTargetHealth, Include=AnomalyDetection). */
   public Future<Map<String, AnomalyDetection>> anomalies(String groupArn) {
-    return onContext(() -> {
-      AnomalyDetector d = detectors.get(groupArn);
-      return d == null ? Map.of() : Map.copyOf(d.results());
-    });
+    return onContext(() -> detectors.results(groupArn));
   }
 
   /**
@@ -470,9 +445,7 @@ public final class RegistryVerticle extends VerticleBase {
     return onContext(() -> {
       Map<String, Map<String, TargetHealth>> byGroup = new HashMap<>();
       health.forEach((arn, gh) -> byGroup.put(arn, gh.targets()));
-      Map<String, Map<String, AnomalyDetection>> anomalies = new HashMap<>();
-      detectors.forEach((arn, d) -> anomalies.put(arn, d.results()));
-      return SnapshotBuilder.gauges(resources, plans, byGroup, anomalies);
+      return SnapshotBuilder.gauges(resources, plans, byGroup, detectors.results());
     });
   }
 
