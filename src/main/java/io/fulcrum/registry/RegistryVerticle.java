@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * builds a new immutable {@link DataPlaneSnapshot}, off the request path, and publishes it to the
  * listener verticles; changes to what must be checked are published to the health checker as
  * {@link Registrations}. One instance per process; its state is touched only on its own context.
+ *
+ * <p>Three concerns keep their state in classes of their own, which it alone uses, on its context:
+ * the draining targets and their timers ({@link Deregistrations}), slow start ({@link SlowStarts})
+ * and anomaly detection ({@link AnomalyDetectors}). Each is told what changed and asked what a plan
+ * needs. The resources, the health, the upstreams and the plans stay here: every change reads them
+ * together, and publishing follows from them.
  */
 public final class RegistryVerticle extends VerticleBase {
 
