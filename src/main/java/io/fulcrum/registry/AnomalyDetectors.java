@@ -17,8 +17,8 @@ import java.util.Set;
 /**
  * Anomaly detection and mitigation across target groups: one {@link AnomalyDetector} per group in
  * use, fed from the counters of the group's {@link Upstream}s, and the mitigation weights last
- * taken from each, which the registry builds the group's plan with. A group's detector goes when
- * the group is no longer in use; its weights stay until the group itself is gone.
+ * taken from each, which the registry builds the group's plan with. A group's detector and its
+ * weights go when the group is no longer in use, or is gone.
  *
  * <p>The registry calls {@link #tick} for each group in use once per bucket, from a timer of its
  * own, and rebuilds the plan of a group whose weights moved. Not thread-safe: used on the
@@ -30,9 +30,14 @@ final class AnomalyDetectors {
   private final Map<String, Map<String, Double>> anomalyWeights = new HashMap<>();
   private final Map<String, AnomalyDetector> detectors = new HashMap<>();
 
-  /** Drops the detectors of groups not in {@code groupArns}. */
+  /**
+   * Drops the detectors of groups not in {@code groupArns}, and their weights with them: a group
+   * used again starts with a new detector, and with no mitigation that a new detector, seeing
+   * nothing to change, would never lift.
+   */
   void retain(Set<String> groupArns) {
     detectors.keySet().retainAll(groupArns);
+    anomalyWeights.keySet().retainAll(groupArns);
   }
 
   /**
