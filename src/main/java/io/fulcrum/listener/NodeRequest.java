@@ -59,7 +59,46 @@ final class NodeRequest implements RequestFacts {
     this.http2 = http2;
     this.remote = remote;
     this.authority = authority;
-    this.absoluteForm = !uri.isEmpty() && uri.charAt(0) != '/' && uri.indexOf("://") > 0;
+    this.absoluteForm = absoluteForm(uri);
+  }
+
+  /**
+   * Whether {@code uri} is a request target a load balancer serves (RFC 9112 §3.2, RFC 9113
+   * §8.3.1): origin form ({@code /path?query}), absolute form ({@code scheme://authority/path}, over
+   * HTTP/1.x), or asterisk form ({@code *}) for OPTIONS only. Any other (a relative path such as
+   * {@code admin/x} or {@code ../etc}, CONNECT's {@code host:port}) would be matched by the rules as
+   * one path and read by a target as another, or is not a request for a target at all.
+   */
+  static boolean servedTarget(String method, String uri, boolean http2) {
+    if (uri.isEmpty()) {
+      return false;
+    }
+    if (uri.charAt(0) == '/') {
+      return true;
+    }
+    if (uri.equals("*")) {
+      return method.equals("OPTIONS");
+    }
+    return !http2 && absoluteForm(uri);
+  }
+
+  /** Whether {@code uri} is in absolute form: a scheme (RFC 3986 §3.1) followed by {@code ://}. */
+  static boolean absoluteForm(String uri) {
+    int end = uri.indexOf("://");
+    if (end <= 0 || !isAlpha(uri.charAt(0))) {
+      return false;
+    }
+    for (int i = 1; i < end; i++) {
+      char c = uri.charAt(i);
+      if (!isAlpha(c) && (c < '0' || c > '9') && c != '+' && c != '-' && c != '.') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean isAlpha(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
   }
 
   /** The Host value as the client gave it (from the absolute URI when it used one), or null. */

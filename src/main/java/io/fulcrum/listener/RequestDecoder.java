@@ -35,13 +35,15 @@ import java.util.Locale;
  * ({@code User-Agent}) and in lower case ({@code user-agent}); any other spelling is decoded as
  * before.
  *
- * <p>One more check: a request line whose version is well formed but neither {@code HTTP/1.1} nor
- * {@code HTTP/1.0} ({@code HTTP/2.0}, as in the HTTP/2 preface sent to an HTTP/1.x port, or
- * {@code HTTP/1.2}) fails to decode, as a malformed version does, and is answered 505 (SPEC §11.3)
- * by the listener, the connection closed and nothing read after it decoded. Vert.x's decoder
- * passes such a request on, and Vert.x then answers a bare 501 in the request's own version
- * ({@code HTTP/2.0 501}) before the listener sees it. Nothing else of the decoding changes: the
- * same parser, limits and checks.
+ * <p>Two more checks of the request line ({@link #refusal}), whose failures decode as a malformed
+ * line does: the listener answers, the connection is closed, and nothing read after it is decoded.
+ * A version well formed but neither {@code HTTP/1.1} nor {@code HTTP/1.0} ({@code HTTP/2.0}, as in
+ * the HTTP/2 preface sent to an HTTP/1.x port, or {@code HTTP/1.2}) is answered 505 (SPEC §11.3):
+ * Vert.x's decoder passes such a request on, and Vert.x then answers a bare 501 in the request's
+ * own version ({@code HTTP/2.0 501}) before the listener sees it. A request target in none of the
+ * forms a load balancer serves ({@code admin/x}, {@code ../etc}, CONNECT's {@code host:443}) is
+ * answered 400: Vert.x passes it on, and it would reach a target as a path the rules never saw.
+ * Nothing else of the decoding changes: the same parser, limits and checks.
  */
 final class RequestDecoder extends VertxHttpRequestDecoder {
 
@@ -96,11 +98,27 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
     return version == HttpVersion.HTTP_1_1 || version == HttpVersion.HTTP_1_0;
   }
 
+  /**
+   * Why a request line that Netty's parser read is refused, or null when it is served: a version
+   * other than HTTP/1.1 and HTTP/1.0 ({@link UnsupportedVersion}, 505), or a request target in none
+   * of the forms a load balancer serves ({@link NodeRequest#servedTarget}, 400).
+   */
+  static IllegalArgumentException refusal(HttpRequest head) {
+    if (!supported(head.protocolVersion())) {
+      return new UnsupportedVersion(head.protocolVersion());
+    }
+    if (!NodeRequest.servedTarget(head.method().name(), head.uri(), false)) {
+      return new IllegalArgumentException("request target in no form served: " + head.uri());
+    }
+    return null;
+  }
+
   @Override
   protected HttpMessage createMessage(String[] initialLine) {
     HttpMessage message = super.createMessage(initialLine);
-    if (!supported(message.protocolVersion())) {
-      throw new UnsupportedVersion(message.protocolVersion());
+    IllegalArgumentException refused = refusal((HttpRequest) message);
+    if (refused != null) {
+      throw refused;
     }
     return message;
   }
@@ -121,10 +139,11 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
    * decode leaves Vert.x's decoder where it is: it discards what follows, and the connection closes.
    *
    * <p>It sits right in front of Vert.x's connection handler, so that it sees the first request's
-   * head, which Vert.x's h2c upgrade handler passes on only after the connection is made. A head in
-   * a version not served is passed on as the decoder passes on one that failed to decode (an
-   * invalid {@code GET /bad-request} in HTTP/1.0 carrying the failure), the first request's own
-   * decoder stays, and the listener answers 505 and refuses whatever follows on the connection.
+   * head, which Vert.x's h2c upgrade handler passes on only after the connection is made. A head
+   * whose request line is refused ({@link #refusal}) is passed on as the decoder passes on one that
+   * failed to decode (an invalid {@code GET /bad-request} in HTTP/1.0 carrying the failure), the
+   * first request's own decoder stays, and the listener answers and refuses whatever follows on the
+   * connection.
    */
   static final class AfterTheFirstRequest extends ChannelInboundHandlerAdapter {
 
@@ -137,11 +156,13 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof HttpRequest head && head.decoderResult().isSuccess() && !supported(head.protocolVersion())) {
+      IllegalArgumentException refused = msg instanceof HttpRequest head && head.decoderResult().isSuccess()
+          ? refusal(head) : null;
+      if (refused != null) {
         HttpRequest invalid = new DefaultFullHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/bad-request",
             Unpooled.EMPTY_BUFFER);
-        invalid.setDecoderResult(DecoderResult.failure(new UnsupportedVersion(head.protocolVersion())));
-        ReferenceCountUtil.release(head);
+        invalid.setDecoderResult(DecoderResult.failure(refused));
+        ReferenceCountUtil.release(msg);
         msg = invalid;
       }
       boolean ended = msg instanceof LastHttpContent last && last.decoderResult().isSuccess();

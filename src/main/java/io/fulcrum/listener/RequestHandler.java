@@ -99,6 +99,13 @@ final class RequestHandler {
       answer(meters, entry, req, ElbError.METHOD_NOT_ALLOWED);
       return;
     }
+    boolean http2 = req.version() == HttpVersion.HTTP_2;
+    if (req.uri() == null || !NodeRequest.servedTarget(req.method().name(), req.uri(), http2)) {
+      // An HTTP/2 :path in none of the forms served (HTTP/1.x request lines are refused as they are
+      // decoded: RequestDecoder), or CONNECT's lack of one: never passed on as a path no rule saw.
+      answerAndClose(meters, entry, req, client, ElbError.BAD_REQUEST);
+      return;
+    }
     boolean chunked = false;
     String te = headers.get(HttpHeaders.TRANSFER_ENCODING);
     if (te != null) {
@@ -112,7 +119,6 @@ final class RequestHandler {
         return;
       }
     }
-    boolean http2 = req.version() == HttpVersion.HTTP_2;
     if (http2 && req.uri().length() > Dispatcher.MAX_HTTP2_FIELD
         && HpackSize.field(":path", req.uri()) > Dispatcher.MAX_HTTP2_FIELD) {
       req.connection().close();

@@ -9,12 +9,14 @@ import io.fulcrum.forward.ElbError;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
 import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -56,6 +58,15 @@ class ElbRequestChecksTest {
     backend = Backend.start(backends, "b");
     port = Ports.free();
     gateway = Gateway.start(gatewayVertx, GatewayConfigs.forwarding(port, backend.port()));
+  }
+
+  /** As {@link #startWithBackend()}, the listener taking h2c as well when {@code h2c}. */
+  private void startWithBackend(boolean h2c) {
+    backend = Backend.start(backends, "b");
+    port = Ports.free();
+    String config = GatewayConfigs.forwarding(port, backend.port());
+    gateway = Gateway.start(TestVertx.create(), h2c
+        ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
   }
 
   private Response exchange(String request) {
@@ -215,11 +226,7 @@ class ElbRequestChecksTest {
   @MethodSource("versionsNotServed")
   void listener_returns505AndCloses_forAVersionItDoesNotServe_withoutReachingTheTarget(String version, boolean h2c,
       boolean afterAFirstRequest) {
-    backend = Backend.start(backends, "b");
-    port = Ports.free();
-    String config = GatewayConfigs.forwarding(port, backend.port());
-    gateway = Gateway.start(TestVertx.create(), h2c
-        ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
+    startWithBackend(h2c);
 
     try (RawConnection c = RawConnection.open(port)) {
       if (afterAFirstRequest) {
@@ -252,6 +259,72 @@ class ElbRequestChecksTest {
       assertThat(c.closedByServer()).isTrue();
     }
     assertThat(backend.trafficHits()).isZero();
+  }
+
+  /**
+   * A request target in none of the forms a load balancer serves (RFC 9112 §3.2): it would reach
+   * the target as a path the rules never matched ({@code admin/x} against a rule for
+   * {@code /admin/*}). ALB's 400 page, in HTTP/1.0 as to a request line that cannot be read, the
+   * connection closed, nothing pipelined behind it served; with and without h2c, first or not.
+   */
+  @ParameterizedTest(name = "{0}, h2c {1}, after a first request {2}")
+  @MethodSource("targetsNotServed")
+  void listener_returns400AndCloses_forARequestTargetInNoFormItServes_withoutReachingTheTarget(String requestLine,
+      boolean h2c, boolean afterAFirstRequest) {
+    startWithBackend(h2c);
+
+    try (RawConnection c = RawConnection.open(port)) {
+      if (afterAFirstRequest) {
+        assertThat(c.send("GET /first HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("b");
+      }
+      Response r = c.send(requestLine + "\r\nHost: example.com\r\n\r\n"
+          + "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+      assertElbPage(r, ElbError.BAD_REQUEST, "HTTP/1.0");
+      assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
+    }
+    assertThat(backend.trafficHits()).isEqualTo(afterAFirstRequest ? 1 : 0);
+  }
+
+  static Stream<Arguments> targetsNotServed() {
+    return Stream.of("GET admin/x HTTP/1.1", "GET ../../etc/passwd HTTP/1.1", "GET * HTTP/1.1",
+        "CONNECT example.com:443 HTTP/1.1", "GET 1http://example.com/ HTTP/1.1", "GET http:/example.com/ HTTP/1.1")
+        .flatMap(line -> Stream.of(Arguments.of(line, false, false), Arguments.of(line, true, false),
+            Arguments.of(line, true, true)));
+  }
+
+  /** The three forms served: origin, absolute (its path goes on) and, for OPTIONS, asterisk. */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"GET /a/b?c=d HTTP/1.1", "GET http://example.com/a/b?c=d HTTP/1.1",
+      "GET h2+x.y-z://example.com/a/b?c=d HTTP/1.1", "OPTIONS * HTTP/1.1"})
+  void listener_forwards_originAbsoluteAndAsteriskForms(String requestLine) {
+    startWithBackend();
+
+    Response r = exchange(requestLine + "\r\nHost: example.com\r\n\r\n");
+
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(backend.lastRequest().getString("uri")).isEqualTo(requestLine.startsWith("OPTIONS") ? "*" : "/a/b?c=d");
+  }
+
+  /** Over HTTP/2 a :path must be origin form, or {@code *} for OPTIONS (RFC 9113 §8.3.1): 400 on the stream. */
+  @Test
+  void listener_returns400OnTheStream_forAnHttp2PathInNoFormItServes_andTheConnectionGoesOn() {
+    startWithBackend(true);
+
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+      wire.serverSettings(Duration.ofSeconds(10));
+      String authority = "127.0.0.1:" + port;
+      wire.headers(1, H2Wire.request("GET", "http", authority, "admin/x"), true);
+      wire.headers(3, H2Wire.request("GET", "http", authority, "*"), true);
+      wire.headers(5, H2Wire.request("OPTIONS", "http", authority, "*"), true);
+      wire.headers(7, H2Wire.request("GET", "http", authority, "/fine"), true);
+
+      assertThat(wire.answer(1, Duration.ofSeconds(10)).status()).isEqualTo("400");
+      assertThat(wire.answer(3, Duration.ofSeconds(10)).status()).isEqualTo("400");
+      assertThat(wire.answer(5, Duration.ofSeconds(10)).status()).isEqualTo("200");
+      assertThat(wire.answer(7, Duration.ofSeconds(10)).status()).isEqualTo("200");
+    }
+    assertThat(backend.trafficHits()).isEqualTo(2);
   }
 
   static Stream<Arguments> requestsJustUnderTheLimits() {
