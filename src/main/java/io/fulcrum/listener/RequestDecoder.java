@@ -12,8 +12,8 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.Http1xServerConnection;
@@ -108,7 +108,8 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
       return new UnsupportedVersion(head.protocolVersion());
     }
     if (!NodeRequest.servedTarget(head.method().name(), head.uri(), false)) {
-      return new IllegalArgumentException("request target in no form served: " + head.uri());
+      // The target itself stays out of the message, which RequestHandler#invalidStatus reads.
+      return new IllegalArgumentException("request target in no form served");
     }
     return null;
   }

@@ -287,7 +287,7 @@ class ElbRequestChecksTest {
   }
 
   static Stream<Arguments> targetsNotServed() {
-    return Stream.of("GET admin/x HTTP/1.1", "GET ../../etc/passwd HTTP/1.1", "GET * HTTP/1.1",
+    return Stream.of("GET admin/x HTTP/1.1", "GET ../../etc/passwd HTTP/1.1", "GET version/2 HTTP/1.1", "GET * HTTP/1.1",
         "CONNECT example.com:443 HTTP/1.1", "GET 1http://example.com/ HTTP/1.1", "GET http:/example.com/ HTTP/1.1")
         .flatMap(line -> Stream.of(Arguments.of(line, false, false), Arguments.of(line, true, false),
             Arguments.of(line, true, true)));
