@@ -79,16 +79,23 @@ public final class ConfigLoader {
   /**
    * Re-reads the file every {@code periodMillis}; each changed, valid version goes to
    * {@code onChange}, each invalid one to {@code onInvalid} (and the running configuration stays).
+   *
+   * @return completes once the file as it is now has been read (or found unreadable): the edits
+   *         delivered are those made after that
    */
-  public void watch(long periodMillis, Consumer<FulcrumConfig> onChange, Consumer<List<Problem>> onInvalid) {
+  public Future<Void> watch(long periodMillis, Consumer<FulcrumConfig> onChange, Consumer<List<Problem>> onInvalid) {
     stopWatching();
-    watcher = retriever(periodMillis);
+    ConfigRetriever retriever = retriever(periodMillis);
+    watcher = retriever;
+    retriever.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
     // Prime the retriever so that only later edits count as changes.
-    watcher.getConfig().onComplete(primed -> watcher.listen(change -> validateEdit(change.getNewConfiguration())
-        .onSuccess(onChange::accept)
-        .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
-            : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())))))));
-    watcher.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
+    return retriever.getConfig().transform(primed -> {
+      retriever.listen(change -> validateEdit(change.getNewConfiguration())
+          .onSuccess(onChange::accept)
+          .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
+              : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage()))))));
+      return Future.succeededFuture();
+    });
   }
 
   public void stopWatching() {

@@ -107,7 +107,8 @@ class HotReloadTest {
     FulcrumConfig initial = Await.result(loader.load());
     fulcrum = Await.result(Fulcrum.start(gatewayVertx, initial, 2, Clock.systemUTC()));
     List<List<Problem>> rejected = new CopyOnWriteArrayList<>();
-    loader.watch(initial.reload().scanPeriodMillis(), fulcrum::reload, rejected::add);
+    // Edits count once the watcher has read the file as it is.
+    Await.result(loader.watch(initial.reload().scanPeriodMillis(), fulcrum::reload, rejected::add));
 
     AtomicInteger connectionsOpened = new AtomicInteger();
     HttpClientAgent client = backends.httpClientBuilder()

@@ -289,13 +289,11 @@ class ConfigLoaderTest {
     List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
     List<List<Problem>> invalid = new CopyOnWriteArrayList<>();
     try {
-      loader.watch(50, changes::add, invalid::add);
-      // The first scan primes the watcher; only later edits count. Edit until a change arrives.
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        replace(file, FILE.replace("port: 9090", "port: 9191"));
-        assertThat(changes).isNotEmpty();
-      });
-      assertThat(changes).extracting(c -> c.control().port()).containsOnly(9191);
+      // Only edits made once the watcher has read the file count.
+      Await.result(loader.watch(50, changes::add, invalid::add));
+      replace(file, FILE.replace("port: 9090", "port: 9191"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> !changes.isEmpty());
+      assertThat(changes).extracting(c -> c.control().port()).containsExactly(9191);
       assertThat(invalid).isEmpty();
       replace(file, FILE.replace("port: 9090", "port: -1"));
       await().atMost(Duration.ofSeconds(20)).until(() -> !invalid.isEmpty());
@@ -312,11 +310,9 @@ class ConfigLoaderTest {
     List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
     List<List<Problem>> invalid = new CopyOnWriteArrayList<>();
     try {
-      loader.watch(50, changes::add, invalid::add);
-      await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-        replace(file, FILE.replace("port: 9090", "port: 9191"));
-        assertThat(changes).isNotEmpty();
-      });
+      Await.result(loader.watch(50, changes::add, invalid::add));
+      replace(file, FILE.replace("port: 9090", "port: 9191"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> !changes.isEmpty());
       replace(file, "");
       await().atMost(Duration.ofSeconds(20)).until(() -> !invalid.isEmpty());
       assertThat(changes).hasSize(1);
