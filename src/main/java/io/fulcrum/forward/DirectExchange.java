@@ -117,6 +117,15 @@ public final class DirectExchange extends TargetExchange {
 
   /** A part of the request body from the client. */
   public void fromClient(HttpContent part) {
+    if (part.decoderResult().isFailure()) {
+      // The body broke off malformed (a chunk size that is not one, a chunk that does not end where it
+      // says): its end must not go to the target, which would take what came for the whole request.
+      // The target connection is dropped; the client gets 400 and its connection closes (the request
+      // was not read to its end), or, after the response head, is cut.
+      part.release();
+      cut(ElbError.BAD_REQUEST);
+      return;
+    }
     if (part instanceof LastHttpContent) {
       requestReceived = true;
     }

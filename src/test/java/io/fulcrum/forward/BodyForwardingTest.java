@@ -1,6 +1,8 @@
 package io.fulcrum.forward;
 
+import static io.fulcrum.testing.ElbAssertions.assertElbPage;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
@@ -18,10 +20,12 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -83,6 +87,45 @@ class BodyForwardingTest {
       assertThat(r.bodyText()).isEqualTo(body.length + ":" + sha256(body));
     }
     assertThat(backend.lastRequest().getJsonObject("headers").getString("transfer-encoding")).isEqualTo("chunked");
+  }
+
+  /**
+   * A chunked body that breaks off malformed never reaches the target as a whole request (before,
+   * the end that came with the decoder's failure went on as the body's end, and the target took
+   * the five bytes for the whole body): the target connection, which has the head, goes mid-body;
+   * the client gets ALB's 400 and its connection is closed.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"5\r\nhello\r\nZZ\r\n", "5\r\nhello\r\n-1\r\n", "5\r\nhelloXX\r\n0\r\n\r\n"})
+  void chunkedRequestBody_thatBreaksOffMalformed_neverReachesTheTargetWhole(String chunks) {
+    List<Integer> whole = new CopyOnWriteArrayList<>();
+    AtomicInteger broken = new AtomicInteger();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.body().onComplete(ar -> {
+      if (ar.succeeded()) {
+        whole.add(ar.result().length());
+        req.response().end("whole");
+      } else {
+        broken.incrementAndGet();
+      }
+    }));
+    gatewayTo(backend.port());
+    // A kept-alive target connection, so that the head and the first chunk are on their way to the
+    // target before the malformed part is read.
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send("POST /warm HTTP/1.1\r\nHost: example.com\r\nContent-Length: 2\r\n\r\nok").read().bodyText())
+          .isEqualTo("whole");
+    }
+
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("POST /upload HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel");
+      await().atMost(Duration.ofSeconds(10)).until(() -> backend.trafficHits() == 2); // the head is at the target
+      Response r = c.send(chunks.substring("5\r\nhel".length())).read();
+
+      assertElbPage(r, ElbError.BAD_REQUEST);
+      assertThat(c.closedByServer()).isTrue();
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> broken.get() == 1);
+    assertThat(whole).as("bodies the target took as whole: the warm-up's only").containsExactly(2);
   }
 
   @Test
