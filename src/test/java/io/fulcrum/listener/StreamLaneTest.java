@@ -24,11 +24,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -295,6 +297,75 @@ class StreamLaneTest {
       assertThat(a.text()).isEqualTo("got " + size);
     }
     assertThat(DirectForwarder.forwarded() - before).isEqualTo(1);
+  }
+
+  /**
+   * H2.CL request smuggling: a body longer or shorter than the stream's own content-length is a
+   * malformed request (RFC 9113 §8.1.1). It is reset, and nothing of it is taken by the HTTP/1.1
+   * target for a request of its own (a body of {@code GET /smuggled ...} behind {@code
+   * content-length: 0}), nor does a short body leave the target connection waiting for bytes the
+   * next request would fill: the next stream's answer is its own. Either path.
+   */
+  @ParameterizedTest(name = "content-length {0}, direct path {1}")
+  @CsvSource({"0, true", "5, true", "100, true", "0, false", "100, false"})
+  void aBodyThatDisagreesWithItsContentLength_isReset_andNeverReadByTheTargetAsAnotherRequest(int contentLength,
+      boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    List<String> seen = new CopyOnWriteArrayList<>();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      seen.add(req.method() + " " + req.uri());
+      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
+    });
+    start(backend.port());
+    byte[] smuggled = "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("POST", "/outer").add("content-length", Integer.toString(contentLength)), false);
+      wire.write(H2Wire.dataFrame(1, smuggled, true));
+
+      Frame reset = wire.await(f -> f.streamId() == 1 && f.type() == H2Wire.RST_STREAM, WAIT);
+      assertThat(reset.errorCode()).isEqualTo(PROTOCOL_ERROR);
+      wire.headers(3, request("GET", "/next"), true);
+      assertThat(wire.answer(3, WAIT).text()).isEqualTo("answer to /next ");
+    }
+    assertThat(seen).doesNotContain("GET /smuggled").contains("GET /next");
+  }
+
+  /**
+   * H2.TE request smuggling: connection-specific header fields (transfer-encoding, connection,
+   * keep-alive, upgrade) make an HTTP/2 request malformed (RFC 9113 §8.2.2). It is reset before
+   * a target is chosen (the DATA behind it, for a stream that never opened, then ends the
+   * connection), so a chunked body's early end ({@code 0\r\n\r\n}) never lets a target read
+   * what follows as a request of its own. Either path.
+   */
+  @ParameterizedTest(name = "{0}, direct path {1}")
+  @CsvSource({"transfer-encoding, true", "transfer-encoding, false", "connection, true", "keep-alive, true",
+      "upgrade, true"})
+  void aConnectionSpecificHeader_makesTheRequestMalformed_andNothingOfItReachesTheTarget(String name,
+      boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    List<String> seen = new CopyOnWriteArrayList<>();
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      seen.add(req.method() + " " + req.uri());
+      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
+    });
+    start(backend.port());
+    byte[] body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("POST", "/outer").add(name, "chunked"), false);
+      wire.write(H2Wire.dataFrame(1, body, true));
+
+      Frame reset = wire.await(f -> f.streamId() == 1 && f.type() == H2Wire.RST_STREAM, WAIT);
+      assertThat(reset.errorCode()).isEqualTo(PROTOCOL_ERROR);
+      // The DATA that followed was for a stream that never opened: Netty ends the connection too.
+      assertThat(wire.await(f -> f.type() == H2Wire.GOAWAY, WAIT).errorCode()).isEqualTo(PROTOCOL_ERROR);
+    }
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, request("GET", "/next"), true);
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("answer to /next ");
+    }
+    assertThat(seen).containsExactly("GET /next");
   }
 
   private static long windowGranted(H2Wire wire, int stream) {
