@@ -312,11 +312,7 @@ class StreamLaneTest {
       boolean directPath) {
     System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
     List<String> seen = new CopyOnWriteArrayList<>();
-    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
-      seen.add(req.method() + " " + req.uri());
-      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
-    });
-    start(backend.port());
+    startWithTargetNoting(seen);
     byte[] smuggled = "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     try (H2Wire wire = connect(Map.of())) {
@@ -345,11 +341,7 @@ class StreamLaneTest {
       boolean directPath) {
     System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
     List<String> seen = new CopyOnWriteArrayList<>();
-    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
-      seen.add(req.method() + " " + req.uri());
-      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
-    });
-    start(backend.port());
+    startWithTargetNoting(seen);
     byte[] body = "0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
 
     try (H2Wire wire = connect(Map.of())) {
@@ -366,6 +358,15 @@ class StreamLaneTest {
       assertThat(wire.answer(1, WAIT).text()).isEqualTo("answer to /next ");
     }
     assertThat(seen).containsExactly("GET /next");
+  }
+
+  /** Starts the gateway before a target that notes each request's method and path in {@code seen}. */
+  private void startWithTargetNoting(List<String> seen) {
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> {
+      seen.add(req.method() + " " + req.uri());
+      req.body().onSuccess(b -> req.response().end("answer to " + req.uri() + " " + b));
+    });
+    start(backend.port());
   }
 
   private static long windowGranted(H2Wire wire, int stream) {
