@@ -51,6 +51,7 @@ public final class LoadBalancerOperations {
         .register("ModifyLoadBalancerAttributes", LoadBalancerOperations::modifyAttributes);
     ListenerOperations.register(api);
     ListenerCertificateOperations.register(api);
+    SslPolicyOperations.register(api);
     RuleOperations.register(api);
   }
 

@@ -3,6 +3,7 @@ package io.fulcrum.api;
 import static io.fulcrum.api.LbApiHarness.forward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.fulcrum.model.Arns;
 import io.fulcrum.testing.Ports;
@@ -28,8 +29,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Certificate;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.Cipher;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeSslPoliciesResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Listener;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerTypeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.SslPolicy;
 
 /**
  * HTTPS listeners through the API: the self-signed certificate and the config file's certificates
@@ -157,6 +162,46 @@ class HttpsListenerApiTest {
         "ValidationError");
     h.refusedUnchanged(() -> h.elb.addListenerCertificates(b -> b.listenerArn(http)
         .certificates(c -> c.certificateArn(SELF_SIGNED))), "ValidationError");
+  }
+
+  /**
+   * DescribeSSLPolicies through the SDK: every policy a listener takes, or those named, with AWS's
+   * TLS versions and cipher suites in priority order; paged; an unknown name is SSLPolicyNotFound.
+   * A policy listed is one CreateListener takes.
+   */
+  @Test
+  void describeSslPolicies_listsThePoliciesListenersTake_withTheirVersionsAndCiphers() {
+    h = LbApiHarness.start(dir);
+
+    List<SslPolicy> all = h.elb.describeSSLPolicies(b -> { }).sslPolicies();
+    assertThat(all).extracting(SslPolicy::name).contains("ELBSecurityPolicy-2016-08",
+        "ELBSecurityPolicy-TLS13-1-2-2021-06", "ELBSecurityPolicy-TLS13-1-3-2021-06").doesNotHaveDuplicates();
+    SslPolicy tls13 = h.elb.describeSSLPolicies(b -> b.names("ELBSecurityPolicy-TLS13-1-3-2021-06"))
+        .sslPolicies().get(0);
+    assertThat(tls13.sslProtocols()).containsExactly("TLSv1.3");
+    assertThat(tls13.ciphers()).extracting(Cipher::name, Cipher::priority).containsExactly(
+        tuple("TLS_AES_128_GCM_SHA256", 1), tuple("TLS_AES_256_GCM_SHA384", 2),
+        tuple("TLS_CHACHA20_POLY1305_SHA256", 3));
+    assertThat(tls13.supportedLoadBalancerTypes()).containsExactly("application", "network");
+
+    DescribeSslPoliciesResponse first = h.elb.describeSSLPolicies(b -> b.pageSize(2));
+    DescribeSslPoliciesResponse second = h.elb.describeSSLPolicies(b -> b.pageSize(2).marker(first.nextMarker()));
+    assertThat(first.sslPolicies()).extracting(SslPolicy::name).containsExactlyElementsOf(
+        all.subList(0, 2).stream().map(SslPolicy::name).toList());
+    assertThat(second.sslPolicies()).extracting(SslPolicy::name).containsExactlyElementsOf(
+        all.subList(2, 4).stream().map(SslPolicy::name).toList());
+    assertThat(h.elb.describeSSLPolicies(b -> b.loadBalancerType(LoadBalancerTypeEnum.GATEWAY)).sslPolicies())
+        .isEmpty();
+    LbApiHarness.refused(() -> h.elb.describeSSLPolicies(b -> b.names("ELBSecurityPolicy-Nope")), "SSLPolicyNotFound");
+
+    String lb = h.createLoadBalancer("web");
+    for (SslPolicy policy : all) {
+      Listener l = h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTPS).port(Ports.free())
+          .certificates(c -> c.certificateArn(SELF_SIGNED)).sslPolicy(policy.name())
+          .defaultActions(forward(h.tg("blue")))).listeners().get(0);
+      assertThat(l.sslPolicy()).isEqualTo(policy.name());
+      h.elb.deleteListener(b -> b.listenerArn(l.listenerArn()));
+    }
   }
 
   private static List<String> names(X509Certificate cert) throws CertificateParsingException {
