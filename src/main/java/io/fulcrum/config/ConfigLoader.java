@@ -51,6 +51,8 @@ public final class ConfigLoader {
   private final Map<String, String> env;
   private final Path defaultDataDir;
   private ConfigRetriever watcher;
+  /** The document {@link #load} last read, which the configuration in force was made from; null before. */
+  private JsonObject loaded;
 
   /**
    * @param file the YAML file
@@ -72,6 +74,7 @@ public final class ConfigLoader {
           if (ar.failed()) {
             return Future.failedFuture(unreadable(ar.cause()));
           }
+          loaded = ar.result().copy();
           return validate(ar.result());
         });
   }
@@ -79,6 +82,10 @@ public final class ConfigLoader {
   /**
    * Re-reads the file every {@code periodMillis}; each changed, valid version goes to
    * {@code onChange}, each invalid one to {@code onInvalid} (and the running configuration stays).
+   *
+   * <p>The watcher first reads the file as it is, and only later edits count as changes; but when
+   * {@link #load} read it before and it has been edited since (during start-up), that edit is
+   * delivered too.
    *
    * @return completes once the file as it is now has been read (or found unreadable): the edits
    *         delivered are those made after that
@@ -88,12 +95,15 @@ public final class ConfigLoader {
     ConfigRetriever retriever = retriever(periodMillis);
     watcher = retriever;
     retriever.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
-    // Prime the retriever so that only later edits count as changes.
+    Consumer<JsonObject> edited = json -> validateEdit(json)
+        .onSuccess(onChange::accept)
+        .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
+            : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())))));
     return retriever.getConfig().transform(primed -> {
-      retriever.listen(change -> validateEdit(change.getNewConfiguration())
-          .onSuccess(onChange::accept)
-          .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
-              : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage()))))));
+      if (primed.succeeded() && loaded != null && !primed.result().equals(loaded)) {
+        edited.accept(primed.result());
+      }
+      retriever.listen(change -> edited.accept(change.getNewConfiguration()));
       return Future.succeededFuture();
     });
   }

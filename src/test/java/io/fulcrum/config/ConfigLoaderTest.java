@@ -303,6 +303,41 @@ class ConfigLoaderTest {
     }
   }
 
+  /** An edit made while Fulcrum starts, after the file was loaded and before it is watched, is not lost. */
+  @Test
+  void watch_deliversAnEditMadeBetweenTheLoadAndTheWatch() throws IOException {
+    Path file = write(FILE);
+    ConfigLoader loader = new ConfigLoader(vertx, file, Map.of());
+    assertThat(Await.result(loader.load()).control().port()).isEqualTo(9090);
+    replace(file, FILE.replace("port: 9090", "port: 9191"));
+    List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
+    try {
+      Await.result(loader.watch(50, changes::add, p -> { }));
+      await().atMost(Duration.ofSeconds(20)).until(() -> !changes.isEmpty());
+      assertThat(changes).extracting(c -> c.control().port()).containsExactly(9191);
+    } finally {
+      loader.stopWatching();
+    }
+  }
+
+  /** Loaded and then watched unchanged, nothing is delivered: the watch starts from what was loaded. */
+  @Test
+  void watch_deliversNothing_whenTheFileIsAsItWasLoaded() throws IOException {
+    Path file = write(FILE);
+    ConfigLoader loader = new ConfigLoader(vertx, file, Map.of());
+    Await.result(loader.load());
+    List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
+    try {
+      Await.result(loader.watch(50, changes::add, p -> { }));
+      replace(file, FILE.replace("port: 9090", "port: 9191"));
+      await().atMost(Duration.ofSeconds(20)).until(() -> !changes.isEmpty());
+      assertThat(changes).extracting(c -> c.control().port()).as("only the edit made after the watch")
+          .containsExactly(9191);
+    } finally {
+      loader.stopWatching();
+    }
+  }
+
   @Test
   void watch_refusesAnEmptiedFile_soAHalfWrittenEditNeverDropsTheLoadBalancers() throws IOException {
     Path file = write(FILE);
