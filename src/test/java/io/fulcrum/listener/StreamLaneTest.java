@@ -12,6 +12,7 @@ import io.fulcrum.testing.H2Wire.Frame;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestVertx;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -358,6 +359,24 @@ class StreamLaneTest {
       assertThat(wire.answer(1, WAIT).text()).isEqualTo("answer to /next ");
     }
     assertThat(seen).containsExactly("GET /next");
+  }
+
+  /**
+   * A request that names its host in a Host field and not in :authority (RFC 9113 §8.3.1 lets a
+   * client do so) is routed and forwarded by that host, either path.
+   */
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void aRequestWithHostInsteadOfAuthority_isForwardedWithThatHost(boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    Backend backend = Backend.start(backends, "b", "127.0.0.1", req -> req.response().end("host " + req.headers().get("host")));
+    start(backend.port());
+
+    try (H2Wire wire = connect(Map.of())) {
+      wire.headers(1, new DefaultHttp2Headers().method("GET").scheme("http").path("/h").add("host", "example.com"), true);
+
+      assertThat(wire.answer(1, WAIT).text()).isEqualTo("host example.com:" + port);
+    }
   }
 
   /** Starts the gateway before a target that notes each request's method and path in {@code seen}. */
