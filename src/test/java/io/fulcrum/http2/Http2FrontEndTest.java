@@ -8,9 +8,11 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
+import io.fulcrum.testing.H2Wire.Frame;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -267,6 +269,36 @@ class Http2FrontEndTest {
     } finally {
       Await.result(client.close());
     }
+  }
+
+  /**
+   * CONTINUATION flood (CVE-2024-27316 and its kin): a header block that never ends, sent as
+   * CONTINUATION frames, is not gathered without bound: the connection is ended with GOAWAY (a
+   * megabyte of block is sent, sixteen times the header list limit), and no target sees a request.
+   */
+  @Test
+  void aHeaderBlockThatNeverEnds_isNotGatheredWithoutBound_andReachesNoTarget() {
+    int before = held.hits();
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", h2cPort, null, Map.of())) {
+      wire.serverSettings(Duration.ofSeconds(10));
+      wire.write(H2Wire.openHeadersFrame(1, wire.encode(H2Wire.request("GET", "http", "127.0.0.1:" + h2cPort, "/held/c"))));
+      // Literal header fields without indexing, each "x-c: " and 1,000 letters: a well-formed block, if endless.
+      byte[] field = wire.encode(new DefaultHttp2Headers().add("x-c", "c".repeat(1_000)));
+      byte[] part = new byte[field.length * 16];
+      for (int i = 0; i < 16; i++) {
+        System.arraycopy(field, 0, part, i * field.length, field.length);
+      }
+      // A megabyte of block, sixteen times the header list limit, and no END_HEADERS: a server that
+      // gathered it all would wait for the end and say nothing.
+      for (long sent = 0; sent < 1024 * 1024 && wire.write(H2Wire.continuationFrame(1, part, false)); ) {
+        sent += part.length;
+      }
+
+      Frame goAway = wire.await(f -> f.type() == H2Wire.GOAWAY, Duration.ofSeconds(10));
+      assertThat(goAway.errorCode()).as("GOAWAY's error code").isNotZero();
+      await().atMost(Duration.ofSeconds(10)).until(wire::closedByServer);
+    }
+    assertThat(held.hits()).as("no target sees it").isEqualTo(before);
   }
 
   private static Future<Integer> get(HttpClientAgent client) {

@@ -218,6 +218,16 @@ public final class H2Wire implements AutoCloseable {
     return frame(HEADERS, END_HEADERS | (endStream ? END_STREAM : 0), streamId, block);
   }
 
+  /** A HEADERS frame for {@code streamId} without END_HEADERS: CONTINUATION frames carry the rest of the block. */
+  public static byte[] openHeadersFrame(int streamId, byte[] block) {
+    return frame(HEADERS, 0, streamId, block);
+  }
+
+  /** A CONTINUATION frame of {@code streamId}'s header block, the last one when {@code endHeaders}. */
+  public static byte[] continuationFrame(int streamId, byte[] block, boolean endHeaders) {
+    return frame(CONTINUATION, endHeaders ? END_HEADERS : 0, streamId, block);
+  }
+
   public static byte[] rstFrame(int streamId, long code) {
     byte[] p = new byte[4];
     putInt(p, 0, code);
