@@ -84,8 +84,12 @@ final class NodeRequest implements RequestFacts {
 
   /** Whether {@code uri} is in absolute form: a scheme (RFC 3986 §3.1) followed by {@code ://}. */
   static boolean absoluteForm(String uri) {
+    // The first character first: an origin-form target (every request but a proxy's) is not scanned.
+    if (uri.isEmpty() || !isAlpha(uri.charAt(0))) {
+      return false;
+    }
     int end = uri.indexOf("://");
-    if (end <= 0 || !isAlpha(uri.charAt(0))) {
+    if (end < 0) {
       return false;
     }
     for (int i = 1; i < end; i++) {
