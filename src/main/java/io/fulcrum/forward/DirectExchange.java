@@ -254,7 +254,8 @@ public final class DirectExchange extends TargetExchange {
 
   @Override
   void cutClient() {
-    writeHeld(); // what had come goes as far as it did before the close
+    writeHeld(); // what had come goes out before the close (unflushed, it would be dropped with the connection)
+    client.flush();
     client.close();
   }
 

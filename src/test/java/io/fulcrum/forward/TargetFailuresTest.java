@@ -236,6 +236,28 @@ class TargetFailuresTest {
     }
   }
 
+  /**
+   * A chunked body that breaks off malformed after the head has gone on: the client gets what came
+   * before the broken chunk, then the close, even when it all came in one read (the bytes written
+   * before the failure were once dropped with the connection, unflushed: an empty reply).
+   */
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void malformedChunkAfterTheHead_cutsTheClient_afterWhatCameBeforeIt(boolean direct) {
+    directPath(direct);
+    gatewayTo(RawTarget.start(targets, RawTarget.answer(
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\na\r\n0123456789\r\nZZ\r\nxx\r\n0\r\n\r\n")));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send(REQUEST).read();
+
+      assertThat(r.status()).isEqualTo(200);
+      assertThat(r.complete()).as("the client must see the body cut short").isFalse();
+      assertThat(r.bodyText()).isEqualTo("0123456789");
+      assertThat(c.closedByServer()).isTrue();
+    }
+  }
+
   /** Answers the connection's first request with {@code first}, every later one with {@code rest}. */
   private static RawTarget.Behaviour firstThen(String first, String rest) {
     AtomicInteger requests = new AtomicInteger();
