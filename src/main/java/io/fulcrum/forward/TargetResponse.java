@@ -284,6 +284,11 @@ final class TargetResponse {
       // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): the length is not passed on.
       contentLength = -1;
       dropAll(bytes, fields, count, "content-length");
+    } else if (contentLength >= 0 && (status < 200 || status == 204)) {
+      // No 1xx or 204 has a Content-Length (RFC 9110 §8.6): HTTP/2 clients (curl, nghttp2) refuse the
+      // stream that has one, and an HTTP/1.1 client may wait for the body it announces.
+      contentLength = -1;
+      dropAll(bytes, fields, count, "content-length");
     }
     this.count = count;
     this.contentLength = contentLength;

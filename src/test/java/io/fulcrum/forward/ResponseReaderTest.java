@@ -249,6 +249,24 @@ class ResponseReaderTest {
   }
 
   @Test
+  void contentLengthOfA204OrAn1xx_isNotPassedOn_butA304Keeps_itsRepresentationsLength() {
+    send("HTTP/1.1 103 Early Hints\r\nContent-Length: 0\r\nLink: </a>\r\n\r\n"
+        + "HTTP/1.1 204 No Content\r\nContent-Length: 3\r\nX-A: 1\r\n\r\n"
+        + "HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n");
+
+    TargetResponse early = next().head();
+    assertThat(clientHead(early, false)).isEqualTo("HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n");
+    TargetResponse noContent = next().head();
+    assertThat(clientHead(noContent, false)).isEqualTo("HTTP/1.1 204 No Content\r\nX-A: 1\r\n\r\n");
+    Http2Headers h2 = new DefaultHttp2Headers(false);
+    noContent.addTo(h2);
+    assertThat(h2.names()).extracting(CharSequence::toString).containsExactly("x-a");
+    assertThat(noContent.keepAlive()).isTrue();
+    TargetResponse notModified = next().head();
+    assertThat(clientHead(notModified, false)).isEqualTo("HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\n");
+  }
+
+  @Test
   void switchingProtocols_toAnUpgradeRequest_leavesHttp_andEverythingAfterComesAsItIsUntilTheClose() {
     reader.upgradeRequest(true);
     send("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n\u0081\u0002hi");
