@@ -47,6 +47,15 @@ public final class ElbResponses {
   }
 
   /**
+   * Whether a response with this status has no body, whatever its head says (RFC 9110 §6.4.1):
+   * 1xx, 204 and 304. A body or, but for 304, a Content-Length sent with one makes HTTP/2 clients
+   * refuse the stream, and an HTTP/1.1 client read it as the next response's start.
+   */
+  public static boolean bodyless(int status) {
+    return status < 200 || status == 204 || status == 304;
+  }
+
+  /**
    * Sends the page for {@code error}; with {@code close} the client connection closes after it.
    * On HTTP/2 the connection carries other streams and stays: the answer ends this stream, and a
    * request body still on its way is read and dropped.

@@ -314,7 +314,7 @@ final class TargetResponse {
 
   /** Whether the response can have no body, whatever its head says (1xx, 204, 304). */
   boolean bodyless() {
-    return status < 200 || status == 204 || status == 304;
+    return ElbResponses.bodyless(status);
   }
 
   /** The body's length when its Content-Length gives one from 1 to {@code limit} and it has a body; else 0. */

@@ -209,12 +209,16 @@ final class FunctionForwarder {
         hook.beforeHead(headers);
       }
       Buffer body = reply.body();
-      headers.set(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length()));
       node.responseHead(reply.statusCode());
-      if (request.method() == HttpMethod.HEAD) {
-        response.end();
+      if (ElbResponses.bodyless(reply.statusCode())) {
+        response.end(); // no body and no Content-Length, whatever the function answered
       } else {
-        response.end(body);
+        headers.set(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length()));
+        if (request.method() == HttpMethod.HEAD) {
+          response.end();
+        } else {
+          response.end(body);
+        }
       }
       node.finished(true);
     }

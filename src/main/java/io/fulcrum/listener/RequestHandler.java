@@ -344,7 +344,9 @@ final class RequestHandler {
 
   private static void end(HttpServerRequest req, HttpServerResponse response, Buffer body) {
     // Any request body is read and discarded; the connection stays usable.
-    if (req.method() == HttpMethod.HEAD) {
+    if (ElbResponses.bodyless(response.getStatusCode())) {
+      response.end(); // a fixed response's 204 goes without its message body
+    } else if (req.method() == HttpMethod.HEAD) {
       response.putHeader(HttpHeaders.CONTENT_LENGTH, Integer.toString(body.length())).end();
     } else {
       response.end(body.copy());
