@@ -135,8 +135,9 @@ class BridgedExchange extends TargetExchange {
     boolean bodyless = request.method() == HttpMethod.HEAD || status == 204 || status == 304;
     if (!bodyless && !headers.contains(HttpHeaders.CONTENT_LENGTH)) {
       if (request.version() == HttpVersion.HTTP_1_0) {
-        // An HTTP/1.0 client learns where the body ends only from the connection closing.
-        headers.set(HttpHeaders.CONNECTION, HttpHeaders.CLOSE);
+        // An HTTP/1.0 client learns where the body ends only from the connection closing. (Vert.x sets
+        // Connection: keep-alive on the head when the request asked for it: this goes on after that.)
+        response.headersEndHandler(v -> headers.set(HttpHeaders.CONNECTION, HttpHeaders.CLOSE));
         closeAfter = true;
       } else {
         response.setChunked(true);

@@ -189,17 +189,20 @@ class BodyForwardingTest {
     }
   }
 
-  @Test
-  void closeDelimitedResponse_arrivesIntactAtAnHttp10Client_delimitedByClose() {
+  @ParameterizedTest(name = "request keep-alive: {index}")
+  @ValueSource(strings = {"", "Connection: keep-alive\r\n"})
+  void closeDelimitedResponse_arrivesIntactAtAnHttp10Client_delimitedByClose(String connection) {
     String body = "y".repeat(50_000) + "end";
     try (RawTarget target = RawTarget.start(backends, RawTarget.answerAndClose("HTTP/1.0 200 OK\r\n\r\n" + body))) {
       gatewayTo(target.port());
 
       try (RawConnection c = RawConnection.open(port)) {
-        Response r = c.send("GET / HTTP/1.0\r\nHost: example.com\r\n\r\n").read();
+        Response r = c.send("GET / HTTP/1.0\r\nHost: example.com\r\n" + connection + "\r\n").read();
 
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.framing()).isEqualTo(Framing.CLOSE);
+        assertThat(r.header("Connection")).as("a keep-alive client is told the connection ends with the body")
+            .isEqualToIgnoringCase("close");
         assertThat(r.bodyText()).isEqualTo(body);
       }
     }
