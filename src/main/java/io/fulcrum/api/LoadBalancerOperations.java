@@ -52,6 +52,7 @@ public final class LoadBalancerOperations {
     ListenerOperations.register(api);
     ListenerCertificateOperations.register(api);
     SslPolicyOperations.register(api);
+    AccountLimitOperations.register(api);
     RuleOperations.register(api);
   }
 

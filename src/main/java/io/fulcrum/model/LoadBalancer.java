@@ -34,7 +34,10 @@ public record LoadBalancer(
   public static final int MAX_CERTIFICATES = 25;
   public static final int MAX_RULES = 100;
   public static final int MAX_TARGET_GROUPS = 100;
+  /** Targets per application load balancer, counted over the target groups it uses (SPEC §8.5). */
   public static final int MAX_TARGETS = 1000;
+  /** Targets per network load balancer (SPEC §8.5). */
+  public static final int MAX_NETWORK_TARGETS = 3000;
 
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9-]{0,30}[A-Za-z0-9])?");
   private static final String NAME_RULES = "(expected 1-32 letters, digits and hyphens, not beginning or ending"

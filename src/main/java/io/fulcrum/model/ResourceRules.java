@@ -13,6 +13,7 @@ import java.util.Set;
  */
 public final class ResourceRules {
 
+  /** Application load balancers, and network load balancers, each (SPEC §8.5). */
   public static final int MAX_LOAD_BALANCERS = 50;
   public static final int MAX_TARGET_GROUPS = 3000;
 
@@ -26,9 +27,12 @@ public final class ResourceRules {
       problems.at("target-groups").add("TooManyTargetGroups",
           resources.targetGroups().size() + " target groups is above the maximum " + MAX_TARGET_GROUPS);
     }
-    if (resources.loadBalancers().size() > MAX_LOAD_BALANCERS) {
-      problems.at("load-balancers").add("TooManyLoadBalancers",
-          resources.loadBalancers().size() + " load balancers is above the maximum " + MAX_LOAD_BALANCERS);
+    for (LoadBalancerType type : LoadBalancerType.values()) {
+      long count = resources.loadBalancers().stream().filter(lb -> lb.type() == type).count();
+      if (count > MAX_LOAD_BALANCERS) {
+        problems.at("load-balancers").add("TooManyLoadBalancers", count + " " + type.wire()
+            + " load balancers is above the maximum " + MAX_LOAD_BALANCERS);
+      }
     }
 
     Map<String, String> owner = new HashMap<>();
@@ -85,9 +89,10 @@ public final class ResourceRules {
         }
         targets += groups.get(arn).targets().size();
       }
-      if (targets > LoadBalancer.MAX_TARGETS) {
-        p.add("TooManyTargets", targets + " targets is above the maximum " + LoadBalancer.MAX_TARGETS
-            + " per load balancer");
+      int maxTargets = lb.type() == LoadBalancerType.NETWORK ? LoadBalancer.MAX_NETWORK_TARGETS : LoadBalancer.MAX_TARGETS;
+      if (targets > maxTargets) {
+        p.add("TooManyTargets", targets + " targets is above the maximum " + maxTargets + " per "
+            + lb.type().wire() + " load balancer");
       }
     }
 

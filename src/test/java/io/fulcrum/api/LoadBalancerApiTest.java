@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,8 +31,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.AvailabilityZone;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeAccountLimitsResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeLoadBalancersResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.IpAddressType;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.Limit;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerAddress;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerAttribute;
@@ -186,13 +189,49 @@ class LoadBalancerApiTest {
   }
 
   @Test
-  void createLoadBalancer_beyondFiftyLoadBalancers_isTooManyLoadBalancers() {
+  void createLoadBalancer_beyondFiftyLoadBalancers_isTooManyLoadBalancers_butNetworkOnesCountApart() {
     StringBuilder seed = new StringBuilder("load-balancers:\n");
     IntStream.rangeClosed(1, 50).forEach(i -> seed.append("  - {name: lb").append(i).append("}\n"));
     h = LbApiHarness.start(dir, seed.toString(), 1);
     assertThat(h.elb.describeLoadBalancers().loadBalancers()).hasSize(50);
 
     h.refusedUnchanged(() -> h.createLoadBalancer("one-more"), "TooManyLoadBalancers");
+    h.elb.createLoadBalancer(b -> b.name("net").type(LoadBalancerTypeEnum.NETWORK).subnets("zone-a"));
+    assertThat(h.elb.describeLoadBalancers().loadBalancers()).hasSize(51);
+  }
+
+  /**
+   * DescribeAccountLimits lists the quotas Fulcrum enforces at the values it enforces them (the
+   * tests of each refusal use the same values), under AWS's names, paged; none of a gateway load
+   * balancer's.
+   */
+  @Test
+  void describeAccountLimits_listsTheQuotasEnforced_paged() {
+    h = LbApiHarness.start(dir);
+
+    List<Limit> all = h.elb.describeAccountLimits(b -> { }).limits();
+    assertThat(all).extracting(Limit::name, Limit::max).containsExactly(
+        tuple("application-load-balancers", "50"),
+        tuple("condition-values-per-alb-rule", "5"),
+        tuple("condition-wildcards-per-alb-rule", "5"),
+        tuple("listeners-per-application-load-balancer", "50"),
+        tuple("listeners-per-network-load-balancer", "50"),
+        tuple("network-load-balancers", "50"),
+        tuple("rules-per-application-load-balancer", "100"),
+        tuple("target-groups", "3000"),
+        tuple("target-groups-per-action-on-application-load-balancer", "5"),
+        tuple("target-groups-per-action-on-network-load-balancer", "1"),
+        tuple("target-groups-per-application-load-balancer", "100"),
+        tuple("targets-per-application-load-balancer", "1000"),
+        tuple("targets-per-network-load-balancer", "3000"));
+
+    DescribeAccountLimitsResponse first = h.elb.describeAccountLimits(b -> b.pageSize(10));
+    DescribeAccountLimitsResponse rest = h.elb.describeAccountLimits(b -> b.marker(first.nextMarker()));
+    assertThat(first.limits()).hasSize(10);
+    assertThat(rest.nextMarker()).isNull();
+    assertThat(Stream.concat(first.limits().stream(), rest.limits().stream()).toList())
+        .isEqualTo(all);
+    refused(() -> h.elb.describeAccountLimits(b -> b.pageSize(401)), "ValidationError");
   }
 
   @Test

@@ -179,9 +179,44 @@ class ResourceRulesTest {
     TargetGroup a = group("a", Protocol.HTTP, Map.of(), 600);
     TargetGroup b = group("b", Protocol.HTTP, Map.of(), 401);
     assertThat(check(List.of(lb("x", listener(80, forward(a), rule(1, forward(b))))), List.of(a, b)))
-        .containsExactly("TooManyTargets load-balancers[0]: 1001 targets is above the maximum 1000 per load balancer");
+        .containsExactly("TooManyTargets load-balancers[0]: 1001 targets is above the maximum 1000 per application"
+            + " load balancer");
     TargetGroup c = group("c", Protocol.HTTP, Map.of(), 400);
     assertThat(check(List.of(lb("x", listener(80, forward(a), rule(1, forward(c))))), List.of(a, c))).isEmpty();
+  }
+
+  private static LoadBalancer nlb(String name, TargetGroup... groups) {
+    Listener[] listeners = IntStream.range(0, groups.length)
+        .mapToObj(i -> new Listener("arn:listener/" + name + i, Protocol.TCP, 7000 + i, List.of(forward(groups[i])),
+            List.<Rule>of()))
+        .toArray(Listener[]::new);
+    return new LoadBalancer("arn:lb/" + name, name, LoadBalancerType.NETWORK, name + ".elb", List.of("zone-a", "zone-b"),
+        LoadBalancerAttributes.defaults(LoadBalancerType.NETWORK), List.of(listeners));
+  }
+
+  @Test
+  void aNetworkLoadBalancer_takes3000Targets() {
+    List<TargetGroup> groups = new ArrayList<>();
+    for (String name : List.of("a", "b", "c")) {
+      groups.add(group(name, Protocol.TCP, Map.of(), 1000));
+    }
+    assertThat(check(List.of(nlb("n", groups.toArray(TargetGroup[]::new))), groups)).isEmpty();
+
+    groups.add(group("d", Protocol.TCP, Map.of(), 1));
+    assertThat(check(List.of(nlb("n", groups.toArray(TargetGroup[]::new))), groups)).containsExactly(
+        "TooManyTargets load-balancers[0]: 3001 targets is above the maximum 3000 per network load balancer");
+  }
+
+  @Test
+  void fiftyLoadBalancersOfEachType_areAllowed_andTheFiftyFirstOfOneTypeIsNot() {
+    List<LoadBalancer> lbs = new ArrayList<>();
+    IntStream.range(0, 50).forEach(i -> lbs.add(lb("alb" + i)));
+    IntStream.range(0, 50).forEach(i -> lbs.add(nlb("nlb" + i)));
+    assertThat(check(lbs, List.of())).isEmpty();
+
+    lbs.add(nlb("nlb50"));
+    assertThat(check(lbs, List.of()))
+        .containsExactly("TooManyLoadBalancers load-balancers: 51 network load balancers is above the maximum 50");
   }
 
   @Test
@@ -235,6 +270,6 @@ class ResourceRulesTest {
         .mapToObj(i -> lb("lb" + i, listener(10_000 + i, forward(groups.get(i))))).toList();
     assertThat(check(lbs, groups)).containsExactly(
         "TooManyTargetGroups target-groups: 3001 target groups is above the maximum 3000",
-        "TooManyLoadBalancers load-balancers: 51 load balancers is above the maximum 50");
+        "TooManyLoadBalancers load-balancers: 51 application load balancers is above the maximum 50");
   }
 }
