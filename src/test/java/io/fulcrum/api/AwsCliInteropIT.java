@@ -174,6 +174,10 @@ class AwsCliInteropIT {
       assertThat(group.getString("HealthCheckProtocol")).isEqualTo("TCP");
       assertThat(group.getJsonArray("LoadBalancerArns")).containsExactly(lb.getString("LoadBalancerArn"));
       assertThat(states(tg)).containsKey(target.port());
+      assertThat(aws("describe-account-limits").getJsonArray("Limits").stream()
+          .map(l -> ((JsonObject) l).getString("Name") + "=" + ((JsonObject) l).getString("Max")))
+          .contains("network-load-balancers=50", "listeners-per-network-load-balancer=50",
+              "targets-per-network-load-balancer=3000");
     } finally {
       target.close();
     }
