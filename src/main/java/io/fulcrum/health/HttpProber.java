@@ -34,6 +34,7 @@ final class HttpProber implements Prober {
 
   /** An empty gRPC message: the request of AWS.ALB/healthcheck and of grpc.health.v1.Health/Check (service ""). */
   private static final io.vertx.core.buffer.Buffer EMPTY_MESSAGE = io.vertx.core.buffer.Buffer.buffer(new byte[5]);
+  private static final Handler<Throwable> IGNORE = e -> { };
 
   HttpProber(Vertx vertx, Timers timers) {
     this.timers = timers;
@@ -90,12 +91,14 @@ final class HttpProber implements Prober {
         request.reset();
         return;
       }
+      quiet(request);
       request.send().onComplete(rar -> {
         long latency = timers.now() - start;
         if (rar.failed()) {
           attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, latency));
           return;
         }
+        rar.result().exceptionHandler(IGNORE); // the body cut by the close below
         int code = rar.result().statusCode();
         if (code < MIN_STATUS || code > MAX_STATUS) {
           // Not an HTTP status (RFC 9110 §15: three digits, 1xx-5xx): a malformed answer, not a code mismatch.
@@ -137,6 +140,7 @@ final class HttpProber implements Prober {
         request.reset();
         return;
       }
+      quiet(request);
       request.send(EMPTY_MESSAGE).compose(resp -> resp.body().map(body -> {
         String status = resp.trailers().get("grpc-status");
         return status != null ? status : resp.headers().get("grpc-status");
@@ -160,6 +164,16 @@ final class HttpProber implements Prober {
         request.connection().close();
       });
     });
+  }
+
+  /**
+   * What breaks a check's connection (bytes that are not HTTP, a head over the limit, a reset) is
+   * the check's result, reported as the target's reason code: without a handler of its own, Vert.x
+   * would log each at ERROR, every interval, for every such target.
+   */
+  private static void quiet(HttpClientRequest request) {
+    request.exceptionHandler(IGNORE);
+    request.connection().exceptionHandler(IGNORE);
   }
 
   /** One check in flight; a request still running when its time is up is reset. */

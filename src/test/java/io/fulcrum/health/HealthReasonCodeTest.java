@@ -2,6 +2,10 @@ package io.fulcrum.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.fulcrum.bus.HealthReport.Check;
 import io.fulcrum.bus.HealthReport.TargetReport;
 import io.fulcrum.model.TargetHealth;
@@ -11,14 +15,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToIntFunction;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every result a check can have, provoked by a real target, and the health (state, reason code and
  * exact description) that {@code Fulcrum.health(arn)} reports for it (SPEC §2.2): the first
  * failure leaves a new target in {@code initial}, the second (unhealthy threshold 2) decides it.
+ * A failed check is its reason code, not an ERROR line in the log.
  */
 class HealthReasonCodeTest {
 
@@ -26,9 +33,21 @@ class HealthReasonCodeTest {
   private static final int TIMEOUT = 5;
 
   private final HealthHarness h = new HealthHarness();
+  private final ListAppender<ILoggingEvent> log = new ListAppender<>();
+
+  private static Logger rootLogger() {
+    return (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+  }
+
+  @BeforeEach
+  void captureLog() {
+    log.start();
+    rootLogger().addAppender(log);
+  }
 
   @AfterEach
   void stop() {
+    rootLogger().detachAppender(log);
     h.close();
   }
 
@@ -62,6 +81,11 @@ class HealthReasonCodeTest {
             TargetHealth.FAILED, "Health checks failed"),
         row("answers with bytes that are not HTTP", h -> h.scripted(ScriptedTarget.raw("SSH-2.0-OpenSSH_9.2\r\n\r\n"))
             .port(), TargetHealth.FAILED, "Health checks failed"),
+        row("answers with a head over 32 KB", h -> h.scripted(ScriptedTarget.raw("HTTP/1.1 200 OK\r\nX-Big: "
+            + "a".repeat(33 * 1024) + "\r\nContent-Length: 0\r\n\r\n")).port(), TargetHealth.FAILED,
+            "Health checks failed"),
+        row("answers 200 and never sends the rest of its body", h -> h.scripted(ScriptedTarget.raw(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc")).port(), TargetHealth.HEALTHY, null),
         row("closes the connection without answering", h -> h.scripted(ScriptedTarget.CLOSE).port(),
             TargetHealth.FAILED, "Health checks failed"));
   }
@@ -126,5 +150,7 @@ class HealthReasonCodeTest {
     assertThat(report.healthCheckPort()).isEqualTo(port);
     List<Check> checks = report.history().stream().filter(c -> !c.transition()).toList();
     assertThat(checks).as("checks decided").hasSize(2).allMatch(c -> c.passed() == expected.healthy());
+    assertThat(List.copyOf(log.list)).filteredOn(e -> e.getLevel() == Level.ERROR)
+        .extracting(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).as("ERROR lines").isEmpty();
   }
 }
