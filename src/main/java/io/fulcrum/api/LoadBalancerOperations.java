@@ -74,22 +74,14 @@ public final class LoadBalancerOperations {
     LoadBalancerScheme scheme = wireEnum(p, "Scheme", LoadBalancerScheme.class, LoadBalancerScheme.INTERNET_FACING);
     LoadBalancerIpAddressType ipType = wireEnum(p, "IpAddressType", LoadBalancerIpAddressType.class,
         LoadBalancerIpAddressType.IPV4);
-    if (scheme == LoadBalancerScheme.INTERNAL && ipType == LoadBalancerIpAddressType.DUALSTACK_WITHOUT_PUBLIC_IPV4) {
-      throw ApiError.sender("InvalidConfigurationRequest",
-          "IP address type 'dualstack-without-public-ipv4' is only for internet-facing load balancers");
-    }
+    checkIpAddressType(scheme, ipType);
     for (String unsupported : List.of("CustomerOwnedIpv4Pool", "IpamPools", "EnablePrefixForIpv6SourceNat")) {
       if (p.hasAny(unsupported)) {
         throw ApiError.validation(unsupported + " is not supported by Fulcrum");
       }
     }
     List<String> zones = zones(p, env, type);
-    List<String> securityGroups = new ArrayList<>(new LinkedHashSet<>(p.strings("SecurityGroups")));
-    for (String sg : securityGroups) {
-      if (sg.isBlank()) {
-        throw ApiError.sender("InvalidSecurityGroup", "A security group id must not be empty");
-      }
-    }
+    List<String> securityGroups = securityGroups(p);
     Map<String, String> tags = ResourceTagList.parse(p, "Tags");
     AtomicReference<String> created = new AtomicReference<>();
     return ctx.mutate(r -> {
@@ -118,11 +110,30 @@ public final class LoadBalancerOperations {
         lb -> LoadBalancerXml.loadBalancer(lb, env))));
   }
 
+  /** An IP address type the scheme allows: {@code dualstack-without-public-ipv4} only for internet-facing. */
+  static void checkIpAddressType(LoadBalancerScheme scheme, LoadBalancerIpAddressType ipType) {
+    if (scheme == LoadBalancerScheme.INTERNAL && ipType == LoadBalancerIpAddressType.DUALSTACK_WITHOUT_PUBLIC_IPV4) {
+      throw ApiError.sender("InvalidConfigurationRequest",
+          "IP address type 'dualstack-without-public-ipv4' is only for internet-facing load balancers");
+    }
+  }
+
+  /** The ids of {@code SecurityGroups}, each once, in the order given; an empty id is {@code InvalidSecurityGroup}. */
+  static List<String> securityGroups(QueryParams p) {
+    List<String> securityGroups = new ArrayList<>(new LinkedHashSet<>(p.strings("SecurityGroups")));
+    for (String sg : securityGroups) {
+      if (sg.isBlank()) {
+        throw ApiError.sender("InvalidSecurityGroup", "A security group id must not be empty");
+      }
+    }
+    return securityGroups;
+  }
+
   /**
    * The zones of {@code Subnets} or {@code SubnetMappings}, in node order; every zone when neither is
    * given. ALB's rule of at least two zones applies when the deployment has two.
    */
-  private static List<String> zones(QueryParams p, Environment env, LoadBalancerType type) {
+  static List<String> zones(QueryParams p, Environment env, LoadBalancerType type) {
     List<String> ids = new ArrayList<>(p.strings("Subnets"));
     List<QueryParams> mappings = p.structs("SubnetMappings");
     if (!ids.isEmpty() && !mappings.isEmpty()) {

@@ -34,6 +34,14 @@ final class LoadBalancerXml {
         .add("VpcId", Environment.VPC_ID)
         .add(Xml.el("State").add("Code", "active"))
         .add("Type", lb.type().wire());
+    m.add(availabilityZones(lb, env));
+    m.add(Xml.strings("SecurityGroups", lb.securityGroups()));
+    m.add("IpAddressType", lb.ipAddressType().wire());
+    return m;
+  }
+
+  /** {@code <AvailabilityZones>}: each enabled zone, its subnet id and its nodes' addresses. */
+  static Xml availabilityZones(LoadBalancer lb, Environment env) {
     Xml zones = Xml.el("AvailabilityZones");
     for (String zone : lb.zones()) {
       List<String> addresses = env.nodes().stream().filter(n -> n.zone().equals(zone)).map(Node::address).toList();
@@ -42,10 +50,7 @@ final class LoadBalancerXml {
           .add("SubnetId", SUBNET_PREFIX + zone)
           .add(Xml.list("LoadBalancerAddresses", addresses, a -> Xml.el("member").add("IpAddress", a))));
     }
-    m.add(zones);
-    m.add(Xml.strings("SecurityGroups", lb.securityGroups()));
-    m.add("IpAddressType", lb.ipAddressType().wire());
-    return m;
+    return zones;
   }
 
   static Xml listener(LoadBalancer lb, Listener l) {
