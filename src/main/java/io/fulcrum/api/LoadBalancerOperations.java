@@ -29,7 +29,9 @@ import java.util.regex.Pattern;
 /**
  * Load balancer operations: CreateLoadBalancer, DescribeLoadBalancers, DeleteLoadBalancer,
  * DescribeLoadBalancerAttributes, ModifyLoadBalancerAttributes; {@link #register} also registers
- * the listener ({@link ListenerOperations}) and rule ({@link RuleOperations}) operations.
+ * the listener ({@link ListenerOperations}) and rule ({@link RuleOperations}) operations, and those
+ * that change a load balancer's subnets, IP address type and security groups
+ * ({@link LoadBalancerSettingsOperations}).
  *
  * <p>Subnets are the deployment's zones: a subnet id is a zone name ({@code zone-a}) or
  * {@code subnet-<zone>} ({@code subnet-zone-a}); a load balancer created without subnets is
@@ -53,6 +55,7 @@ public final class LoadBalancerOperations {
     ListenerCertificateOperations.register(api);
     SslPolicyOperations.register(api);
     AccountLimitOperations.register(api);
+    LoadBalancerSettingsOperations.register(api);
     RuleOperations.register(api);
   }
 

@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
  *
  * @param scheme         internet-facing (the default) or internal; Fulcrum binds the same node
  *                       addresses either way
- * @param ipAddressType  as given when it was created (ipv4 by default)
- * @param securityGroups as given when it was created; Fulcrum has no security groups and filters nothing
+ * @param ipAddressType  as given when it was created or last set (ipv4 by default)
+ * @param securityGroups as given when it was created or last set; Fulcrum has no security groups and
+ *                       filters nothing
  * @param createdTime    when the API created it; {@code null} for one defined in the config file
  */
 public record LoadBalancer(
@@ -84,6 +85,22 @@ public record LoadBalancer(
   public LoadBalancer withAttributes(LoadBalancerAttributes newAttributes) {
     return new LoadBalancer(arn, name, type, dnsName, zones, newAttributes, listeners, scheme, ipAddressType,
         securityGroups, createdTime);
+  }
+
+  /** This load balancer enabled in other zones: its listeners bind on the nodes of those. */
+  public LoadBalancer withZones(List<String> newZones) {
+    return new LoadBalancer(arn, name, type, dnsName, newZones, attributes, listeners, scheme, ipAddressType,
+        securityGroups, createdTime);
+  }
+
+  public LoadBalancer withIpAddressType(LoadBalancerIpAddressType newIpAddressType) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, attributes, listeners, scheme, newIpAddressType,
+        securityGroups, createdTime);
+  }
+
+  public LoadBalancer withSecurityGroups(List<String> newSecurityGroups) {
+    return new LoadBalancer(arn, name, type, dnsName, zones, attributes, listeners, scheme, ipAddressType,
+        newSecurityGroups, createdTime);
   }
 
   /**

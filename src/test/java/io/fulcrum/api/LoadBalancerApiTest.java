@@ -394,6 +394,10 @@ class LoadBalancerApiTest {
       refused(() -> elb.deleteLoadBalancer(b -> b.loadBalancerArn(lb)), "OperationNotPermitted");
       refused(() -> elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb)
           .attributes(a -> a.key("idle_timeout.timeout_seconds").value("5"))), "OperationNotPermitted");
+      refused(() -> elb.setSubnets(b -> b.loadBalancerArn(lb).subnets("zone-a")), "OperationNotPermitted");
+      refused(() -> elb.setIpAddressType(b -> b.loadBalancerArn(lb).ipAddressType(IpAddressType.DUALSTACK)),
+          "OperationNotPermitted");
+      refused(() -> elb.setSecurityGroups(b -> b.loadBalancerArn(lb).securityGroups("sg-1")), "OperationNotPermitted");
       assertThat(elb.describeLoadBalancers().loadBalancers()).extracting(LoadBalancer::loadBalancerName)
           .containsExactly("demo");
       assertThat(elb.describeLoadBalancers().loadBalancers().get(0).createdTime()).isNull();
