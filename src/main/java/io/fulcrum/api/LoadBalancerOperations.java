@@ -56,6 +56,7 @@ public final class LoadBalancerOperations {
     SslPolicyOperations.register(api);
     AccountLimitOperations.register(api);
     LoadBalancerSettingsOperations.register(api);
+    CapacityReservationOperations.register(api);
     RuleOperations.register(api);
   }
 

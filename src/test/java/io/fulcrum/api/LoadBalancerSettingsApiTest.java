@@ -2,6 +2,7 @@ package io.fulcrum.api;
 
 import static io.fulcrum.api.LbApiHarness.awaitRefused;
 import static io.fulcrum.api.LbApiHarness.forward;
+import static io.fulcrum.api.LbApiHarness.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -13,12 +14,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.AvailabilityZone;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeCapacityReservationResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.EnforceSecurityGroupInboundRulesOnPrivateLinkTrafficEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.IpAddressType;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerAddress;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerSchemeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerTypeEnum;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.ModifyCapacityReservationResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.SetSecurityGroupsResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.SetSubnetsResponse;
@@ -26,7 +29,8 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEn
 
 /**
  * SetSubnets, SetIpAddressType and SetSecurityGroups through the AWS SDK: what they store and
- * describe, what new zones do to the listeners, and every refusal changing nothing.
+ * describe, what new zones do to the listeners, and every refusal changing nothing; and
+ * DescribeCapacityReservation and ModifyCapacityReservation, which have no reservation to tell of.
  */
 class LoadBalancerSettingsApiTest {
 
@@ -226,5 +230,45 @@ class LoadBalancerSettingsApiTest {
     assertThat(after.availabilityZones()).extracting(AvailabilityZone::zoneName).containsExactly("zone-b");
     assertThat(after.ipAddressType()).isEqualTo(IpAddressType.DUALSTACK);
     assertThat(after.securityGroups()).containsExactly("sg-2");
+  }
+
+  @Test
+  void describeCapacityReservation_answersAsForALoadBalancerWithoutOne() {
+    h = LbApiHarness.start(dir);
+    String lb = h.createLoadBalancer("web");
+    DescribeCapacityReservationResponse r = h.elb.describeCapacityReservation(b -> b.loadBalancerArn(lb));
+    assertThat(r.minimumLoadBalancerCapacity()).isNull();
+    assertThat(r.decreaseRequestsRemaining()).isZero();
+    assertThat(r.lastModifiedTime()).isNull();
+    assertThat(r.capacityReservationState()).isEmpty();
+
+    refused(() -> h.elb.describeCapacityReservation(b -> b.loadBalancerArn(MISSING_LB)), "LoadBalancerNotFound");
+    refused(() -> h.elb.describeCapacityReservation(b -> { }), "ValidationError");
+  }
+
+  @Test
+  void modifyCapacityReservation_refusesAReservation_andAResetChangesNothing() {
+    h = LbApiHarness.start(dir);
+    String lb = h.createLoadBalancer("web");
+    assertThat(h.refusedUnchanged(() -> h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(lb)
+        .minimumLoadBalancerCapacity(c -> c.capacityUnits(100))), "OperationNotPermitted"))
+        .hasMessageContaining("no capacity reservations");
+    h.refusedUnchanged(() -> h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(lb)), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(lb)
+        .resetCapacityReservation(false)), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(lb)
+        .minimumLoadBalancerCapacity(c -> c.capacityUnits(100)).resetCapacityReservation(true)), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(MISSING_LB)
+        .minimumLoadBalancerCapacity(c -> c.capacityUnits(100))), "LoadBalancerNotFound");
+
+    var before = h.resources();
+    byte[] state = h.state();
+    ModifyCapacityReservationResponse reset = h.elb.modifyCapacityReservation(b -> b.loadBalancerArn(lb)
+        .resetCapacityReservation(true));
+    assertThat(reset.minimumLoadBalancerCapacity()).isNull();
+    assertThat(reset.decreaseRequestsRemaining()).isZero();
+    assertThat(reset.capacityReservationState()).isEmpty();
+    assertThat(h.resources()).isSameAs(before);
+    assertThat(h.state()).isEqualTo(state);
   }
 }
