@@ -35,9 +35,9 @@ class ApiCoreTest {
 
   @Test
   void sdkRequest_isVerifiedAndAnsweredInTheAwsErrorShape() {
-    // Before the operations exist, a signed request reaches the dispatcher: InvalidAction, parsed by the SDK.
+    // An operation Fulcrum does not answer: a signed request reaches the dispatcher, InvalidAction, parsed by the SDK.
     try (ElasticLoadBalancingV2Client elb = ElbClients.client(gateway.controlPort())) {
-      assertThatThrownBy(elb::describeAccountLimits)
+      assertThatThrownBy(() -> elb.describeTrustStores(b -> { }))
           .isInstanceOfSatisfying(ElasticLoadBalancingV2Exception.class, e -> {
             assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidAction");
             assertThat(e.statusCode()).isEqualTo(400);
