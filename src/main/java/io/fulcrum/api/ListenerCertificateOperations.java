@@ -67,7 +67,7 @@ final class ListenerCertificateOperations {
             + " certificates besides its default one");
       }
       Listener next = new Listener(l.arn(), l.protocol(), l.port(), l.defaultActions(), l.rules(), certs, l.sslPolicy(),
-          l.h2c());
+          l.h2c(), l.attributes());
       return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> List.of(Xml.list("Certificates", arns, a -> member(a, false))));
   }
@@ -86,7 +86,7 @@ final class ListenerCertificateOperations {
       List<Certificate> certs = new ArrayList<>(l.certificates());
       certs.removeIf(c -> arns.contains(c.arn()));
       Listener next = new Listener(l.arn(), l.protocol(), l.port(), l.defaultActions(), l.rules(), certs, l.sslPolicy(),
-          l.h2c());
+          l.h2c(), l.attributes());
       return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> List.of());
   }

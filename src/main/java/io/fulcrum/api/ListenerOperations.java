@@ -89,7 +89,7 @@ final class ListenerOperations {
               + " listeners");
         }
         return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), List.of(), null,
-            protocol == Protocol.HTTP && old.h2c());
+            protocol == Protocol.HTTP && old.h2c(), old.attributes());
       }
       boolean wasHttps = old.protocol().isTls();
       List<Certificate> certificates = new ArrayList<>(wasHttps ? old.certificates() : List.of());
@@ -113,7 +113,7 @@ final class ListenerOperations {
             + String.join(", ", SecurityPolicy.names()) + ")");
       }
       return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), certificates, policy,
-          false);
+          false, old.attributes());
     }
   }
 
@@ -223,7 +223,7 @@ final class ListenerOperations {
       }
       List<Action> nextActions = actions == null ? old.defaultActions() : LbResources.resolve(r, actions);
       Listener moved = new Listener(old.arn(), old.protocol(), nextPort, nextActions, old.rules(), old.certificates(),
-          old.sslPolicy(), old.h2c());
+          old.sslPolicy(), old.h2c(), old.attributes());
       Listener next = tls.apply(moved, nextProtocol, ctx);
       return next.equals(old) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> answer(r, arn));

@@ -53,6 +53,7 @@ public final class LoadBalancerOperations {
         .register("ModifyLoadBalancerAttributes", LoadBalancerOperations::modifyAttributes);
     ListenerOperations.register(api);
     ListenerCertificateOperations.register(api);
+    ListenerAttributeOperations.register(api);
     SslPolicyOperations.register(api);
     AccountLimitOperations.register(api);
     LoadBalancerSettingsOperations.register(api);
@@ -245,6 +246,22 @@ public final class LoadBalancerOperations {
   /** Changes the attributes given; the others keep their values. Answers with the whole set. */
   static Future<List<Xml>> modifyAttributes(QueryParams p, ApiContext ctx) {
     String arn = p.required("LoadBalancerArn");
+    Map<String, String> changes = attributeChanges(p);
+    return ctx.mutate(r -> {
+      LoadBalancer lb = LbResources.loadBalancer(r, arn);
+      Problems problems = new Problems();
+      LoadBalancerAttributes next = LoadBalancerAttributes.resolve(lb.type(), lb.attributes(), changes, problems);
+      refuseAttributes(problems, "Load balancer");
+      return next.equals(lb.attributes()) ? r : LbResources.replace(r, lb.withAttributes(next));
+    }).map(r -> List.of(LoadBalancerXml.attributes(LbResources.loadBalancer(r, arn).attributes().asMap())));
+  }
+
+  /**
+   * The request's {@code Attributes}, key to value, checked as AWS checks them before it looks at
+   * the keys: at least one (or the empty list given), at most 20, keys of letters, digits, dots and
+   * underscores up to 256 characters, values up to 1024.
+   */
+  static Map<String, String> attributeChanges(QueryParams p) {
     List<QueryParams> given = p.structs("Attributes");
     if (given.isEmpty() && !p.has("Attributes")) {
       p.required("Attributes");
@@ -266,18 +283,17 @@ public final class LoadBalancerOperations {
       }
       changes.put(key, value);
     }
-    return ctx.mutate(r -> {
-      LoadBalancer lb = LbResources.loadBalancer(r, arn);
-      Problems problems = new Problems();
-      LoadBalancerAttributes next = LoadBalancerAttributes.resolve(lb.type(), lb.attributes(), changes, problems);
-      if (!problems.isEmpty()) {
-        Problem first = problems.list().get(0);
-        String message = first.message().startsWith("Load balancer attribute") ? first.message()
-            : "Load balancer attribute '" + first.path() + "': " + first.message();
-        throw new InvalidModelException(List.of(new Problem("", first.code(), message)));
-      }
-      return next.equals(lb.attributes()) ? r : LbResources.replace(r, lb.withAttributes(next));
-    }).map(r -> List.of(LoadBalancerXml.attributes(LbResources.loadBalancer(r, arn).attributes().asMap())));
+    return changes;
+  }
+
+  /** Refuses the change when resolving attributes recorded a problem: its code, and the key in the message. */
+  static void refuseAttributes(Problems problems, String owner) {
+    if (!problems.isEmpty()) {
+      Problem first = problems.list().get(0);
+      String message = first.message().startsWith(owner + " attribute") ? first.message()
+          : owner + " attribute '" + first.path() + "': " + first.message();
+      throw new InvalidModelException(List.of(new Problem("", first.code(), message)));
+    }
   }
 
   /** An optional enum parameter, refused in AWS's words when it is not one of the values. */

@@ -1,6 +1,8 @@
 package io.fulcrum.bus;
 
+import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ProxySettings;
+import io.fulcrum.model.ListenerAttributes;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.routing.RouteTable;
@@ -20,6 +22,8 @@ import java.util.List;
  * @param tls      certificates and security policy of an HTTPS listener; null for HTTP
  * @param http2    whether clients may speak HTTP/2 (ALPN h2 over TLS; {@code routing.http2.enabled})
  * @param h2c      whether an HTTP listener accepts cleartext HTTP/2 (Fulcrum's extension)
+ * @param attributes the listener's attributes (header modification; a TCP or TLS listener's idle timeout)
+ * @param tlsNames the names of the TLS headers, from its attributes
  */
 public record ListenerPlan(
     String lbName,
@@ -31,9 +35,26 @@ public record ListenerPlan(
     ProxySettings proxy,
     ListenerTls tls,
     boolean http2,
-    boolean h2c) {
+    boolean h2c,
+    ListenerAttributes attributes,
+    ForwardHeaders.TlsNames tlsNames) {
 
   public ListenerPlan {
     nodes = List.copyOf(nodes);
+    attributes = attributes == null ? ListenerAttributes.defaults(protocol) : attributes;
+  }
+
+  /** A listener with {@code attributes} (null: the defaults). */
+  public ListenerPlan(String lbName, String arn, Protocol protocol, int port, List<Node> nodes, RouteTable routes,
+      ProxySettings proxy, ListenerTls tls, boolean http2, boolean h2c, ListenerAttributes attributes) {
+    this(lbName, arn, protocol, port, nodes, routes, proxy, tls, http2, h2c, attributes, attributes == null
+        ? ForwardHeaders.TlsNames.DEFAULT
+        : ForwardHeaders.TlsNames.of(attributes.tlsVersionHeader(), attributes.tlsCipherSuiteHeader()));
+  }
+
+  /** A listener with the default attributes. */
+  public ListenerPlan(String lbName, String arn, Protocol protocol, int port, List<Node> nodes, RouteTable routes,
+      ProxySettings proxy, ListenerTls tls, boolean http2, boolean h2c) {
+    this(lbName, arn, protocol, port, nodes, routes, proxy, tls, http2, h2c, null);
   }
 }

@@ -5,6 +5,7 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
+import io.fulcrum.model.ListenerAttributes;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
 import io.fulcrum.model.LoadBalancerType;
@@ -23,8 +24,8 @@ import java.util.Set;
 /**
  * Reads the load balancers, {@code load-balancers:}: each one's name, type, {@code zones} and
  * {@code attributes}, and its {@code listeners} with their protocol, port, {@code default-actions},
- * {@code rules} (conditions and actions through {@link RuleParser}), {@code h2c}, {@code ssl-policy}
- * and {@code certificates}, with their key paths.
+ * {@code rules} (conditions and actions through {@link RuleParser}), {@code h2c}, {@code ssl-policy},
+ * {@code certificates} and {@code attributes}, with their key paths.
  *
  * <p>Forward actions find the target groups they name in the name-to-ARN map that
  * {@link TargetGroupParser} fills, so the target groups are read first. Only load balancers without
@@ -163,10 +164,13 @@ final class LoadBalancerParser {
         l.at("certificates").add("certificates are only for HTTPS and TLS listeners");
       }
     }
+    Map<String, String> givenAttributes = l.stringMap("attributes");
+    ListenerAttributes attributes = protocol == null ? null
+        : ListenerAttributes.resolve(protocol, null, givenAttributes, l.at("attributes"));
     if (l.problems().size() > before) {
       return null;
     }
-    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c);
+    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c, attributes);
   }
 
   /**

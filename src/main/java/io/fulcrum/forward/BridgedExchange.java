@@ -191,7 +191,7 @@ class BridgedExchange extends TargetExchange {
   @Override
   void answer(ElbError error) {
     // A body still on its way would have to be read and thrown away: close instead.
-    ElbResponses.send(request, error, !request.isEnded());
+    ElbResponses.send(request, error, !request.isEnded(), listenerHeaders());
   }
 
   @Override

@@ -246,7 +246,7 @@ public final class DirectExchange extends TargetExchange {
   void answer(ElbError error) {
     // A body still on its way would have to be read and thrown away: close instead.
     boolean close = !requestReceived;
-    var sent = client.writeAndFlush(ElbResponses.full(error, close || owner.lastResponse()));
+    var sent = client.writeAndFlush(ElbResponses.full(error, close || owner.lastResponse(), listenerHeaders()));
     if (close) {
       sent.addListener(ChannelFutureListener.CLOSE);
     }

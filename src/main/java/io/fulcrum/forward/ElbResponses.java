@@ -61,13 +61,21 @@ public final class ElbResponses {
    * request body still on its way is read and dropped.
    */
   public static void send(HttpServerRequest request, ElbError error, boolean close) {
+    send(request, error, close, null);
+  }
+
+  /**
+   * As {@link #send(HttpServerRequest, ElbError, boolean)}, shaped by the listener's header
+   * modification ({@code listener}; null: ALB's own).
+   */
+  public static void send(HttpServerRequest request, ElbError error, boolean close, ListenerHeaders listener) {
     boolean http2 = request.version() == HttpVersion.HTTP_2;
     if (http2 && !request.isEnded()) {
       // The forwarder paused the request; a body left unread would hold the stream's flow-control window.
       request.resume();
     }
     if (Grpc.isGrpc(request)) {
-      sendGrpc(request, error);
+      sendGrpc(request, error, listener);
       return;
     }
     HttpServerResponse response = request.response();
@@ -90,10 +98,15 @@ public final class ElbResponses {
     response.setStatusMessage(error.phrase());
     MultiMap h = response.headers();
     h.clear();
-    h.set(SERVER_NAME, SERVER_VALUE);
+    if (listener == null || listener.server()) {
+      h.set(SERVER_NAME, SERVER_VALUE);
+    }
     h.set(CONTENT_TYPE_NAME, TEXT_HTML);
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
+    }
+    if (listener != null) {
+      listener.beforeHead(h);
     }
     HttpConnection connection = close ? request.connection() : null;
     if (connection != null) {
@@ -112,16 +125,21 @@ public final class ElbResponses {
    * The page for {@code error} as one Netty message, for the direct path (HTTP/1.1 only); with
    * {@code close} it says {@code Connection: close}, and the caller closes after writing it.
    */
-  public static FullHttpResponse full(ElbError error, boolean close) {
+  public static FullHttpResponse full(ElbError error, boolean close, ListenerHeaders listener) {
     byte[] page = PAGES.get(error);
     FullHttpResponse response = new DefaultFullHttpResponse(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
         new HttpResponseStatus(error.status(), error.phrase()), Unpooled.wrappedBuffer(page));
     io.netty.handler.codec.http.HttpHeaders h = response.headers();
-    h.set(SERVER_NAME, SERVER_VALUE);
+    if (listener == null || listener.server()) {
+      h.set(SERVER_NAME, SERVER_VALUE);
+    }
     h.set(CONTENT_TYPE_NAME, TEXT_HTML);
     h.setInt(HttpHeaders.CONTENT_LENGTH, page.length);
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
+    }
+    if (listener != null) {
+      listener.insertInto(h);
     }
     return response;
   }
@@ -133,7 +151,7 @@ public final class ElbResponses {
    * the target's head (and perhaps messages) already went out, the same status ends the call in the
    * trailers (a grpc-timeout that passes mid-stream ends as DEADLINE_EXCEEDED, not as a reset).
    */
-  static void sendGrpc(HttpServerRequest request, ElbError error) {
+  static void sendGrpc(HttpServerRequest request, ElbError error, ListenerHeaders listener) {
     HttpServerResponse response = request.response();
     String message = grpcMessage(error);
     if (response.ended()) {
@@ -153,7 +171,12 @@ public final class ElbResponses {
     h.set(CONTENT_TYPE_NAME, "application/grpc");
     h.set("grpc-status", Integer.toString(error.grpcStatus()));
     h.set("grpc-message", message);
-    h.set(SERVER_NAME, SERVER_VALUE);
+    if (listener == null || listener.server()) {
+      h.set(SERVER_NAME, SERVER_VALUE);
+    }
+    if (listener != null) {
+      listener.beforeHead(h);
+    }
     response.end();
   }
 

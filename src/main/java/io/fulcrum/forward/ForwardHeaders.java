@@ -159,6 +159,10 @@ public final class ForwardHeaders {
       // The load balancer's values, never the client's.
       headers.remove(X_AMZN_TLS_VERSION);
       headers.remove(X_AMZN_TLS_CIPHER_SUITE);
+      if (tls.names() != TlsNames.DEFAULT) {
+        headers.remove(tls.names().version());
+        headers.remove(tls.names().cipherSuite());
+      }
       sent = tls;
     }
     return new Values(n, host, xff, scheme, listenerPort, trace, sent, dropped, invalid && !dropped);
@@ -169,7 +173,16 @@ public final class ForwardHeaders {
    * {@code TLSv1.3}) and {@code x-amzn-tls-cipher-suite} (OpenSSL's name:
    * {@code ECDHE-RSA-AES128-GCM-SHA256}, {@code TLS_AES_128_GCM_SHA256}).
    */
-  public record Tls(String version, String cipherSuite) {
+  public record Tls(String version, String cipherSuite, TlsNames names) {
+
+    public Tls(String version, String cipherSuite) {
+      this(version, cipherSuite, TlsNames.DEFAULT);
+    }
+
+    /** The same values, sent under {@code other} names (a listener's renamed TLS headers). */
+    public Tls named(TlsNames other) {
+      return other == names ? this : new Tls(version, cipherSuite, other);
+    }
 
     /** The session's protocol and cipher suite, or null without a session (cleartext). */
     public static Tls of(SSLSession session) {
@@ -179,6 +192,27 @@ public final class ForwardHeaders {
       String java = session.getCipherSuite();
       String openssl = CipherSuiteConverter.toOpenSsl(java, false);
       return new Tls(session.getProtocol(), openssl != null ? openssl : java);
+    }
+  }
+
+  /**
+   * The names the TLS headers go under, lower-case (ALB's own, or those an HTTPS listener's
+   * {@code routing.http.request.x_amzn_tls_*.header_name} attributes give), with their HTTP/1.1 line starts.
+   */
+  public record TlsNames(CharSequence version, CharSequence cipherSuite, byte[] versionLine, byte[] cipherLine) {
+    public static final TlsNames DEFAULT = new TlsNames(X_AMZN_TLS_VERSION, X_AMZN_TLS_CIPHER_SUITE,
+        lineStart(X_AMZN_TLS_VERSION), lineStart(X_AMZN_TLS_CIPHER_SUITE));
+
+    /** The names given, or {@link #DEFAULT} when they are ALB's own. */
+    public static TlsNames of(String version, String cipherSuite) {
+      String v = version.toLowerCase(java.util.Locale.ROOT);
+      String c = cipherSuite.toLowerCase(java.util.Locale.ROOT);
+      if (DEFAULT.version.toString().equals(v) && DEFAULT.cipherSuite.toString().equals(c)) {
+        return DEFAULT;
+      }
+      CharSequence vn = HttpHeaders.createOptimized(v);
+      CharSequence cn = HttpHeaders.createOptimized(c);
+      return new TlsNames(vn, cn, lineStart(vn), lineStart(cn));
     }
   }
 
@@ -203,8 +237,8 @@ public final class ForwardHeaders {
       headers.add(names.forwardedPort, port);
       headers.add(names.traceId, traceId);
       if (tls != null) {
-        headers.add(X_AMZN_TLS_VERSION, tls.version());
-        headers.add(X_AMZN_TLS_CIPHER_SUITE, tls.cipherSuite());
+        headers.add(tls.names().version(), tls.version());
+        headers.add(tls.names().cipherSuite(), tls.cipherSuite());
       }
     }
 
@@ -218,8 +252,8 @@ public final class ForwardHeaders {
       line(buf, PORT_LINE, port);
       line(buf, TRACE_LINE, traceId);
       if (tls != null) {
-        line(buf, TLS_VERSION_LINE, tls.version());
-        line(buf, TLS_CIPHER_LINE, tls.cipherSuite());
+        line(buf, tls.names().versionLine(), tls.version());
+        line(buf, tls.names().cipherLine(), tls.cipherSuite());
       }
     }
 
@@ -236,8 +270,6 @@ public final class ForwardHeaders {
   private static final byte[] PROTO_LINE = lineStart(X_FORWARDED_PROTO);
   private static final byte[] PORT_LINE = lineStart(X_FORWARDED_PORT);
   private static final byte[] TRACE_LINE = lineStart(X_AMZN_TRACE_ID);
-  private static final byte[] TLS_VERSION_LINE = lineStart(X_AMZN_TLS_VERSION);
-  private static final byte[] TLS_CIPHER_LINE = lineStart(X_AMZN_TLS_CIPHER_SUITE);
 
   private static byte[] lineStart(CharSequence name) {
     return (name + ": ").getBytes(StandardCharsets.US_ASCII);

@@ -410,13 +410,24 @@ public final class HttpForwarder {
   }
 
   /**
-   * Adds to a target's response head before it goes to the client (stickiness cookies). Called on
-   * the owning event loop, only for a response that came from the target.
+   * Adds to a target's response head before it goes to the client (stickiness cookies, a
+   * listener's inserted headers). Called on the owning event loop, only for a response that came
+   * from the target.
    */
   @FunctionalInterface
   public interface ResponseHook {
     /** @param headers the response headers as the client will get them; may be changed */
     void beforeHead(io.vertx.core.MultiMap headers);
+
+    /** Whether {@link #beforeHead} may change the head (without, a target's head goes on as its bytes). */
+    default boolean changesHead() {
+      return true;
+    }
+
+    /** The listener's header modification, for the error pages of the exchange; null: ALB's own. */
+    default ListenerHeaders listenerHeaders() {
+      return null;
+    }
   }
 
   /** Told what happens to an exchange (metrics, outstanding-request counts, access log). */
@@ -494,7 +505,7 @@ public final class HttpForwarder {
       }
       if (!clientGone) {
         // A body still on its way would have to be read and thrown away: close instead.
-        ElbResponses.send(request, error, !request.isEnded());
+        ElbResponses.send(request, error, !request.isEnded(), hook == null ? null : hook.listenerHeaders());
       }
       listener.failed(error);
       finish(false);

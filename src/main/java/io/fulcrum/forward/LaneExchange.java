@@ -52,9 +52,12 @@ public interface LaneExchange {
     /** The exchange is over. */
     void exchangeDone(LaneExchange ex);
 
-    /** Answers {@code stream} with the load balancer's page for {@code error}, ending it (not flushed). */
-    default void writePage(Http2Stream stream, ElbError error) {
-      FullHttpResponse page = ElbResponses.full(error, false);
+    /**
+     * Answers {@code stream} with the load balancer's page for {@code error}, shaped by the
+     * listener's header modification ({@code listener}; null: ALB's own), ending it (not flushed).
+     */
+    default void writePage(Http2Stream stream, ElbError error, ListenerHeaders listener) {
+      FullHttpResponse page = ElbResponses.full(error, false, listener);
       Http2Headers h = new DefaultHttp2Headers(false, 4);
       h.status(page.status().codeAsText());
       H2Names.copy(page.headers(), h);

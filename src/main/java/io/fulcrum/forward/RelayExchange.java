@@ -196,7 +196,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     headWritten = true;
     forgetSent(); // the target has processed it: never sent again
     listener.responseHead(status == null ? 0 : AsciiString.of(status).parseInt());
-    if (hook != null) {
+    if (hook != null && hook.changesHead()) {
       hook.beforeHead(new Http2HeadersAdaptor(headers));
     }
     client.encoder().writeHeaders(ctx, clientStream.id(), headers, 0, end, ctx.voidPromise());
@@ -505,7 +505,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       resetClient(Http2Error.INTERNAL_ERROR);
       return;
     } else {
-      client.writePage(clientStream, error);
+      client.writePage(clientStream, error, hook == null ? null : hook.listenerHeaders());
     }
     headWritten = true;
     if (!clientEnded) {

@@ -286,7 +286,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
 
   @Override
   void answer(ElbError error) {
-    client.writePage(stream, error);
+    client.writePage(stream, error, listenerHeaders());
     headWritten = true;
     endStream();
   }

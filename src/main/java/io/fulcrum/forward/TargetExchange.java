@@ -68,6 +68,11 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   /** Whether the client has the response head (too late for an ELB status). */
   abstract boolean headWritten();
 
+  /** The listener's header modification, for the exchange's error page; null: ALB's own. */
+  final ListenerHeaders listenerHeaders() {
+    return hook == null ? null : hook.listenerHeaders();
+  }
+
   /**
    * Whether {@link #writeHead} can take the target's head as it is ({@code headers} null) rather
    * than a header map: without a hook, it then goes to the client from its bytes.
@@ -232,11 +237,11 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   private void head(TargetResponse response) {
     keepAlive = response.keepAlive() && response.status() != 101; // a switched connection never goes back
     keepAliveHeader = response.keepAliveHeader();
-    if (hook == null && takesRawHead()) {
+    if ((hook == null || !hook.changesHead()) && takesRawHead()) {
       writeHead(response, null);
     } else {
       MultiMap headers = response.headers(); // hop-by-hop headers left out
-      if (hook != null) {
+      if (hook != null && hook.changesHead()) {
         hook.beforeHead(headers);
       }
       writeHead(response, headers);

@@ -95,6 +95,7 @@ final class Dispatcher {
     private StickyRequest sticky;
     private GroupRuntime group;
     private boolean unready;
+    private Binding binding;
 
     Choice(ForwardRoute route, MultiMap headers, long now) {
       this.route = route;
@@ -127,6 +128,7 @@ final class Dispatcher {
      * non-sticky.
      */
     Upstream target(Binding binding) {
+      this.binding = binding;
       String zone = binding.node.zone();
       TargetSelector selector = group.selector(zone);
       if (selector == null) {
@@ -170,15 +172,16 @@ final class Dispatcher {
 
     /**
      * The request goes to {@code target}: stickiness cookies leave the request, and the returned
-     * hook (null without stickiness) sets them on the response.
+     * hook sets them on the response, and the headers the listener inserts (null when there is
+     * neither).
      */
     HttpForwarder.ResponseHook chosen(Upstream target, MultiMap requestHeaders) {
       if (sticky == null) {
-        return null;
+        return binding.listenerHeaders.after(null);
       }
       sticky.chosen(target);
       sticky.stripCookies(requestHeaders);
-      return sticky::addCookies;
+      return binding.listenerHeaders.after(sticky::addCookies);
     }
   }
 
@@ -208,6 +211,9 @@ final class Dispatcher {
     boolean xffPort = proxy.xffClientPort();
     String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
     ForwardHeaders.Tls tls = proxy.tlsHeaders() && plan.tls() != null && client != null ? client.tls() : null;
+    if (tls != null) {
+      tls = tls.named(plan.tlsNames());
+    }
     ForwardHeaders.Values values = ForwardHeaders.rewrite(headers, proxy, host, forwardedFor,
         plan.tls() == null ? "http" : "https", binding.portText, tls, headerBytes, now / 1000, random);
     if (values.droppedInvalid()) {

@@ -76,9 +76,10 @@ import org.slf4j.LoggerFactory;
 final class FlowListeners {
 
   private static final Logger LOG = LoggerFactory.getLogger(FlowListeners.class);
-  /** How long a flow may carry nothing either way before it is closed: NLB's TCP idle timeout. */
-  static final int IDLE_TIMEOUT_SECONDS = 350;
-  /** How often idle flows are looked for; a flow is closed 350 to 355 s after its last byte. */
+  /**
+   * How often idle flows are looked for. A flow that carries nothing either way for its listener's
+   * {@code tcp.idle_timeout.seconds} (NLB's TCP idle timeout, 350 s by default) is closed within 5 s after.
+   */
   static final int IDLE_SWEEP_SECONDS = 5;
   /** How long a client has to finish its TLS handshake (Vert.x's default for its servers). */
   private static final long TLS_HANDSHAKE_SECONDS = 10;
@@ -391,9 +392,11 @@ final class FlowListeners {
    */
   private void sweep(long timer) {
     sweep = -1;
-    int quietSweeps = IDLE_TIMEOUT_SECONDS / IDLE_SWEEP_SECONDS;
     for (Set<Flow> flows : List.copyOf(flowsByGroup.values())) {
       for (Flow flow : List.copyOf(flows)) {
+        // The listener's timeout as it is now: a change applies to open flows too.
+        int timeout = ((Binding) flow.listener()).plan.attributes().tcpIdleTimeoutSeconds();
+        int quietSweeps = (timeout + IDLE_SWEEP_SECONDS - 1) / IDLE_SWEEP_SECONDS;
         if (flow.quietSweep() >= quietSweeps) {
           flow.end(Flow.End.CLOSED);
         }

@@ -12,6 +12,7 @@ import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.Upgrades;
 import io.fulcrum.function.FunctionRequests;
@@ -64,13 +65,13 @@ final class FunctionForwarder {
     String uri = req.uri();
     if (Upgrades.webSocket(req) != null) {
       // A WebSocket upgrade as the proxy path reads one (GET, Connection: upgrade, Upgrade: websocket).
-      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters, entry);
+      reject(req, plan, group, uri, LambdaError.WEBSOCKET_NOT_SUPPORTED, true, meters, entry, hook);
       return;
     }
     String length = req.headers().get(HttpHeaders.CONTENT_LENGTH);
     if (length != null && declaredLength(length) > FunctionRequest.MAX_BODY_BYTES) {
       // The body is not read: the connection closes after the page.
-      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true, meters, entry);
+      reject(req, plan, group, uri, LambdaError.REQUEST_TOO_LARGE, true, meters, entry, hook);
       return;
     }
     // ALB's event keeps the client's Connection header (SPEC §6.1), which preparing for a target drops.
@@ -79,6 +80,9 @@ final class FunctionForwarder {
     String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
     String scheme = plan.protocol() == Protocol.HTTPS ? "https" : "http";
     ForwardHeaders.Tls tls = proxy.tlsHeaders() ? ForwardHeaders.Tls.of(req.connection().sslSession()) : null;
+    if (tls != null) {
+      tls = tls.named(plan.tlsNames());
+    }
     ForwardHeaders.Values forwarded = ForwardHeaders.prepare(req.headers(), proxy, host,
         ForwardHeaders.forwardedFor(req.remoteAddress(), proxy.xffClientPort()), scheme, Integer.toString(plan.port()),
         tls, headerBytes, now / 1000, random);
@@ -119,12 +123,17 @@ final class FunctionForwarder {
   }
 
 
+  /** The listener's header modification the hook carries, for an error page; null: ALB's own. */
+  private static ListenerHeaders listenerHeaders(HttpForwarder.ResponseHook hook) {
+    return hook == null ? null : hook.listenerHeaders();
+  }
+
   /** Answers an error before anything was sent to the function, and records it. */
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,
-      boolean close, GroupMeters meters, AccessEntry entry) {
+      boolean close, GroupMeters meters, AccessEntry entry, HttpForwarder.ResponseHook hook) {
     meters.lambdaError(error.userError());
     meters.loadBalancer().elbStatus(error.status());
-    ElbResponses.send(req, error.elbError(), close);
+    ElbResponses.send(req, error.elbError(), close, listenerHeaders(hook));
     if (entry != null) {
       entry.groupArn = group.arn();
       entry.errorReason = error.code();
@@ -226,7 +235,7 @@ final class FunctionForwarder {
     private void fail(LambdaError error, boolean close) {
       done = true;
       node.lambdaFailed(error);
-      ElbResponses.send(request, error.elbError(), close || !request.isEnded());
+      ElbResponses.send(request, error.elbError(), close || !request.isEnded(), listenerHeaders(hook));
       node.finished(false);
     }
 
@@ -238,7 +247,7 @@ final class FunctionForwarder {
       // The function was deregistered with the request in flight (SPEC §2.4: the client gets a 5xx).
       done = true;
       node.failed(error);
-      ElbResponses.send(request, error, !request.isEnded());
+      ElbResponses.send(request, error, !request.isEnded(), listenerHeaders(hook));
       node.finished(false);
     }
 

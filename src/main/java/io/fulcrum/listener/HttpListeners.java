@@ -2,6 +2,7 @@ package io.fulcrum.listener;
 
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
 import io.fulcrum.observe.AccessLogs;
@@ -132,7 +133,7 @@ final class HttpListeners {
           // would otherwise reuse its cached context when only the protocols or ciphers change.
           binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
         }
-        b.plan = plan;
+        b.plan(plan);
         b.meters = meters(plan, b.node);
         b.log = lines(plan, b.node);
         if (!b.ready.isComplete()) {
@@ -276,6 +277,8 @@ final class HttpListeners {
   /** One listener bound on one node address. */
   static final class Binding {
     ListenerPlan plan;
+    /** The listener's response header modification, of {@link #plan}. */
+    ListenerHeaders listenerHeaders;
     final Node node;
     /** The port as X-Forwarded-Port carries it (a binding keeps its port). */
     final String portText;
@@ -288,9 +291,16 @@ final class HttpListeners {
     Future<?> ready = Future.succeededFuture();
 
     Binding(ListenerPlan plan, Node node) {
-      this.plan = plan;
+      plan(plan);
       this.node = node;
       this.portText = Integer.toString(plan.port());
+    }
+
+    void plan(ListenerPlan next) {
+      if (listenerHeaders == null || !next.attributes().equals(plan.attributes())) {
+        listenerHeaders = ListenerHeaders.of(next.attributes());
+      }
+      plan = next;
     }
   }
 }

@@ -7,6 +7,7 @@ import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.Grpc;
 import io.fulcrum.forward.HttpForwarder;
+import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.TraceIds;
 import io.fulcrum.forward.Upgrades;
@@ -40,8 +41,6 @@ import java.util.random.RandomGenerator;
  */
 final class RequestHandler {
 
-  private static final CharSequence SERVER = HttpHeaders.createOptimized(ElbResponses.SERVER);
-  private static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
   private static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
   private static final CharSequence LOCATION_NAME = HttpHeaders.createOptimized("Location");
   private static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
@@ -96,14 +95,14 @@ final class RequestHandler {
 
     LoadBalancerMeters meters = binding.meters;
     if (req.method() == HttpMethod.TRACE) {
-      answer(meters, entry, req, ElbError.METHOD_NOT_ALLOWED);
+      answer(binding, entry, req, ElbError.METHOD_NOT_ALLOWED);
       return;
     }
     boolean http2 = req.version() == HttpVersion.HTTP_2;
     if (req.uri() == null || !NodeRequest.servedTarget(req.method().name(), req.uri(), http2)) {
       // An HTTP/2 :path in none of the forms served (HTTP/1.x request lines are refused as they are
       // decoded: RequestDecoder), or CONNECT's lack of one: never passed on as a path no rule saw.
-      answerAndClose(meters, entry, req, client, ElbError.BAD_REQUEST);
+      answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
       return;
     }
     boolean chunked = false;
@@ -115,7 +114,7 @@ final class RequestHandler {
       } else {
         // Only chunked is accepted; anything else would leave the body's end unknown. (Netty's decoder
         // already refuses codings that do not end in chunked, identity included: see invalidStatus.)
-        answerAndClose(meters, entry, req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
+        answerAndClose(binding, entry, req, client, ElbError.UNSUPPORTED_TRANSFER_ENCODING);
         return;
       }
     }
@@ -132,7 +131,7 @@ final class RequestHandler {
       return;
     }
     if (headerBytes < 0) {
-      answerAndClose(meters, entry, req, client, ElbError.HEADER_TOO_LARGE);
+      answerAndClose(binding, entry, req, client, ElbError.HEADER_TOO_LARGE);
       return;
     }
     if (entry != null && http2) {
@@ -140,7 +139,7 @@ final class RequestHandler {
       entry.sent = 0;
     }
     if (ForwardHeaders.xffAddressCount(headers) > ForwardHeaders.MAX_XFF_ADDRESSES) {
-      answer(meters, entry, req, ElbError.XFF_TOO_LONG);
+      answer(binding, entry, req, ElbError.XFF_TOO_LONG);
       return;
     }
     boolean last = false;
@@ -156,7 +155,7 @@ final class RequestHandler {
       }
       Desync.Action desync = Desync.action(mode, tier);
       if (desync == Desync.Action.BLOCK) {
-        answerAndClose(meters, entry, req, client, ElbError.BAD_REQUEST);
+        answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
         return;
       }
       if (desync == Desync.Action.FORWARD_THEN_CLOSE) {
@@ -178,13 +177,13 @@ final class RequestHandler {
       forward(binding, plan, req, facts, f, chunked, headerBytes, client, last, entry, false);
     } else if (action instanceof FixedRoute f) {
       meters.fixedResponse(f.statusCode());
-      fixed(req, f);
+      fixed(req, f, binding.listenerHeaders);
       if (entry != null) {
         entry.answered(f.statusCode());
       }
     } else if (action instanceof RedirectRoute r) {
       meters.redirect(r.statusCode());
-      String location = redirect(req, plan, facts, r);
+      String location = redirect(req, plan, facts, r, binding.listenerHeaders);
       if (entry != null) {
         entry.redirectUrl = location;
         entry.answered(r.statusCode());
@@ -205,7 +204,7 @@ final class RequestHandler {
     Dispatcher.Choice choice = dispatcher.choice(route, req.headers(), now);
     GroupRuntime group = choice.group();
     if (group == null) {
-      answer(binding.meters, entry, req, ElbError.NO_TARGET_GROUP);
+      answer(binding, entry, req, ElbError.NO_TARGET_GROUP);
       return true;
     }
     if (entry != null) {
@@ -214,13 +213,13 @@ final class RequestHandler {
     ProtocolVersion version = group.plan().protocolVersion();
     boolean grpc = Grpc.isGrpc(req);
     if (!compatible(req, grpc, version)) {
-      answer(binding.meters, entry, req, ElbError.PROTOCOL_MISMATCH);
+      answer(binding, entry, req, ElbError.PROTOCOL_MISMATCH);
       return true;
     }
     Upstream target = choice.target(binding);
     if (target == null) {
       if (!choice.unready()) {
-        answer(binding.meters, entry, req, verticle.noTarget(group));
+        answer(binding, entry, req, verticle.noTarget(group));
         return true;
       }
       if (waiting) {
@@ -283,13 +282,13 @@ final class RequestHandler {
   /** No target's agent has room for the request (SPEC §9): 503, counted as rejected. */
   private static void rejectUnready(Binding binding, AccessEntry entry, HttpServerRequest req) {
     binding.meters.targetControlReject();
-    answer(binding.meters, entry, req, ElbError.NO_TARGET_READY);
+    answer(binding, entry, req, ElbError.NO_TARGET_READY);
   }
 
   /** The load balancer answers {@code error} itself; the connection stays open. */
-  private static void answer(LoadBalancerMeters meters, AccessEntry entry, HttpServerRequest req, ElbError error) {
-    meters.elbStatus(error.status());
-    ElbResponses.send(req, error, false);
+  private static void answer(Binding binding, AccessEntry entry, HttpServerRequest req, ElbError error) {
+    binding.meters.elbStatus(error.status());
+    ElbResponses.send(req, error, false, binding.listenerHeaders);
     if (entry != null) {
       entry.answered(error.status());
     }
@@ -322,22 +321,25 @@ final class RequestHandler {
     return Dispatcher.compatible(req.version() == HttpVersion.HTTP_2, grpc, req.method() == HttpMethod.POST, version);
   }
 
-  private static void fixed(HttpServerRequest req, FixedRoute f) {
+  private static void fixed(HttpServerRequest req, FixedRoute f, ListenerHeaders listenerHeaders) {
     HttpServerResponse response = req.response();
     response.setStatusCode(f.statusCode());
-    response.headers().set(SERVER_NAME, SERVER).set(CONTENT_TYPE_NAME, f.contentType());
+    listenerHeaders.server(response.headers()).set(CONTENT_TYPE_NAME, f.contentType());
+    listenerHeaders.beforeHead(response.headers());
     end(req, response, f.body());
   }
 
   /** Answers with the redirect; returns its location. */
-  private static String redirect(HttpServerRequest req, ListenerPlan plan, NodeRequest facts, RedirectRoute r) {
+  private static String redirect(HttpServerRequest req, ListenerPlan plan, NodeRequest facts, RedirectRoute r,
+      ListenerHeaders listenerHeaders) {
     String host = facts.host();
     String location = r.location(plan.protocol().wire(), host == null ? "" : host.toLowerCase(Locale.ROOT), plan.port(),
         facts.path(), req.query());
     HttpServerResponse response = req.response();
     String phrase = r.statusCode() == 301 ? "Moved Permanently" : "Found";
     response.setStatusCode(r.statusCode()).setStatusMessage(phrase);
-    response.headers().set(SERVER_NAME, SERVER).set(LOCATION_NAME, location).set(CONTENT_TYPE_NAME, "text/html");
+    listenerHeaders.server(response.headers()).set(LOCATION_NAME, location).set(CONTENT_TYPE_NAME, "text/html");
+    listenerHeaders.beforeHead(response.headers());
     end(req, response, Buffer.buffer(ElbResponses.page(r.statusCode() + " " + phrase)));
     return location;
   }
@@ -356,7 +358,7 @@ final class RequestHandler {
   /** A request Vert.x's decoder could not read: the ELB status, and the connection closes. */
   void invalid(Binding binding, HttpServerRequest req) {
     ClientConnection client = verticle.client(req.connection());
-    answerAndClose(binding.meters, binding.log == null ? null : entry(binding, req, client), req, client,
+    answerAndClose(binding, binding.log == null ? null : entry(binding, req, client), req, client,
         invalidStatus(req));
   }
 
@@ -364,13 +366,13 @@ final class RequestHandler {
    * Answers with the ELB page and, over HTTP/1.x, closes the connection: nothing after this request
    * on it is served (HTTP/2 answers the stream only).
    */
-  private static void answerAndClose(LoadBalancerMeters meters, AccessEntry entry, HttpServerRequest req,
+  private static void answerAndClose(Binding binding, AccessEntry entry, HttpServerRequest req,
       ClientConnection client, ElbError error) {
-    meters.elbStatus(error.status());
+    binding.meters.elbStatus(error.status());
     if (client != null && req.version() != HttpVersion.HTTP_2) {
       client.closeAfterResponse();
     }
-    ElbResponses.send(req, error, true);
+    ElbResponses.send(req, error, true, binding.listenerHeaders);
     if (entry != null) {
       entry.answered(error.status());
     }

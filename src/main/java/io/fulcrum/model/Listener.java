@@ -7,11 +7,13 @@ import java.util.List;
  * by priority), and for HTTPS its certificates (the first is the default; the others are chosen
  * by SNI) and security policy. Immutable.
  *
- * @param h2c whether an HTTP listener also accepts cleartext HTTP/2 (prior knowledge and
- *            upgrade): Fulcrum's own extension, so that plaintext gRPC works locally
+ * @param h2c        whether an HTTP listener also accepts cleartext HTTP/2 (prior knowledge and
+ *                   upgrade): Fulcrum's own extension, so that plaintext gRPC works locally
+ * @param attributes its attributes (null: the defaults); those of another protocol family are
+ *                   carried over to this one's keys (a change between HTTP and HTTPS)
  */
 public record Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules,
-    List<Certificate> certificates, String sslPolicy, boolean h2c) {
+    List<Certificate> certificates, String sslPolicy, boolean h2c, ListenerAttributes attributes) {
 
   /** The security policy of HTTPS listeners created without one, as in the ELBv2 API. */
   public static final String DEFAULT_SSL_POLICY = "ELBSecurityPolicy-2016-08";
@@ -20,14 +22,25 @@ public record Listener(String arn, Protocol protocol, int port, List<Action> def
     defaultActions = List.copyOf(defaultActions);
     rules = rules.stream().sorted((a, b) -> Integer.compare(a.priority(), b.priority())).toList();
     certificates = List.copyOf(certificates);
+    attributes = attributes == null ? ListenerAttributes.defaults(protocol) : attributes.forProtocol(protocol);
+  }
+
+  /** A listener with the default attributes. */
+  public Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules,
+      List<Certificate> certificates, String sslPolicy, boolean h2c) {
+    this(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, null);
   }
 
   /** A listener without certificates and without h2c. */
   public Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules) {
-    this(arn, protocol, port, defaultActions, rules, List.of(), null, false);
+    this(arn, protocol, port, defaultActions, rules, List.of(), null, false, null);
   }
 
   public Listener withRules(List<Rule> newRules) {
-    return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c);
+    return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c, attributes);
+  }
+
+  public Listener withAttributes(ListenerAttributes newAttributes) {
+    return new Listener(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, newAttributes);
   }
 }

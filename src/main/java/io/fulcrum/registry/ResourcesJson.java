@@ -8,6 +8,7 @@ import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.IpAddressType;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
+import io.fulcrum.model.ListenerAttributes;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
 import io.fulcrum.model.LoadBalancerIpAddressType;
@@ -73,6 +74,7 @@ public final class ResourcesJson {
               .put("pkcs12File", c.pkcs12File()).put("password", c.password())));
           listener.put("certificates", certificates);
         }
+        listener.put("attributes", new JsonObject(new LinkedHashMap<>(l.attributes().asMap())));
         listeners.add(listener);
       }
       lbs.add(new JsonObject().put("arn", lb.arn()).put("name", lb.name()).put("type", lb.type().wire())
@@ -281,8 +283,12 @@ public final class ResourcesJson {
         certificates.add(new Certificate(c.getString("arn"), c.getString("certificateFile"),
             c.getString("privateKeyFile"), c.getString("pkcs12File"), c.getString("password")));
       }
+      Map<String, String> given = new LinkedHashMap<>();
+      l.getJsonObject("attributes", new JsonObject()).forEach(e -> given.put(e.getKey(), String.valueOf(e.getValue())));
+      ListenerAttributes listenerAttributes = protocol == null ? null
+          : ListenerAttributes.resolve(protocol, null, given, p.at("listeners").at(i).at("attributes"));
       listeners.add(new Listener(l.getString("arn"), protocol, l.getInteger("port"), actions(l.getJsonArray("defaultActions")),
-          rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false)));
+          rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false), listenerAttributes));
     }
     if (p.size() > before) {
       return null;

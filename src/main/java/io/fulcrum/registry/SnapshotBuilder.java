@@ -47,7 +47,8 @@ final class SnapshotBuilder {
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
         listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l), proxy,
-            tls(l, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c()));
+            tls(l, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
+            l.attributes()));
       }
     }
     return listeners;

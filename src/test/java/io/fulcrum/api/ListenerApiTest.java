@@ -39,6 +39,7 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.Action;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ActionTypeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ForwardActionConfig;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Listener;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.ListenerAttribute;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.RedirectActionStatusCodeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetGroupTuple;
@@ -363,5 +364,69 @@ class ListenerApiTest {
     assertThat(answer.bodyText()).isEqualTo("finished");
     refused(() -> h.elb.describeListeners(b -> b.listenerArns(arn)), "ListenerNotFound");
     refused(() -> h.elb.deleteListener(b -> b.listenerArn(arn)), "ListenerNotFound");
+  }
+
+  private static java.util.Map<String, String> attributes(List<ListenerAttribute> list) {
+    java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+    list.forEach(a -> m.put(a.key(), a.value()));
+    return m;
+  }
+
+  /**
+   * Describe and ModifyListenerAttributes: an HTTP listener's header modification, defaults first;
+   * a change applies to the next request on the connection already open, is kept across a restart,
+   * and a bad value or a key of another kind of listener changes nothing.
+   */
+  @Test
+  void listenerAttributes_insertResponseHeaders_andTurnTheServerHeaderOff() {
+    h = LbApiHarness.start(dir);
+    String lb = h.createLoadBalancer("web");
+    int port = Ports.free();
+    String arn = h.createListener(lb, port, forward(h.tg("blue")));
+    h.createRule(arn, 1, fixed(200, "fixed"), LbApiHarness.path("/fixed"));
+
+    java.util.Map<String, String> defaults = attributes(h.elb.describeListenerAttributes(b -> b.listenerArn(arn))
+        .attributes());
+    assertThat(defaults).containsEntry("routing.http.response.server.enabled", "true")
+        .containsEntry("routing.http.response.strict_transport_security.header_value", "")
+        .doesNotContainKey("routing.http.request.x_amzn_tls_version.header_name")
+        .doesNotContainKey("tcp.idle_timeout.seconds");
+
+    try (RawConnection c = RawConnection.open("127.0.0.1", port)) {
+      RawConnection.Response before = c.send("GET /fixed HTTP/1.1\r\nHost: web\r\n\r\n").read();
+      assertThat(before.header("Server")).isEqualTo("awselb/2.0");
+      assertThat(before.header("Strict-Transport-Security")).isNull();
+
+      java.util.Map<String, String> answered = attributes(h.elb.modifyListenerAttributes(b -> b.listenerArn(arn)
+          .attributes(ListenerAttribute.builder().key("routing.http.response.server.enabled").value("false").build(),
+              ListenerAttribute.builder().key("routing.http.response.strict_transport_security.header_value")
+                  .value("max-age=31536000; includeSubDomains").build(),
+              ListenerAttribute.builder().key("routing.http.response.x_frame_options.header_value").value("DENY")
+                  .build())).attributes());
+      assertThat(answered).hasSameSizeAs(defaults).containsEntry("routing.http.response.server.enabled", "false");
+
+      RawConnection.Response fixedAnswer = c.send("GET /fixed HTTP/1.1\r\nHost: web\r\n\r\n").read();
+      assertThat(fixedAnswer.header("Server")).as("off for the load balancer's own answers").isNull();
+      assertThat(fixedAnswer.header("Strict-Transport-Security")).isEqualTo("max-age=31536000; includeSubDomains");
+      RawConnection.Response forwarded = c.send("GET / HTTP/1.1\r\nHost: web\r\n\r\n").read();
+      assertThat(forwarded.bodyText()).isEqualTo("blue");
+      assertThat(forwarded.header("X-Frame-Options")).isEqualTo("DENY");
+      assertThat(forwarded.header("Strict-Transport-Security")).isEqualTo("max-age=31536000; includeSubDomains");
+    }
+
+    h.refusedUnchanged(() -> h.elb.modifyListenerAttributes(b -> b.listenerArn(arn).attributes(
+        ListenerAttribute.builder().key("routing.http.response.x_frame_options.header_value").value("ALLOWALL").build())),
+        "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyListenerAttributes(b -> b.listenerArn(arn).attributes(
+        ListenerAttribute.builder().key("tcp.idle_timeout.seconds").value("60").build())), "ValidationError");
+    refused(() -> h.elb.describeListenerAttributes(b -> b.listenerArn(arn + "0")), "ListenerNotFound");
+
+    h.close();
+    h = LbApiHarness.start(dir); // the same data dir: the state as it was
+    assertThat(attributes(h.elb.describeListenerAttributes(b -> b.listenerArn(arn)).attributes()))
+        .containsEntry("routing.http.response.x_frame_options.header_value", "DENY");
+    RawConnection.Response afterRestart = get("127.0.0.1", port, "/fixed"); // (the harness's targets are new ones)
+    assertThat(afterRestart.header("X-Frame-Options")).isEqualTo("DENY");
+    assertThat(afterRestart.header("Server")).isNull();
   }
 }

@@ -2,6 +2,7 @@ package io.fulcrum.api;
 
 import static io.fulcrum.api.LbApiHarness.forward;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.fulcrum.model.Arns;
 import io.fulcrum.testing.FlowClient;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Listener;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.ListenerAttribute;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerTypeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
@@ -143,5 +145,26 @@ class NetworkLoadBalancerApiTest {
         "ValidationError");
     h.refusedUnchanged(() -> h.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(tcp.targetGroupArn())
         .attributes(a -> a.key("stickiness.type").value("lb_cookie"))), "InvalidConfigurationRequest");
+  }
+
+  @Test
+  void tcpListener_hasNlbsIdleTimeout_asItsOneAttribute() {
+    h = LbApiHarness.start(dir);
+    TargetGroup tcp = createTcpGroup("db");
+    String nlb = createNetworkLoadBalancer("edge").loadBalancerArn();
+    String listener = h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TCP).port(Ports.free())
+        .defaultActions(forward(tcp.targetGroupArn()))).listeners().get(0).listenerArn();
+
+    assertThat(h.elb.describeListenerAttributes(b -> b.listenerArn(listener)).attributes())
+        .extracting(ListenerAttribute::key, ListenerAttribute::value).containsExactly(tuple("tcp.idle_timeout.seconds", "350"));
+    assertThat(h.elb.modifyListenerAttributes(b -> b.listenerArn(listener)
+        .attributes(a -> a.key("tcp.idle_timeout.seconds").value("120"))).attributes())
+        .extracting(ListenerAttribute::value).containsExactly("120");
+    h.refusedUnchanged(() -> h.elb.modifyListenerAttributes(b -> b.listenerArn(listener)
+        .attributes(a -> a.key("tcp.idle_timeout.seconds").value("6001"))), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyListenerAttributes(b -> b.listenerArn(listener)
+        .attributes(a -> a.key("routing.http.response.server.enabled").value("false"))), "ValidationError");
+    assertThat(h.resources().loadBalancers().stream().filter(lb -> lb.arn().equals(nlb)).findFirst().orElseThrow()
+        .listeners().get(0).attributes().tcpIdleTimeoutSeconds()).as("what the flows go by").isEqualTo(120);
   }
 }

@@ -445,6 +445,31 @@ class ConfigParserListenerTest {
   }
 
   @Test
+  void listenerAttributes_areReadAndChecked_byTheKindOfListener() {
+    String yaml = """
+        target-groups:
+          - {name: web, target-type: ip, protocol: HTTP, port: 80}
+        load-balancers:
+          - name: demo
+            listeners:
+              - protocol: HTTP
+                port: 8080
+                attributes: {%s}
+                default-actions: [{type: forward, target-group: web}]
+        """;
+    Listener l = parse(yaml.formatted("routing.http.response.x_frame_options.header_value: DENY"))
+        .resources().loadBalancers().get(0).listeners().get(0);
+    assertThat(l.attributes().get("routing.http.response.x_frame_options.header_value")).isEqualTo("DENY");
+    assertThat(l.attributes().serverHeader()).isTrue();
+
+    assertThat(messages(yaml.formatted("routing.http.response.x_frame_options.header_value: ALLOWALL"))).containsExactly(
+        L + "attributes.routing.http.response.x_frame_options.header_value: 'ALLOWALL' is not valid"
+            + " (expected DENY, SAMEORIGIN or ALLOW-FROM <origin>)");
+    assertThat(messages(yaml.formatted("tcp.idle_timeout.seconds: 60"))).containsExactly(
+        L + "attributes.tcp.idle_timeout.seconds: Listener attribute key 'tcp.idle_timeout.seconds' is not recognized");
+  }
+
+  @Test
   void weightedForwardWithAStickyGroup_needsTargetGroupStickiness() {
     assertThat(problems("""
         target-groups:

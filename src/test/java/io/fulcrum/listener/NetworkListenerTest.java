@@ -528,6 +528,27 @@ class NetworkListenerTest {
   }
 
   @Test
+  void listenersIdleTimeout_tcpIdleTimeoutSeconds_closesQuietFlowsSooner() {
+    String yaml = config("", a, b).replace("default-actions: [{type: forward, target-group: tcp}]}",
+        "default-actions: [{type: forward, target-group: tcp}], attributes: {tcp.idle_timeout.seconds: 60}}");
+    gateway = Gateway.start(TestVertx.create(), yaml, 1, time);
+    advance(5);
+    gateway.awaitDataPlane();
+    FlowClient quiet = connect(null);
+    FlowClient talking = connect(null);
+    assertThat(quiet.ask("first")).endsWith(":first");
+    assertThat(talking.ask("first")).endsWith(":first");
+    advance(55);
+    assertThat(quiet.ask("at 55 s")).as("quiet for 55 s: not yet idle").endsWith(":at 55 s");
+    assertThat(talking.ask("at 55 s")).endsWith(":at 55 s");
+    advance(40);
+    assertThat(talking.ask("at 95 s")).endsWith(":at 95 s");
+    advance(30);
+    assertThat(quiet.ending()).as("quiet for 70 s: closed").isEqualTo(FlowClient.Ending.CLOSED);
+    assertThat(talking.ask("at 125 s")).as("quiet for 30 s only").endsWith(":at 125 s");
+  }
+
+  @Test
   void everyListenerInstance_acceptsOnTheSamePort() throws IOException {
     gateway = Gateway.start(TestVertx.create(), config("", a, b), 2, time);
     advance(5);
