@@ -26,7 +26,7 @@ public final class ElbResponses {
 
   /** ALB's own Server header. */
   public static final String SERVER = "awselb/2.0";
-  private static final CharSequence SERVER_VALUE = HttpHeaders.createOptimized(SERVER);
+  static final CharSequence SERVER_VALUE = HttpHeaders.createOptimized(SERVER);
   private static final CharSequence TEXT_HTML = HttpHeaders.createOptimized("text/html");
   static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
   static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");

@@ -17,9 +17,6 @@ public final class ListenerHeaders implements HttpForwarder.ResponseHook {
   /** ALB's own: the Server header, nothing inserted. */
   public static final ListenerHeaders DEFAULT = new ListenerHeaders(List.of(), true);
 
-  private static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
-  private static final CharSequence SERVER_VALUE = HttpHeaders.createOptimized(ElbResponses.SERVER);
-
   private final CharSequence[] names;
   private final CharSequence[] values;
   private final boolean server;
@@ -48,7 +45,7 @@ public final class ListenerHeaders implements HttpForwarder.ResponseHook {
   /** Sets {@code Server: awselb/2.0} on an answer the load balancer makes itself, unless the listener turned it off. */
   public MultiMap server(MultiMap headers) {
     if (server) {
-      headers.set(SERVER_NAME, SERVER_VALUE);
+      headers.set(ElbResponses.SERVER_NAME, ElbResponses.SERVER_VALUE);
     }
     return headers;
   }

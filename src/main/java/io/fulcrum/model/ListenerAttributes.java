@@ -180,6 +180,11 @@ public final class ListenerAttributes {
       Problems problems) {
     int before = problems.size();
     Attributes a = Attributes.resolve(specs(protocol), base == null ? null : base.all, given, "Listener", problems);
+    if (problems.size() == before && protocol == Protocol.HTTPS
+        && a.get(TLS_VERSION_NAME).equalsIgnoreCase(a.get(TLS_CIPHER_SUITE_NAME))) {
+      problems.at(given.containsKey(TLS_CIPHER_SUITE_NAME) ? TLS_CIPHER_SUITE_NAME : TLS_VERSION_NAME)
+          .add("the TLS version and cipher suite headers need names of their own");
+    }
     return problems.size() > before ? null : new ListenerAttributes(protocol, a);
   }
 

@@ -135,6 +135,8 @@ class ListenerAttributesTest {
         .asString().contains("a header the load balancer sets or reads itself");
     assertThat(problems(Protocol.HTTP, ListenerAttributes.TLS_VERSION_NAME, "X-Tls")).singleElement()
         .asString().contains("is not recognized");
+    assertThat(problems(Protocol.HTTPS, ListenerAttributes.TLS_VERSION_NAME, "x-amzn-tls-cipher-suite")).containsExactly(
+        ListenerAttributes.TLS_VERSION_NAME + ": the TLS version and cipher suite headers need names of their own");
   }
 
   @Test
