@@ -15,7 +15,9 @@ import java.util.function.LongSupplier;
 
 /**
  * ALB's idle timeout and client keep-alive on one client connection (SPEC §11.4). The connection
- * closes once it has carried no request for the idle timeout. While a request is in flight this
+ * closes once it has carried no request for the idle timeout; an HTTP/1.x request head begun and
+ * not all come by then is answered 408 first (a client sending its head a byte at a time is held
+ * no longer than one that sends nothing). While a request is in flight this
  * timer is off: the target's idle and connect timeouts govern it and end in 504 or 502 for the
  * client, which a client-side timer of the same length would otherwise cut off first. Once the
  * connection has lived for {@code client_keep_alive.seconds} it is shut down (HTTP/2: GOAWAY, its
@@ -60,6 +62,13 @@ final class ClientConnection implements Handler<Void> {
   LoadBalancerMeters meters;
   /** The bytes of an HTTP/1.x connection, else null (HTTP/2 counts each stream's). */
   ByteCounter bytes;
+  /** {@link #bytes} read when the connection last became idle: more at the idle timeout is a request head not all come. */
+  private long readWhenIdle;
+  /**
+   * Answers a request head that has not all come within the idle timeout (ALB's 408) and closes
+   * the connection; null: the connection just closes.
+   */
+  Runnable headTimedOut;
   private long loggedRead;
   private long loggedWritten;
   /** The access log's {@code conn_trace_id}, once a line needed it. */
@@ -186,6 +195,7 @@ final class ClientConnection implements Handler<Void> {
     }
     if (inFlight > 0 && --inFlight == 0) {
       idleSince = System.nanoTime();
+      readWhenIdle = bytes == null ? 0 : bytes.read;
       if (timer == -1) {
         arm(idleMillis.getAsLong());
       }
@@ -280,7 +290,11 @@ final class ClientConnection implements Handler<Void> {
       long idle = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - idleSince);
       long left = idleMillis.getAsLong() - idle;
       if (left <= 0) {
-        connection.close();
+        if (headTimedOut != null && bytes != null && bytes.read > readWhenIdle) {
+          headTimedOut.run(); // a request started and did not finish coming: 408, then the close
+        } else {
+          connection.close();
+        }
       } else {
         arm(left);
       }

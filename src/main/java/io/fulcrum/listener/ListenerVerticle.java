@@ -7,6 +7,7 @@ import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
+import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.model.Arns;
@@ -19,6 +20,7 @@ import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
@@ -243,6 +245,13 @@ public final class ListenerVerticle extends VerticleBase {
     b.meters.connectionOpened();
     RequestDecoder.install(conn, options);
     countBytes(conn, client, b.meters);
+    if (client.bytes != null && conn instanceof ConnectionBase base) {
+      client.headTimedOut = () -> {
+        b.meters.elbStatus(ElbError.CLIENT_TIMEOUT.status());
+        base.channel().writeAndFlush(ElbResponses.full(ElbError.CLIENT_TIMEOUT, true, b.listenerHeaders))
+            .addListener(ChannelFutureListener.CLOSE);
+      };
+    }
     conn.closeHandler(v -> clientClosed(conn));
     if (lanes && conn instanceof Http1xServerConnection http1) {
       // HTTP/1.x: the direct path takes the common requests before Vert.x's connection sees them.

@@ -16,6 +16,8 @@ import java.util.Map;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The load balancer's idle timeout on client connections (SPEC §11.4), with
@@ -62,6 +64,28 @@ class ClientIdleTimeoutTest {
     gatewayTo(Backend.start(backends, "b").port());
 
     try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.closedByServerWithin(CLOSE_WITHIN_MS)).isTrue();
+    }
+  }
+
+  /**
+   * A request head begun and not all come within the idle timeout, first or after a response: 408,
+   * then the close, however slowly its bytes trickle in (it is held no longer than a silent one).
+   */
+  @ParameterizedTest(name = "after a response first: {0}")
+  @ValueSource(booleans = {false, true})
+  void requestHeadNotAllComeWithinTheIdleTimeout_gets408_andTheConnectionCloses(boolean afterAResponse) {
+    gatewayTo(Backend.start(backends, "b").port());
+
+    try (RawConnection c = RawConnection.open(port)) {
+      if (afterAResponse) {
+        assertThat(c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read().status()).isEqualTo(200);
+      }
+      c.send("GET / HTTP/1.1\r\nHost: exa");
+      Response r = c.readTimeout((int) CLOSE_WITHIN_MS).read(); // fails unless the answer comes within it
+
+      assertThat(r.status()).isEqualTo(408);
+      assertThat(r.header("Connection")).isEqualTo("close");
       assertThat(c.closedByServerWithin(CLOSE_WITHIN_MS)).isTrue();
     }
   }
