@@ -63,7 +63,8 @@ final class DirectRequests {
         || method == io.netty.handler.codec.http.HttpMethod.CONNECT
         || req.protocolVersion() != io.netty.handler.codec.http.HttpVersion.HTTP_1_1
         || req.decoderResult().isFailure() || !(req.headers() instanceof MultiMap headers)
-        || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)) {
+        || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)
+        || !NodeRequest.validHost(headers.get(HttpHeaders.HOST))) {
       return null;
     }
     String te = headers.get(HttpHeaders.TRANSFER_ENCODING);

@@ -82,6 +82,44 @@ final class NodeRequest implements RequestFacts {
     return !http2 && absoluteForm(uri);
   }
 
+  /**
+   * The characters a Host header's value may hold (RFC 9110 §7.2: {@code uri-host [":" port]}, the
+   * host a reg-name, an IPv4 address or an IP literal, RFC 3986 §3.2.2): no space, slash, {@code @},
+   * quote or anything else a target could read as more than a host.
+   */
+  private static final boolean[] HOST_CHARS = new boolean[128];
+
+  static {
+    for (char c = 'a'; c <= 'z'; c++) {
+      HOST_CHARS[c] = true;
+      HOST_CHARS[Character.toUpperCase(c)] = true;
+    }
+    for (char c = '0'; c <= '9'; c++) {
+      HOST_CHARS[c] = true;
+    }
+    for (char c : "-._~%!$&'()*+,;=:[]".toCharArray()) {
+      HOST_CHARS[c] = true;
+    }
+  }
+
+  /**
+   * Whether a Host header's value (null: none) is one: RFC 9112 §3.2 has a server answer 400 to a
+   * request whose Host is not, as NGINX does; forwarded, it could be taken for a host by a target
+   * (an absolute URL built from it) that no host-header rule ever saw.
+   */
+  static boolean validHost(String host) {
+    if (host == null) {
+      return true;
+    }
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c >= 128 || !HOST_CHARS[c]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Whether {@code uri} is in absolute form: a scheme (RFC 3986 §3.1) followed by {@code ://}. */
   static boolean absoluteForm(String uri) {
     // The first character first: an origin-form target (every request but a proxy's) is not scanned.

@@ -105,6 +105,10 @@ final class RequestHandler {
       answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
       return;
     }
+    if (!NodeRequest.validHost(headers.get(HttpHeaders.HOST))) {
+      answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
+      return;
+    }
     boolean chunked = false;
     String te = headers.get(HttpHeaders.TRANSFER_ENCODING);
     if (te != null) {

@@ -306,6 +306,43 @@ class ElbRequestChecksTest {
     assertThat(backend.lastRequest().getString("uri")).isEqualTo(requestLine.startsWith("OPTIONS") ? "*" : "/a/b?c=d");
   }
 
+  /**
+   * A Host value that is no host (RFC 9112 §3.2): 400 and the close, on the direct path and on
+   * Vert.x's, and it never reaches the target (which could build a URL from it).
+   */
+  @ParameterizedTest(name = "Host: {0}, direct path {1}")
+  @MethodSource("hostsRefused")
+  void listener_returns400AndCloses_forAHostThatIsNoHost(String host, boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    try {
+      startWithBackend();
+      try (RawConnection c = RawConnection.open(port)) {
+        Response r = c.send("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
+            .read();
+
+        assertElbPage(r, ElbError.BAD_REQUEST);
+        assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
+      }
+      assertThat(backend.trafficHits()).isZero();
+    } finally {
+      System.clearProperty("fulcrum.directPath");
+    }
+  }
+
+  static Stream<Arguments> hostsRefused() {
+    return Stream.of("a b", "evil.example/path", "user@example.com", "example.com?x", "ex\"ample", "<x>", "a\\b")
+        .flatMap(h -> Stream.of(Arguments.of(h, true), Arguments.of(h, false)));
+  }
+
+  @ParameterizedTest(name = "Host: {0}")
+  @ValueSource(strings = {"example.com", "example.com:8080", "EXAMPLE.com", "127.0.0.1:80", "[::1]:8080", "xn--bcher-kva.example",
+      "my_host.internal"})
+  void listener_forwards_hostsThatAreHosts(String host) {
+    startWithBackend();
+
+    assertThat(exchange("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n").status()).isEqualTo(200);
+  }
+
   /** Over HTTP/2 a :path must be origin form, or {@code *} for OPTIONS (RFC 9113 §8.3.1): 400 on the stream. */
   @Test
   void listener_returns400OnTheStream_forAnHttp2PathInNoFormItServes_andTheConnectionGoesOn() {
