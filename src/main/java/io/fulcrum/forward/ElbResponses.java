@@ -61,13 +61,10 @@ public final class ElbResponses {
    * request body still on its way is read and dropped.
    */
   public static void send(HttpServerRequest request, ElbError error, boolean close) {
-    send(request, error, close, null);
+    send(request, error, close, ListenerHeaders.DEFAULT);
   }
 
-  /**
-   * As {@link #send(HttpServerRequest, ElbError, boolean)}, shaped by the listener's header
-   * modification ({@code listener}; null: ALB's own).
-   */
+  /** As {@link #send(HttpServerRequest, ElbError, boolean)}, shaped by the listener's header modification. */
   public static void send(HttpServerRequest request, ElbError error, boolean close, ListenerHeaders listener) {
     boolean http2 = request.version() == HttpVersion.HTTP_2;
     if (http2 && !request.isEnded()) {
@@ -98,16 +95,11 @@ public final class ElbResponses {
     response.setStatusMessage(error.phrase());
     MultiMap h = response.headers();
     h.clear();
-    if (listener == null || listener.server()) {
-      h.set(SERVER_NAME, SERVER_VALUE);
-    }
-    h.set(CONTENT_TYPE_NAME, TEXT_HTML);
+    listener.server(h).set(CONTENT_TYPE_NAME, TEXT_HTML);
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
     }
-    if (listener != null) {
-      listener.beforeHead(h);
-    }
+    listener.beforeHead(h);
     HttpConnection connection = close ? request.connection() : null;
     if (connection != null) {
       // Vert.x keeps an HTTP/1.1 connection open whatever the response's Connection header says, and would
@@ -130,7 +122,7 @@ public final class ElbResponses {
     FullHttpResponse response = new DefaultFullHttpResponse(io.netty.handler.codec.http.HttpVersion.HTTP_1_1,
         new HttpResponseStatus(error.status(), error.phrase()), Unpooled.wrappedBuffer(page));
     io.netty.handler.codec.http.HttpHeaders h = response.headers();
-    if (listener == null || listener.server()) {
+    if (listener.server()) {
       h.set(SERVER_NAME, SERVER_VALUE);
     }
     h.set(CONTENT_TYPE_NAME, TEXT_HTML);
@@ -138,9 +130,7 @@ public final class ElbResponses {
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
     }
-    if (listener != null) {
-      listener.insertInto(h);
-    }
+    listener.insertInto(h);
     return response;
   }
 
@@ -171,12 +161,8 @@ public final class ElbResponses {
     h.set(CONTENT_TYPE_NAME, "application/grpc");
     h.set("grpc-status", Integer.toString(error.grpcStatus()));
     h.set("grpc-message", message);
-    if (listener == null || listener.server()) {
-      h.set(SERVER_NAME, SERVER_VALUE);
-    }
-    if (listener != null) {
-      listener.beforeHead(h);
-    }
+    listener.server(h);
+    listener.beforeHead(h);
     response.end();
   }
 

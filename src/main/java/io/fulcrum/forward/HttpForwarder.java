@@ -424,9 +424,9 @@ public final class HttpForwarder {
       return true;
     }
 
-    /** The listener's header modification, for the error pages of the exchange; null: ALB's own. */
+    /** The listener's header modification, for the error pages of the exchange. */
     default ListenerHeaders listenerHeaders() {
-      return null;
+      return ListenerHeaders.DEFAULT;
     }
   }
 
@@ -505,7 +505,7 @@ public final class HttpForwarder {
       }
       if (!clientGone) {
         // A body still on its way would have to be read and thrown away: close instead.
-        ElbResponses.send(request, error, !request.isEnded(), hook == null ? null : hook.listenerHeaders());
+        ElbResponses.send(request, error, !request.isEnded(), ListenerHeaders.of(hook));
       }
       listener.failed(error);
       finish(false);

@@ -54,7 +54,7 @@ public interface LaneExchange {
 
     /**
      * Answers {@code stream} with the load balancer's page for {@code error}, shaped by the
-     * listener's header modification ({@code listener}; null: ALB's own), ending it (not flushed).
+     * listener's header modification, ending it (not flushed).
      */
     default void writePage(Http2Stream stream, ElbError error, ListenerHeaders listener) {
       FullHttpResponse page = ElbResponses.full(error, false, listener);

@@ -37,6 +37,11 @@ public final class ListenerHeaders implements HttpForwarder.ResponseHook {
         : new ListenerHeaders(inserted, attributes.serverHeader());
   }
 
+  /** The header modification {@code hook} carries: its listener's, or ALB's own without a hook. */
+  public static ListenerHeaders of(HttpForwarder.ResponseHook hook) {
+    return hook == null ? DEFAULT : hook.listenerHeaders();
+  }
+
   /** Whether the load balancer's own answers carry {@code Server: awselb/2.0}. */
   public boolean server() {
     return server;

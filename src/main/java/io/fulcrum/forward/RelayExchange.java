@@ -505,7 +505,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       resetClient(Http2Error.INTERNAL_ERROR);
       return;
     } else {
-      client.writePage(clientStream, error, hook == null ? null : hook.listenerHeaders());
+      client.writePage(clientStream, error, ListenerHeaders.of(hook));
     }
     headWritten = true;
     if (!clientEnded) {

@@ -68,9 +68,9 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
   /** Whether the client has the response head (too late for an ELB status). */
   abstract boolean headWritten();
 
-  /** The listener's header modification, for the exchange's error page; null: ALB's own. */
+  /** The listener's header modification, for the exchange's error page. */
   final ListenerHeaders listenerHeaders() {
-    return hook == null ? null : hook.listenerHeaders();
+    return ListenerHeaders.of(hook);
   }
 
   /**

@@ -123,17 +123,12 @@ final class FunctionForwarder {
   }
 
 
-  /** The listener's header modification the hook carries, for an error page; null: ALB's own. */
-  private static ListenerHeaders listenerHeaders(HttpForwarder.ResponseHook hook) {
-    return hook == null ? null : hook.listenerHeaders();
-  }
-
   /** Answers an error before anything was sent to the function, and records it. */
   private void reject(HttpServerRequest req, ListenerPlan plan, TargetGroupPlan group, String uri, LambdaError error,
       boolean close, GroupMeters meters, AccessEntry entry, HttpForwarder.ResponseHook hook) {
     meters.lambdaError(error.userError());
     meters.loadBalancer().elbStatus(error.status());
-    ElbResponses.send(req, error.elbError(), close, listenerHeaders(hook));
+    ElbResponses.send(req, error.elbError(), close, ListenerHeaders.of(hook));
     if (entry != null) {
       entry.groupArn = group.arn();
       entry.errorReason = error.code();
@@ -235,7 +230,7 @@ final class FunctionForwarder {
     private void fail(LambdaError error, boolean close) {
       done = true;
       node.lambdaFailed(error);
-      ElbResponses.send(request, error.elbError(), close || !request.isEnded(), listenerHeaders(hook));
+      ElbResponses.send(request, error.elbError(), close || !request.isEnded(), ListenerHeaders.of(hook));
       node.finished(false);
     }
 
@@ -247,7 +242,7 @@ final class FunctionForwarder {
       // The function was deregistered with the request in flight (SPEC §2.4: the client gets a 5xx).
       done = true;
       node.failed(error);
-      ElbResponses.send(request, error, !request.isEnded(), listenerHeaders(hook));
+      ElbResponses.send(request, error, !request.isEnded(), ListenerHeaders.of(hook));
       node.finished(false);
     }
 
