@@ -67,10 +67,13 @@ final class NodeRequest implements RequestFacts {
    * §8.3.1): origin form ({@code /path?query}), absolute form ({@code scheme://authority/path}, over
    * HTTP/1.x), or asterisk form ({@code *}) for OPTIONS only. Any other (a relative path such as
    * {@code admin/x} or {@code ../etc}, CONNECT's {@code host:port}) would be matched by the rules as
-   * one path and read by a target as another, or is not a request for a target at all.
+   * one path and read by a target as another, or is not a request for a target at all. None holds a
+   * fragment ({@code #}, RFC 9112 §3.2, RFC 9113 §8.3.1), which clients keep to themselves: a rule
+   * for {@code *.png} would route {@code /private.html#.png} (HAProxy refuses it since 2.8.2,
+   * CVE-2023-45539).
    */
   static boolean servedTarget(String method, String uri, boolean http2) {
-    if (uri.isEmpty()) {
+    if (uri.isEmpty() || hasFragment(uri)) {
       return false;
     }
     if (uri.charAt(0) == '/') {
@@ -80,6 +83,16 @@ final class NodeRequest implements RequestFacts {
       return method.equals("OPTIONS");
     }
     return !http2 && absoluteForm(uri);
+  }
+
+  /** Whether a request target holds a {@code #}: a fragment, which no request target may (see {@link #servedTarget}). */
+  static boolean hasFragment(CharSequence uri) {
+    for (int i = 0; i < uri.length(); i++) {
+      if (uri.charAt(i) == '#') {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -288,7 +288,9 @@ class ElbRequestChecksTest {
 
   static Stream<Arguments> targetsNotServed() {
     return Stream.of("GET admin/x HTTP/1.1", "GET ../../etc/passwd HTTP/1.1", "GET version/2 HTTP/1.1", "GET * HTTP/1.1",
-        "CONNECT example.com:443 HTTP/1.1", "GET 1http://example.com/ HTTP/1.1", "GET http:/example.com/ HTTP/1.1")
+        "CONNECT example.com:443 HTTP/1.1", "GET 1http://example.com/ HTTP/1.1", "GET http:/example.com/ HTTP/1.1",
+        // A fragment is no part of a request target (RFC 9112 §3.2): a rule for *.png would route /private#.png.
+        "GET /private.html#.png HTTP/1.1", "GET /a?b=c#d HTTP/1.1", "GET http://example.com/a#b HTTP/1.1")
         .flatMap(line -> Stream.of(Arguments.of(line, false, false), Arguments.of(line, true, false),
             Arguments.of(line, true, true)));
   }
@@ -343,7 +345,10 @@ class ElbRequestChecksTest {
     assertThat(exchange("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n").status()).isEqualTo(200);
   }
 
-  /** Over HTTP/2 a :path must be origin form, or {@code *} for OPTIONS (RFC 9113 §8.3.1): 400 on the stream. */
+  /**
+   * Over HTTP/2 a :path must be origin form, or {@code *} for OPTIONS, and holds no fragment (RFC
+   * 9113 §8.3.1): 400 on the stream, from the direct path's lane as from Vert.x's.
+   */
   @Test
   void listener_returns400OnTheStream_forAnHttp2PathInNoFormItServes_andTheConnectionGoesOn() {
     startWithBackend(true);
@@ -355,7 +360,11 @@ class ElbRequestChecksTest {
       wire.headers(3, H2Wire.request("GET", "http", authority, "*"), true);
       wire.headers(5, H2Wire.request("OPTIONS", "http", authority, "*"), true);
       wire.headers(7, H2Wire.request("GET", "http", authority, "/fine"), true);
+      wire.headers(9, H2Wire.request("GET", "http", authority, "/private.html#.png"), true);
+      wire.headers(11, H2Wire.request("POST", "http", authority, "/a?b#c"), true);
 
+      assertThat(wire.answer(9, Duration.ofSeconds(10)).status()).isEqualTo("400");
+      assertThat(wire.answer(11, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(1, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(3, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(5, Duration.ofSeconds(10)).status()).isEqualTo("200");
