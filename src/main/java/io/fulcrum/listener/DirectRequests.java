@@ -141,7 +141,7 @@ final class DirectRequests {
     CharSequence path = h2.path();
     CharSequence authorityValue = h2.authority();
     if (methodName == null || path == null || h2.scheme() == null || authorityValue == null || path.length() == 0
-        || path.charAt(0) != '/' || path.length() > Dispatcher.MAX_HTTP2_FIELD || NodeRequest.hasFragment(path)) {
+        || path.charAt(0) != '/' || path.length() > Dispatcher.MAX_HTTP2_FIELD || !NodeRequest.cleanPath(path, 0)) {
       return null; // malformed (Vert.x resets the stream), or a check of handle()'s
     }
     io.netty.handler.codec.http.HttpMethod method =

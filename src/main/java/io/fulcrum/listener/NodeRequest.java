@@ -67,32 +67,92 @@ final class NodeRequest implements RequestFacts {
    * §8.3.1): origin form ({@code /path?query}), absolute form ({@code scheme://authority/path}, over
    * HTTP/1.x), or asterisk form ({@code *}) for OPTIONS only. Any other (a relative path such as
    * {@code admin/x} or {@code ../etc}, CONNECT's {@code host:port}) would be matched by the rules as
-   * one path and read by a target as another, or is not a request for a target at all. None holds a
-   * fragment ({@code #}, RFC 9112 §3.2, RFC 9113 §8.3.1), which clients keep to themselves: a rule
-   * for {@code *.png} would route {@code /private.html#.png} (HAProxy refuses it since 2.8.2,
-   * CVE-2023-45539).
+   * one path and read by a target as another, or is not a request for a target at all. The path
+   * must also be clean ({@link #cleanPath}).
    */
   static boolean servedTarget(String method, String uri, boolean http2) {
-    if (uri.isEmpty() || hasFragment(uri)) {
+    if (uri.isEmpty()) {
       return false;
     }
     if (uri.charAt(0) == '/') {
-      return true;
+      return cleanPath(uri, 0);
     }
     if (uri.equals("*")) {
       return method.equals("OPTIONS");
     }
-    return !http2 && absoluteForm(uri);
+    if (http2 || !absoluteForm(uri)) {
+      return false;
+    }
+    int end = authorityEnd(uri);
+    return end == uri.length() || uri.charAt(end) == '?' ? uri.indexOf('#', end) < 0
+        : uri.charAt(end) == '/' && cleanPath(uri, end);
   }
 
-  /** Whether a request target holds a {@code #}: a fragment, which no request target may (see {@link #servedTarget}). */
-  static boolean hasFragment(CharSequence uri) {
-    for (int i = 0; i < uri.length(); i++) {
-      if (uri.charAt(i) == '#') {
-        return true;
+  /** Where the authority of an absolute-form {@code uri} ends: at the first {@code /}, {@code ?} or {@code #} after it, or the end. */
+  private static int authorityEnd(String uri) {
+    int end = uri.indexOf("://") + 3;
+    while (end < uri.length() && "/?#".indexOf(uri.charAt(end)) < 0) {
+      end++;
+    }
+    return end;
+  }
+
+  /**
+   * Whether the request target {@code uri}, from the {@code /} at {@code start} that begins its
+   * path, holds no fragment and no dot segments that climb above the root. A fragment ({@code #},
+   * RFC 9112 §3.2, RFC 9113 §8.3.1) is kept by clients to themselves: a rule for {@code *.png} would
+   * route {@code /private.html#.png} (HAProxy refuses it since 2.8.2, CVE-2023-45539). A path such
+   * as {@code /../etc/passwd} or {@code /a/%2e%2e/../x} names nothing under the root: a target that
+   * maps paths to files could read it as a file outside its tree (NGINX refuses it too). Dot
+   * segments that stay under the root ({@code /a/../b}) are left as they are, as ALB leaves them.
+   */
+  static boolean cleanPath(CharSequence uri, int start) {
+    int n = uri.length();
+    int depth = 0;
+    int segment = start + 1;
+    boolean query = false;
+    for (int i = start + 1; i <= n; i++) {
+      char c = i < n ? uri.charAt(i) : '/';
+      if (c == '#') {
+        return false;
+      }
+      if (query || (c != '/' && c != '?')) {
+        continue;
+      }
+      int dots = dots(uri, segment, i);
+      if (dots == 2 && --depth < 0) {
+        return false;
+      }
+      if (dots < 0) {
+        depth++;
+      }
+      segment = i + 1;
+      query = c == '?';
+    }
+    return true;
+  }
+
+  /**
+   * The dots of segment {@code uri[from, to)} when it is {@code .} or {@code ..} (either dot may be
+   * written {@code %2e}), 0 when it is empty, -1 for any other segment.
+   */
+  private static int dots(CharSequence uri, int from, int to) {
+    int dots = 0;
+    int i = from;
+    while (i < to) {
+      if (uri.charAt(i) == '.') {
+        i++;
+      } else if (i + 2 < to && uri.charAt(i) == '%' && uri.charAt(i + 1) == '2'
+          && (uri.charAt(i + 2) == 'e' || uri.charAt(i + 2) == 'E')) {
+        i += 3;
+      } else {
+        return -1;
+      }
+      if (++dots > 2) {
+        return -1;
       }
     }
-    return false;
+    return dots;
   }
 
   /**
@@ -217,11 +277,10 @@ final class NodeRequest implements RequestFacts {
     }
     int start = 0;
     if (uri.charAt(0) != '/') {
-      int scheme = uri.indexOf("://");
-      if (scheme >= 0) {
-        start = uri.indexOf('/', scheme + 3);
-        if (start < 0) {
-          return "/";
+      if (uri.contains("://")) {
+        start = authorityEnd(uri);
+        if (start == uri.length() || uri.charAt(start) != '/') {
+          return "/"; // http://host or http://host?query: no path
         }
       }
     }
@@ -278,10 +337,7 @@ final class NodeRequest implements RequestFacts {
   /** The authority of an absolute URI ({@code http://user@host:port/path}: {@code host:port}), or null. */
   static String uriAuthority(String uri) {
     int start = uri.indexOf("://") + 3;
-    int end = start;
-    while (end < uri.length() && "/?#".indexOf(uri.charAt(end)) < 0) {
-      end++;
-    }
+    int end = authorityEnd(uri);
     int at = uri.lastIndexOf('@', end - 1);
     if (at >= start) {
       start = at + 1;

@@ -290,7 +290,10 @@ class ElbRequestChecksTest {
     return Stream.of("GET admin/x HTTP/1.1", "GET ../../etc/passwd HTTP/1.1", "GET version/2 HTTP/1.1", "GET * HTTP/1.1",
         "CONNECT example.com:443 HTTP/1.1", "GET 1http://example.com/ HTTP/1.1", "GET http:/example.com/ HTTP/1.1",
         // A fragment is no part of a request target (RFC 9112 §3.2): a rule for *.png would route /private#.png.
-        "GET /private.html#.png HTTP/1.1", "GET /a?b=c#d HTTP/1.1", "GET http://example.com/a#b HTTP/1.1")
+        "GET /private.html#.png HTTP/1.1", "GET /a?b=c#d HTTP/1.1", "GET http://example.com/a#b HTTP/1.1",
+        // A path that climbs above the root names no resource under it; a target serving files could leave its tree.
+        "GET /../etc/passwd HTTP/1.1", "GET /static/../../etc/passwd HTTP/1.1", "GET /%2e%2e/%2e%2e/etc/passwd HTTP/1.1",
+        "GET http://example.com/../x HTTP/1.1")
         .flatMap(line -> Stream.of(Arguments.of(line, false, false), Arguments.of(line, true, false),
             Arguments.of(line, true, true)));
   }
@@ -298,14 +301,26 @@ class ElbRequestChecksTest {
   /** The three forms served: origin, absolute (its path goes on) and, for OPTIONS, asterisk. */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"GET /a/b?c=d HTTP/1.1", "GET http://example.com/a/b?c=d HTTP/1.1",
-      "GET h2+x.y-z://example.com/a/b?c=d HTTP/1.1", "OPTIONS * HTTP/1.1"})
+      "GET h2+x.y-z://example.com/a/b?c=d HTTP/1.1", "OPTIONS * HTTP/1.1", "GET /a/x/../b?c=d HTTP/1.1"})
   void listener_forwards_originAbsoluteAndAsteriskForms(String requestLine) {
     startWithBackend();
 
     Response r = exchange(requestLine + "\r\nHost: example.com\r\n\r\n");
 
     assertThat(r.status()).isEqualTo(200);
-    assertThat(backend.lastRequest().getString("uri")).isEqualTo(requestLine.startsWith("OPTIONS") ? "*" : "/a/b?c=d");
+    assertThat(backend.lastRequest().getString("uri")).isEqualTo(requestLine.startsWith("OPTIONS") ? "*"
+        : requestLine.contains("..") ? "/a/x/../b?c=d" : "/a/b?c=d");
+  }
+
+  /** An absolute-form target with no path: its query goes on after {@code /}, and a {@code /} in it starts no path. */
+  @Test
+  void listener_forwardsAnAbsoluteFormTargetWithoutPath_withItsQueryWhole() {
+    startWithBackend();
+
+    Response r = exchange("GET http://example.com?next=/a/../../b HTTP/1.1\r\nHost: example.com\r\n\r\n");
+
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(backend.lastRequest().getString("uri")).isEqualTo("/?next=/a/../../b");
   }
 
   /**
@@ -362,9 +377,11 @@ class ElbRequestChecksTest {
       wire.headers(7, H2Wire.request("GET", "http", authority, "/fine"), true);
       wire.headers(9, H2Wire.request("GET", "http", authority, "/private.html#.png"), true);
       wire.headers(11, H2Wire.request("POST", "http", authority, "/a?b#c"), true);
+      wire.headers(13, H2Wire.request("GET", "http", authority, "/static/../../etc/passwd"), true);
 
       assertThat(wire.answer(9, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(11, Duration.ofSeconds(10)).status()).isEqualTo("400");
+      assertThat(wire.answer(13, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(1, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(3, Duration.ofSeconds(10)).status()).isEqualTo("400");
       assertThat(wire.answer(5, Duration.ofSeconds(10)).status()).isEqualTo("200");
