@@ -34,16 +34,24 @@ final class Http1Wire {
    * load balancer sets ({@code forwarded}) after them, and the empty line.
    */
   static ByteBuf requestHead(ByteBufAllocator alloc, HttpRequest request, ForwardHeaders.Values forwarded) {
-    String uri = request.uri();
-    ByteBuf buf = alloc.buffer(256 + uri.length());
-    ByteBufUtil.copy(request.method().asciiName(), buf);
-    buf.writeByte(' ');
-    ByteBufUtil.writeUtf8(buf, uri); // as Netty's request encoder has it
-    buf.writeBytes(HTTP_1_1_CRLF);
+    ByteBuf buf = alloc.buffer(256 + request.uri().length());
+    writeRequestLine(buf, request);
     writeFields(buf, request.headers());
     forwarded.writeTo(buf);
     buf.writeShort(CRLF);
     return buf;
+  }
+
+  /**
+   * Writes the request line {@code METHOD URI HTTP/1.1} of {@code request}. The URI goes one byte
+   * per char, as the decoders read it (HTTP/1.x request lines and HPACK alike), so that bytes
+   * outside ASCII go on as they came; Netty's encoder writes it in UTF-8, which encoded them twice.
+   */
+  static void writeRequestLine(ByteBuf buf, HttpRequest request) {
+    ByteBufUtil.copy(request.method().asciiName(), buf);
+    buf.writeByte(' ');
+    ByteBufUtil.writeAscii(buf, request.uri());
+    buf.writeBytes(HTTP_1_1_CRLF);
   }
 
   /** Writes header (or trailer) fields, one {@code name: value} line each. */

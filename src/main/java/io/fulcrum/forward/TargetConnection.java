@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestEncoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -241,8 +242,17 @@ final class TargetConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Writes Vert.x's header map in one pass, as Vert.x's own encoders do. */
+  /**
+   * Writes the request line as {@link Http1Wire} does (the URI's bytes as they came), and Vert.x's
+   * header map in one pass, as Vert.x's own encoders do. Requests to targets are HTTP/1.1 in origin
+   * or asterisk form.
+   */
   private static final class RequestEncoder extends HttpRequestEncoder {
+    @Override
+    protected void encodeInitialLine(ByteBuf buf, HttpRequest request) {
+      Http1Wire.writeRequestLine(buf, request);
+    }
+
     @Override
     protected void encodeHeaders(HttpHeaders headers, ByteBuf buf) {
       if (headers instanceof HeadersMultiMap h) {

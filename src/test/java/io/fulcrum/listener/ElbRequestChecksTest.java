@@ -390,6 +390,39 @@ class ElbRequestChecksTest {
     assertThat(backend.trafficHits()).isEqualTo(2);
   }
 
+  /**
+   * The bytes of a request target outside ASCII (a client's raw UTF-8, which RFC 3986 would have
+   * percent-encoded) reach the target as they came, as HAProxy and NGINX pass them; they were
+   * encoded again (C3 A9, an é, went on as C3 83 C2 A9).
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"HTTP/1.1 direct path", "HTTP/1.1 Vert.x path", "HTTP/1.0", "HTTP/2"})
+  void listener_forwardsTheBytesOfARequestTargetAsTheyCame(String how) {
+    String uri = "/caf\u00c3\u00a9?q=\u00c3\u00a9"; // the UTF-8 bytes of café, one char each
+    System.setProperty("fulcrum.directPath", Boolean.toString(!how.endsWith("Vert.x path")));
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))) {
+      port = Ports.free();
+      String config = GatewayConfigs.forwarding(port, target.port());
+      gateway = Gateway.start(TestVertx.create(),
+          config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n"));
+
+      if (how.equals("HTTP/2")) {
+        try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+          wire.serverSettings(Duration.ofSeconds(10));
+          wire.headers(1, H2Wire.request("GET", "http", "127.0.0.1:" + port, uri), true);
+          assertThat(wire.answer(1, Duration.ofSeconds(10)).status()).isEqualTo("200");
+        }
+      } else {
+        String version = how.startsWith("HTTP/1.0") ? "HTTP/1.0" : "HTTP/1.1";
+        assertThat(exchange("GET " + uri + " " + version + "\r\nHost: example.com\r\n\r\n").status()).isEqualTo(200);
+      }
+      assertThat(target.heads()).hasSize(1);
+      assertThat(target.heads().get(0)).startsWith("GET " + uri + " HTTP/1.1\r\n");
+    } finally {
+      System.clearProperty("fulcrum.directPath");
+    }
+  }
+
   static Stream<Arguments> requestsJustUnderTheLimits() {
     return Stream.of(
         Arguments.of("a request line just under 16 KB",
