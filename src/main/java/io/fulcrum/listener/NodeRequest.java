@@ -75,7 +75,7 @@ final class NodeRequest implements RequestFacts {
       return false;
     }
     if (uri.charAt(0) == '/') {
-      return cleanPath(uri, 0);
+      return cleanPath(uri, 0) && (!http2 || requestLinePath(uri));
     }
     if (uri.equals("*")) {
       return method.equals("OPTIONS");
@@ -95,6 +95,44 @@ final class NodeRequest implements RequestFacts {
       end++;
     }
     return end;
+  }
+
+  /** RFC 9110's tchar: the characters of a token, such as a method. */
+  private static final boolean[] TOKEN_CHARS = new boolean[128];
+
+  static {
+    for (char c = '!'; c <= '~'; c++) {
+      TOKEN_CHARS[c] = "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0;
+    }
+  }
+
+  /** Whether {@code method} is a token (RFC 9110 §9.1), which a request line can carry. */
+  static boolean methodToken(CharSequence method) {
+    if (method.length() == 0) {
+      return false;
+    }
+    for (int i = 0; i < method.length(); i++) {
+      char c = method.charAt(i);
+      if (c >= 128 || !TOKEN_CHARS[c]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether an HTTP/2 {@code :path} can go on in an HTTP/1.1 request line: no space, tab or other
+   * control character, at which a target's parser would end the target or the line (the codec
+   * refuses CR, LF and NUL itself).
+   */
+  static boolean requestLinePath(CharSequence path) {
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
+      if (c <= ' ' || c == 0x7f) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
+import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameListenerDecorator;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -134,6 +135,16 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
       return false; // a stream Vert.x has (trailers, or a second HEADERS frame)
     }
     lastStream = streamId;
+    CharSequence method = headers.method();
+    CharSequence path = headers.path();
+    if (method != null && !NodeRequest.methodToken(method) || path != null && !NodeRequest.requestLinePath(path)) {
+      // Malformed for HTTP/1.1 (RFC 9113 §8.1.1): reset, as the codec resets the malformed requests it
+      // finds. Vert.x would fail on it, closing the connection (a method) or leaving the stream
+      // unanswered (a space in the path).
+      reset(streamId, Http2Error.PROTOCOL_ERROR);
+      flush();
+      return true;
+    }
     LaneExchange ex = requests.directStream(binding, this, stream, headers, endOfStream, client, remote);
     if (ex == null) {
       return false;

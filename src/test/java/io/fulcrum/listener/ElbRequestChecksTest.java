@@ -391,6 +391,40 @@ class ElbRequestChecksTest {
   }
 
   /**
+   * An HTTP/2 request that HTTP/1.1 cannot carry: a {@code :path} with a space or a tab, which the
+   * target's request line would split at (the tab went on as it was), or a {@code :method} that is
+   * no token. The stream is reset (PROTOCOL_ERROR, RFC 9113 §8.1.1, as the codec resets other
+   * malformed requests), never forwarded; the connection and its other streams go on. The space and
+   * the method closed the whole connection.
+   */
+  @Test
+  void listener_resetsAnHttp2RequestThatHttp11CannotCarry_andTheConnectionGoesOn() {
+    startWithBackend(true);
+
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+      wire.serverSettings(Duration.ofSeconds(10));
+      String authority = "127.0.0.1:" + port;
+      wire.headers(1, H2Wire.request("GET", "http", authority, "/a b"), true);
+      wire.headers(3, H2Wire.request("GET", "http", authority, "/a\tb HTTP/1.1\tx"), true);
+      wire.headers(5, H2Wire.request("G T", "http", authority, "/p"), true);
+      wire.headers(7, H2Wire.request("GET", "http", authority, "/fine"), true);
+      wire.headers(9, H2Wire.request("GET(", "http", authority, "/p"), false);
+      wire.write(H2Wire.dataFrame(9, "body".getBytes(java.nio.charset.StandardCharsets.US_ASCII), true));
+      wire.headers(11, H2Wire.request("GET", "http", authority, "/fine"), true);
+
+      for (int stream : new int[] {1, 3, 5, 9}) {
+        H2Wire.Answer a = wire.answer(stream, Duration.ofSeconds(10));
+        assertThat(a.reset()).as("stream %d", stream).isNotNull();
+        assertThat(a.reset().errorCode()).as("stream %d", stream).isEqualTo(1L); // PROTOCOL_ERROR
+        assertThat(a.head()).as("stream %d", stream).isNull();
+      }
+      assertThat(wire.answer(7, Duration.ofSeconds(10)).status()).isEqualTo("200");
+      assertThat(wire.answer(11, Duration.ofSeconds(10)).status()).isEqualTo("200");
+    }
+    assertThat(backend.trafficHits()).isEqualTo(2);
+  }
+
+  /**
    * The bytes of a request target outside ASCII (a client's raw UTF-8, which RFC 3986 would have
    * percent-encoded) reach the target as they came, as HAProxy and NGINX pass them; they were
    * encoded again (C3 A9, an é, went on as C3 83 C2 A9).
