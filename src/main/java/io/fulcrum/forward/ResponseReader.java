@@ -24,7 +24,8 @@ import java.util.function.Consumer;
  * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding when it is Transfer-Encoding's last;
  * Content-Length; otherwise up to the connection's close. After a {@code 101 Switching Protocols}
  * that answers an upgrade request, every byte that follows, up to the connection's close, is the
- * other protocol's ({@link DefaultHttpContent} slices, then a {@link LastHttpContent} at the close).
+ * other protocol's ({@link DefaultHttpContent} slices, then a {@link LastHttpContent} at the close);
+ * a 101 to any other request is malformed.
  *
  * <p>A response it cannot read (not HTTP/1.x, an invalid header or length, a head over its
  * limits, a broken chunk) ends in a {@link LastHttpContent} whose decoder result is the failure,
@@ -97,8 +98,13 @@ final class ResponseReader {
           if (head == null) {
             return;
           }
+          if (head.status() == 101 && !upgradeRequest) {
+            // RFC 9110 §15.2.2: a server switches only to a protocol the client asked for. What follows
+            // is another protocol's, and no final response comes.
+            throw new TargetResponse.MalformedException("101 Switching Protocols to a request that asked for no upgrade");
+          }
           out.accept(head);
-          if (upgradeRequest && head.status() == 101) {
+          if (head.status() == 101) {
             state = State.SWITCHED;
           } else {
             startBody(head, out);

@@ -206,8 +206,10 @@ abstract class TargetExchange implements HttpForwarder.Handle, TargetConnection.
       return;
     }
     if (msg instanceof TargetResponse response) {
-      if (response.status() < 200 && !(response.status() == 101 && upgradeRequest())) {
-        informational = true; // 100 Continue or 103 Early Hints: the final response follows
+      if (response.status() < 200 && response.status() != 101) {
+        // 100 Continue or 103 Early Hints: the final response follows. (A 101 comes only to an
+        // upgrade request: the reader refuses any other.)
+        informational = true;
       } else {
         head(response);
       }

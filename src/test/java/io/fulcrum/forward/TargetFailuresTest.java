@@ -113,6 +113,18 @@ class TargetFailuresTest {
     assertElbPage(exchange(), ElbError.TARGET_MALFORMED);
   }
 
+  /**
+   * A 101 to a request that asked for no upgrade: 502 at once. Taken for an interim response, the
+   * client waited for a final one that never comes, then got 504 at the idle timeout.
+   */
+  @Test
+  void listener_returns502_whenTargetSwitchesProtocolsUnasked() {
+    gatewayTo(RawTarget.start(targets, RawTarget.answer(
+        "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n")));
+
+    assertElbPage(exchange(), ElbError.TARGET_MALFORMED);
+  }
+
   @Test
   void listener_returns502_whenTargetResponseHeaderIsOver32Kb() {
     String big = "HTTP/1.1 200 OK\r\nX-Big: " + "h".repeat(33 * 1024) + "\r\nContent-Length: 2\r\n\r\nok";
