@@ -53,7 +53,7 @@ public final class AlbEvents {
    * wins, with them on every value is kept in order; the body as text for text/*, JSON, JavaScript
    * and XML without a Content-Encoding, base64 otherwise.
    *
-   * @throws NotUtf8Exception when a header value or a text body is not UTF-8
+   * @throws NotUtf8Exception when the path, the query, a header value or a text body is not UTF-8
    */
   public static JsonObject event(FunctionRequest r) throws NotUtf8Exception {
     Map<String, List<String>> headers = new LinkedHashMap<>();
@@ -73,12 +73,12 @@ public final class AlbEvents {
         contentEncoding = true;
       }
     }
-    Map<String, List<String>> query = query(r.rawQuery());
+    Map<String, List<String>> query = query(r.rawQuery() == null ? null : utf8(r.rawQuery(), "the query"));
 
     JsonObject event = new JsonObject()
         .put("requestContext", new JsonObject().put("elb", new JsonObject().put("targetGroupArn", r.targetGroupArn())))
         .put("httpMethod", r.method())
-        .put("path", r.path());
+        .put("path", utf8(r.path(), "the path"));
     if (r.multiValueHeaders()) {
       event.put("multiValueQueryStringParameters", multi(query));
       event.put("multiValueHeaders", multi(headers));
@@ -136,7 +136,7 @@ public final class AlbEvents {
     return o;
   }
 
-  /** A header value as Vert.x decoded it (ISO-8859-1), read again as the UTF-8 bytes it was. */
+  /** A header value, path or query as the listener decoded it (ISO-8859-1), read again as the UTF-8 bytes it was. */
   private static String utf8(String latin1, String what) throws NotUtf8Exception {
     for (int i = 0; i < latin1.length(); i++) {
       if (latin1.charAt(i) >= 0x80) {

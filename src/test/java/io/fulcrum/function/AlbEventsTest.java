@@ -1,12 +1,14 @@
 package io.fulcrum.function;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fulcrum.bus.FunctionReply;
 import io.fulcrum.bus.FunctionRequest;
 import io.fulcrum.bus.LambdaError;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -52,6 +54,31 @@ class AlbEventsTest {
         Map.entry("d", List.of("")));
     assertThat(AlbEvents.query(null)).isEmpty();
     assertThat(AlbEvents.query("")).isEmpty();
+  }
+
+  /**
+   * A path and a query with bytes outside ASCII (UTF-8 sent raw, as clients do) are that text in the
+   * event, as header values are; they were read one char per byte (café as cafÃ©).
+   */
+  @Test
+  void pathAndQuery_withUtf8BytesOutsideAscii_areThatText() throws Exception {
+    // As the listener reads a request line: one char per byte.
+    String path = new String("/café".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+    String query = new String("n=José&e=%C3%A9".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
+
+    JsonObject e = AlbEvents.event(new FunctionRequest("arn", "f", false, "GET", path, query, List.of(), null));
+
+    assertThat(e.getString("path")).isEqualTo("/café");
+    assertThat(e.getJsonObject("queryStringParameters").getString("n")).isEqualTo("José");
+    assertThat(e.getJsonObject("queryStringParameters").getString("e")).as("not decoded").isEqualTo("%C3%A9");
+  }
+
+  /** A path or query whose bytes are not UTF-8 cannot be put in the event (502, {@code LambdaBadRequest}). */
+  @ParameterizedTest(name = "path {0}, query {1}")
+  @CsvSource(nullValues = "none", value = {"/caf\u00e9, none", "/, n=Jos\u00e9"})
+  void pathOrQuery_thatIsNotUtf8_isRefused(String path, String query) {
+    assertThatThrownBy(() -> AlbEvents.event(new FunctionRequest("arn", "f", false, "GET", path, query, List.of(), null)))
+        .isInstanceOf(AlbEvents.NotUtf8Exception.class);
   }
 
   @Test
