@@ -263,6 +263,9 @@ public final class ListenerVerticle extends VerticleBase {
     } else if (lanes && conn instanceof Http2ServerConnection http2) {
       // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
       StreamLane.install(directRequests, b, client, conn.remoteAddress(), http2);
+    } else if (conn instanceof Http2ServerConnection http2) {
+      // Vert.x's server alone: requests it would fail on are reset first (the lane does it when on).
+      CarriedStreams.install(http2);
     }
   }
 

@@ -135,13 +135,8 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
       return false; // a stream Vert.x has (trailers, or a second HEADERS frame)
     }
     lastStream = streamId;
-    CharSequence method = headers.method();
-    CharSequence path = headers.path();
-    if (method != null && !NodeRequest.methodToken(method) || path != null && !NodeRequest.requestLinePath(path)) {
-      // Malformed for HTTP/1.1 (RFC 9113 §8.1.1): reset, as the codec resets the malformed requests it
-      // finds. Vert.x would fail on it, closing the connection (a method) or leaving the stream
-      // unanswered (a space in the path).
-      reset(streamId, Http2Error.PROTOCOL_ERROR);
+    if (!CarriedStreams.carried(headers)) {
+      reset(streamId, Http2Error.PROTOCOL_ERROR); // see CarriedStreams
       flush();
       return true;
     }

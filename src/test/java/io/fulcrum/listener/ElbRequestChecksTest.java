@@ -395,11 +395,17 @@ class ElbRequestChecksTest {
    * target's request line would split at (the tab went on as it was), or a {@code :method} that is
    * no token. The stream is reset (PROTOCOL_ERROR, RFC 9113 §8.1.1, as the codec resets other
    * malformed requests), never forwarded; the connection and its other streams go on. The space and
-   * the method closed the whole connection.
+   * the method closed the whole connection. On the direct path and on Vert.x's alike.
    */
-  @Test
-  void listener_resetsAnHttp2RequestThatHttp11CannotCarry_andTheConnectionGoesOn() {
-    startWithBackend(true);
+  @ParameterizedTest(name = "direct path {0}")
+  @ValueSource(booleans = {true, false})
+  void listener_resetsAnHttp2RequestThatHttp11CannotCarry_andTheConnectionGoesOn(boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    try {
+      startWithBackend(true);
+    } finally {
+      System.clearProperty("fulcrum.directPath");
+    }
 
     try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
       wire.serverSettings(Duration.ofSeconds(10));
@@ -412,14 +418,14 @@ class ElbRequestChecksTest {
       wire.write(H2Wire.dataFrame(9, "body".getBytes(java.nio.charset.StandardCharsets.US_ASCII), true));
       wire.headers(11, H2Wire.request("GET", "http", authority, "/fine"), true);
 
-      for (int stream : new int[] {1, 3, 5, 9}) {
-        H2Wire.Answer a = wire.answer(stream, Duration.ofSeconds(10));
-        assertThat(a.reset()).as("stream %d", stream).isNotNull();
-        assertThat(a.reset().errorCode()).as("stream %d", stream).isEqualTo(1L); // PROTOCOL_ERROR
-        assertThat(a.head()).as("stream %d", stream).isNull();
-      }
       assertThat(wire.answer(7, Duration.ofSeconds(10)).status()).isEqualTo("200");
       assertThat(wire.answer(11, Duration.ofSeconds(10)).status()).isEqualTo("200");
+      for (int stream : new int[] {1, 3, 5, 9}) {
+        // The first reset (a DATA frame after it, as on stream 9, may draw a second, STREAM_CLOSED).
+        H2Wire.Frame reset = wire.await(f -> f.streamId() == stream && f.type() == H2Wire.RST_STREAM, Duration.ofSeconds(10));
+        assertThat(reset.errorCode()).as("stream %d", stream).isEqualTo(1L); // PROTOCOL_ERROR
+        assertThat(wire.answer(stream, Duration.ofSeconds(10)).head()).as("stream %d", stream).isNull();
+      }
     }
     assertThat(backend.trafficHits()).isEqualTo(2);
   }
