@@ -5,6 +5,7 @@ import io.fulcrum.model.Problem;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import java.nio.charset.StandardCharsets;
@@ -60,53 +61,90 @@ public final class ElbApi {
     return operations.containsKey(action);
   }
 
+  /**
+   * Reads the request's body, up to {@link #MAX_BODY} bytes, and answers it. A body over the limit
+   * is refused as soon as it is known to be (a Content-Length over it at once, a body without one
+   * when it passes it), never read whole into memory, and the connection closes.
+   */
   public void handle(HttpServerRequest req) {
     String requestId = UUID.randomUUID().toString();
-    req.body().onComplete(ar -> {
-      if (ar.failed()) {
+    String length = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+    if (length != null && declaredOver(length)) {
+      tooLarge(req, requestId);
+      return;
+    }
+    Buffer body = Buffer.buffer();
+    boolean[] refused = {false};
+    req.handler(chunk -> {
+      if (refused[0]) {
         return;
       }
-      Buffer body = ar.result();
-      try {
-        if (body.length() > MAX_BODY) {
-          throw ApiError.sender("ValidationError", "the request body is over " + MAX_BODY + " bytes");
-        }
-        sigv4.verify(signed(req, body), clock.instant());
-        String form = req.method() == HttpMethod.GET ? req.query() : body.toString(StandardCharsets.UTF_8);
-        QueryParams params = QueryParams.parse(form);
-        String action = params.string("Action");
-        if (action == null) {
-          throw ApiError.sender("MissingAction", "Could not find operation: an Action parameter is required");
-        }
-        String version = params.string("Version");
-        if (!VERSION.equals(version)) {
-          throw ApiError.sender("InvalidParameterValue", "Version '" + version + "' is not supported (expected " + VERSION
-              + ")");
-        }
-        Operation op = operations.get(action);
-        if (op == null) {
-          throw ApiError.sender("InvalidAction", "Could not find operation " + action + " for version " + VERSION);
-        }
-        Future<List<Xml>> result;
-        try {
-          result = op.run(params, ctx);
-        } catch (RuntimeException e) {
-          result = Future.failedFuture(e);
-        }
-        result.onComplete(rr -> {
-          if (rr.succeeded()) {
-            Xml root = Xml.el(action + "Result");
-            rr.result().forEach(root::add);
-            respond(req, 200, "<" + action + "Response xmlns=\"" + NAMESPACE + "\">" + root.render()
-                + "<ResponseMetadata><RequestId>" + requestId + "</RequestId></ResponseMetadata></" + action + "Response>");
-          } else {
-            error(req, requestId, action, rr.cause());
-          }
-        });
-      } catch (RuntimeException e) {
-        error(req, requestId, null, e);
+      if (body.length() + chunk.length() > MAX_BODY) {
+        refused[0] = true;
+        tooLarge(req, requestId);
+        return;
+      }
+      body.appendBuffer(chunk);
+    });
+    req.endHandler(v -> {
+      if (!refused[0]) {
+        answer(req, requestId, body);
       }
     });
+  }
+
+  private static boolean declaredOver(String contentLength) {
+    try {
+      return Long.parseLong(contentLength.trim()) > MAX_BODY;
+    } catch (NumberFormatException e) {
+      return false; // the HTTP decoder refuses it
+    }
+  }
+
+  /** Refuses a body over the limit, unread, and closes the connection once the answer is written. */
+  private void tooLarge(HttpServerRequest req, String requestId) {
+    req.response().putHeader(HttpHeaders.CONNECTION, "close")
+        .endHandler(v -> req.connection().close());
+    error(req, requestId, null, ApiError.sender("ValidationError", "the request body is over " + MAX_BODY + " bytes"));
+  }
+
+  private void answer(HttpServerRequest req, String requestId, Buffer body) {
+    try {
+      sigv4.verify(signed(req, body), clock.instant());
+      String form = req.method() == HttpMethod.GET ? req.query() : body.toString(StandardCharsets.UTF_8);
+      QueryParams params = QueryParams.parse(form);
+      String action = params.string("Action");
+      if (action == null) {
+        throw ApiError.sender("MissingAction", "Could not find operation: an Action parameter is required");
+      }
+      String version = params.string("Version");
+      if (!VERSION.equals(version)) {
+        throw ApiError.sender("InvalidParameterValue", "Version '" + version + "' is not supported (expected " + VERSION
+            + ")");
+      }
+      Operation op = operations.get(action);
+      if (op == null) {
+        throw ApiError.sender("InvalidAction", "Could not find operation " + action + " for version " + VERSION);
+      }
+      Future<List<Xml>> result;
+      try {
+        result = op.run(params, ctx);
+      } catch (RuntimeException e) {
+        result = Future.failedFuture(e);
+      }
+      result.onComplete(rr -> {
+        if (rr.succeeded()) {
+          Xml root = Xml.el(action + "Result");
+          rr.result().forEach(root::add);
+          respond(req, 200, "<" + action + "Response xmlns=\"" + NAMESPACE + "\">" + root.render()
+              + "<ResponseMetadata><RequestId>" + requestId + "</RequestId></ResponseMetadata></" + action + "Response>");
+        } else {
+          error(req, requestId, action, rr.cause());
+        }
+      });
+    } catch (RuntimeException e) {
+      error(req, requestId, null, e);
+    }
   }
 
   private static SigV4.SignedRequest signed(HttpServerRequest req, Buffer body) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
+import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -13,6 +14,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ElasticLoadBalancingV2Exception;
 
@@ -65,6 +68,35 @@ class ApiCoreTest {
       assertThatThrownBy(elb::describeAccountLimits)
           .isInstanceOfSatisfying(ElasticLoadBalancingV2Exception.class,
               e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidClientTokenId"));
+    }
+  }
+
+  /**
+   * A body over the API's 1 MiB is refused as soon as it is known to be, before it is read (it was
+   * read whole into memory first: a client could send gigabytes): a Content-Length over the limit at
+   * once, a chunked body when it passes it. The answer is AWS's error shape, and the connection closes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"Content-Length", "chunked"})
+  void bodyOverTheLimit_isRefusedBeforeItIsRead(String framing) {
+    try (RawConnection c = RawConnection.open(gateway.controlPort()).readTimeout(10_000)) {
+      String head = "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n";
+      if (framing.equals("chunked")) {
+        c.send(head + "Transfer-Encoding: chunked\r\n\r\n");
+        String chunk = "a".repeat(64 * 1024);
+        for (int i = 0; i < 17; i++) { // a little over 1 MiB, and no last chunk
+          c.send(Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n");
+        }
+      } else {
+        c.send(head + "Content-Length: 10000000000\r\n\r\nAction=DescribeTargetGroups");
+      }
+
+      RawConnection.Response r = c.read();
+
+      assertThat(r.status()).isEqualTo(400);
+      assertThat(r.bodyText()).contains("<Code>ValidationError</Code><Message>the request body is over 1048576 bytes");
+      assertThat(r.header("Connection")).isEqualTo("close");
+      assertThat(c.closedByServerWithin(10_000)).isTrue();
     }
   }
 
