@@ -157,11 +157,14 @@ final class RemoteFunction {
       return;
     }
     if (status != 200 || response.getHeader(FUNCTION_ERROR) != null) {
-      // The error document is small; reading it keeps the connection for the next invocation.
-      // Only a function error (200) is a response from the function; other statuses are the Invoke API's refusals.
+      // Reading the error document to its end keeps the connection for the next invocation; it is
+      // counted, not kept (it could be of any size). Only a function error (200) is a response from
+      // the function; other statuses are the Invoke API's refusals.
       LambdaError error = status != 200 ? apiError(status) : LambdaError.UNHANDLED;
-      response.body().onComplete(ar -> done.tryComplete(status != 200 ? FunctionReply.failed(error)
-          : FunctionReply.failed(error).processed(eventBytes + (ar.succeeded() ? ar.result().length() : 0))));
+      long[] errorBytes = {0};
+      response.handler(chunk -> errorBytes[0] += chunk.length());
+      response.end().onComplete(ar -> done.tryComplete(status != 200 ? FunctionReply.failed(error)
+          : FunctionReply.failed(error).processed(eventBytes + errorBytes[0])));
       return;
     }
     Buffer body = Buffer.buffer();

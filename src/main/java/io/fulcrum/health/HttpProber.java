@@ -7,6 +7,7 @@ import io.fulcrum.time.Timers;
 import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
@@ -33,8 +34,9 @@ final class HttpProber implements Prober {
   private final HttpClientAgent grpcClient;
 
   /** An empty gRPC message: the request of AWS.ALB/healthcheck and of grpc.health.v1.Health/Check (service ""). */
-  private static final io.vertx.core.buffer.Buffer EMPTY_MESSAGE = io.vertx.core.buffer.Buffer.buffer(new byte[5]);
+  private static final Buffer EMPTY_MESSAGE = Buffer.buffer(new byte[5]);
   private static final Handler<Throwable> IGNORE = e -> { };
+  private static final Handler<Buffer> IGNORE_DATA = data -> { };
 
   HttpProber(Vertx vertx, Timers timers) {
     this.timers = timers;
@@ -141,7 +143,8 @@ final class HttpProber implements Prober {
         return;
       }
       quiet(request);
-      request.send(EMPTY_MESSAGE).compose(resp -> resp.body().map(body -> {
+      request.send(EMPTY_MESSAGE).compose(resp -> resp.handler(IGNORE_DATA).end().map(v -> {
+        // The message is not read (a target could send any amount of it); only its status counts.
         String status = resp.trailers().get("grpc-status");
         return status != null ? status : resp.headers().get("grpc-status");
       }).map(status -> resp.statusCode() == 200 ? status : null)).onComplete(rar -> {
