@@ -143,6 +143,11 @@ public final class ConfigLoader {
   }
 
   private InvalidModelException unreadable(Throwable cause) {
+    for (Throwable c = cause; c != null; c = c.getCause()) {
+      if (c instanceof StrictYaml.DuplicateKeyException d) {
+        return new InvalidModelException(List.of(new Problem(d.path, Problem.VALIDATION_ERROR, d.getMessage())));
+      }
+    }
     String reason = cause.getMessage();
     Throwable c = cause;
     while (c.getCause() != null) {
@@ -161,7 +166,7 @@ public final class ConfigLoader {
     ConfigRetrieverOptions options = new ConfigRetrieverOptions()
         .setIncludeDefaultStores(false)
         .setScanPeriod(scanPeriod)
-        .addStore(new ConfigStoreOptions().setType("file").setFormat("yaml")
+        .addStore(new ConfigStoreOptions().setType("file").setFormat(StrictYaml.FORMAT)
             .setConfig(new JsonObject().put("path", file.toString())))
         .addStore(new ConfigStoreOptions().setType("json")
             .setConfig(new JsonObject().put(ENV_STORE_KEY, envJson(keys))));

@@ -246,6 +246,55 @@ class ConfigLoaderTest {
     assertThat(problems.get(0).message()).startsWith("cannot read the configuration: ").contains("line");
   }
 
+  /**
+   * YAML keys are unique; a key given twice in one mapping is a problem at its path, naming both
+   * lines. SnakeYAML kept the last one without a word (a second {@code attributes:} undid the first).
+   */
+  @Test
+  void aKeyGivenTwice_isAProblemAtItsPath_notTheLastOneSilently() throws IOException {
+    assertThat(loadProblems(write("region: us-east-1\ncontrol: {port: 9090}\ncontrol: {port: 9191}\n"), Map.of()))
+        .containsExactly(new Problem("control", "ValidationError", "given twice (lines 2 and 3); give it once"));
+
+    String nested = """
+        region: us-east-1
+        load-balancers:
+          - name: web
+            type: application
+            listeners:
+              - protocol: HTTP
+                port: 8080
+                default-actions:
+                  - {type: fixed-response, status-code: 200}
+                default-actions:
+                  - {type: fixed-response, status-code: 404}
+        """;
+    int first = (int) nested.lines().takeWhile(l -> !l.contains("default-actions")).count() + 1;
+    assertThat(loadProblems(write(nested), Map.of())).containsExactly(new Problem(
+        "load-balancers[0].listeners[0].default-actions", "ValidationError",
+        "given twice (lines " + first + " and " + (first + 2) + "); give it once"));
+  }
+
+  /** The same key in different mappings, and one mapping given twice through an alias, are fine. */
+  @Test
+  void sameKeyInDifferentMappings_andAliases_areFine() throws IOException {
+    FulcrumConfig config = load("""
+        nodes:
+          - {zone: zone-a, address: 127.0.0.1}
+          - {zone: zone-b, address: 127.0.0.2}
+        target-groups:
+          - name: a
+            protocol: HTTP
+            port: 80
+            health-check: &check {path: /health, interval-seconds: 10}
+          - name: b
+            protocol: HTTP
+            port: 80
+            health-check: *check
+        """, Map.of());
+    assertThat(config.resources().targetGroups()).hasSize(2);
+    assertThat(config.environment().nodes()).hasSize(2);
+  }
+
   @Test
   void yamlThatIsNotAMapping_givesOneProblemNamingTheFile() throws IOException {
     Path file = write("- just\n- a list\n");
