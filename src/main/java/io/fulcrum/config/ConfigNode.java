@@ -35,6 +35,11 @@ final class ConfigNode {
     return problems.at(key);
   }
 
+  /**
+   * Whether {@code key} has a value that is not null. A required key without one is missing, while
+   * one whose value a reader refused has its problem already ("expected an integer, found 8080.5")
+   * and needs no second ("a port is required").
+   */
   boolean has(String key) {
     read.add(key);
     return json.getValue(key) != null;

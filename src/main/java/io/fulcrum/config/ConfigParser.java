@@ -283,7 +283,9 @@ public final class ConfigParser {
         n.at("address").add("'" + address + "' is not an IP address");
       }
       if (port == null) {
-        n.at("port").add("a port is required");
+        if (!n.has("port")) {
+          n.at("port").add("a port is required");
+        }
       } else if (n.at("port").checkRange(port, 1, 65535) && !seen.add(address + ":" + port)) {
         n.at("port").add(address + ":" + port + " is used by another demo target");
       }

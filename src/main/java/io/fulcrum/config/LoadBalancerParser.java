@@ -98,7 +98,9 @@ final class LoadBalancerParser {
     }
     Integer port = l.integer("port", null);
     if (port == null) {
-      l.at("port").add("a port is required");
+      if (!l.has("port")) {
+        l.at("port").add("a port is required");
+      }
     } else {
       l.at("port").checkRange(port, 1, 65535);
     }

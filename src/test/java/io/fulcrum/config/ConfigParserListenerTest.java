@@ -122,7 +122,10 @@ class ConfigParserListenerTest {
       "protocol: FTP, port: 21 | protocol: 'FTP' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC,"
           + " TCP_QUIC",
       "protocol: HTTP, port: 0 | port: 0 is below the minimum 1",
-      "protocol: HTTP, port: 65536 | port: 65536 is above the maximum 65535"})
+      "protocol: HTTP, port: 65536 | port: 65536 is above the maximum 65535",
+      // One problem for a value that is no port: not a second saying a port is required.
+      "protocol: HTTP, port: 8080.5 | port: expected an integer, found 8080.5",
+      "protocol: HTTP, port: 99999999999 | port: expected an integer, found 99999999999"})
   void listenerProtocolAndPort_areChecked(String keys, String message) {
     assertThat(messages(withListener("- {" + keys + ", default-actions: [{type: forward, target-group: web}]}")))
         .containsExactly(L + message);
