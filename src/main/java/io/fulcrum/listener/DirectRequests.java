@@ -64,7 +64,7 @@ final class DirectRequests {
         || req.protocolVersion() != io.netty.handler.codec.http.HttpVersion.HTTP_1_1
         || req.decoderResult().isFailure() || !(req.headers() instanceof MultiMap headers)
         || headers.contains(HttpHeaders.EXPECT) || headers.contains(HttpHeaders.UPGRADE)
-        || !NodeRequest.validHost(headers.get(HttpHeaders.HOST))) {
+        || !NodeRequest.validHost(headers.get(HttpHeaders.HOST), true)) {
       return null;
     }
     String te = headers.get(HttpHeaders.TRANSFER_ENCODING);

@@ -214,13 +214,16 @@ final class NodeRequest implements RequestFacts {
   }
 
   /**
-   * Whether a Host header's value (null: none) is one: RFC 9112 §3.2 has a server answer 400 to a
-   * request whose Host is not, as NGINX does; forwarded, it could be taken for a host by a target
-   * (an absolute URL built from it) that no host-header rule ever saw.
+   * Whether a request's Host header (null: none) is acceptable: RFC 9112 §3.2 has a server answer
+   * 400 to an HTTP/1.1 request without one ({@code required}) and to one whose value is not a host,
+   * as NGINX does. Forwarded, a value that is no host could be taken for one by a target (an
+   * absolute URL built from it) that no host-header rule ever saw. An empty value is a host (a
+   * target without authority); HTTP/1.0 and HTTP/2 (whose {@code :authority} carries the host) need
+   * none.
    */
-  static boolean validHost(String host) {
+  static boolean validHost(String host, boolean required) {
     if (host == null) {
-      return true;
+      return !required;
     }
     for (int i = 0; i < host.length(); i++) {
       char c = host.charAt(i);

@@ -105,7 +105,7 @@ final class RequestHandler {
       answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
       return;
     }
-    if (!NodeRequest.validHost(headers.get(HttpHeaders.HOST))) {
+    if (!NodeRequest.validHost(headers.get(HttpHeaders.HOST), req.version() == HttpVersion.HTTP_1_1)) {
       answerAndClose(binding, entry, req, client, ElbError.BAD_REQUEST);
       return;
     }

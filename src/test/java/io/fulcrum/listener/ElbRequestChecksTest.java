@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -349,6 +350,39 @@ class ElbRequestChecksTest {
   static Stream<Arguments> hostsRefused() {
     return Stream.of("a b", "evil.example/path", "user@example.com", "example.com?x", "ex\"ample", "<x>", "a\\b")
         .flatMap(h -> Stream.of(Arguments.of(h, true), Arguments.of(h, false)));
+  }
+
+  /**
+   * An HTTP/1.1 request without Host (RFC 9112 §3.2: a server MUST answer 400; NGINX does): 400 and
+   * the close, on both paths, absolute form included. HTTP/1.0 needs none, and an empty Host (a
+   * target with no authority) is one: both get the load balancer's name (SPEC §11.1).
+   */
+  @ParameterizedTest(name = "{0}, direct path {1}")
+  @CsvSource({"GET / HTTP/1.1, true", "GET / HTTP/1.1, false", "GET http://example.com/ HTTP/1.1, true",
+      "POST / HTTP/1.1, false"})
+  void listener_returns400AndCloses_forAnHttp11RequestWithoutHost(String requestLine, boolean directPath) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    try {
+      startWithBackend();
+      try (RawConnection c = RawConnection.open(port)) {
+        Response r = c.send(requestLine + "\r\nContent-Length: 0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n").read();
+
+        assertElbPage(r, ElbError.BAD_REQUEST);
+        assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
+      }
+      assertThat(backend.trafficHits()).isZero();
+    } finally {
+      System.clearProperty("fulcrum.directPath");
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"GET / HTTP/1.0\r\n\r\n", "GET / HTTP/1.1\r\nHost:\r\n\r\n"})
+  void listener_forwards_withTheLoadBalancersName_http10WithoutHost_andAnEmptyHost(String request) {
+    startWithBackend();
+
+    assertThat(exchange(request).status()).isEqualTo(200);
+    assertThat(backend.lastRequest().getJsonObject("headers").getString("host")).startsWith("lb.");
   }
 
   @ParameterizedTest(name = "Host: {0}")
