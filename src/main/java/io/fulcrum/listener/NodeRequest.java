@@ -108,12 +108,14 @@ final class NodeRequest implements RequestFacts {
 
   /** Whether {@code method} is a token (RFC 9110 §9.1), which a request line can carry. */
   static boolean methodToken(CharSequence method) {
-    if (method.length() == 0) {
-      return false;
-    }
-    for (int i = 0; i < method.length(); i++) {
-      char c = method.charAt(i);
-      if (c >= 128 || !TOKEN_CHARS[c]) {
+    return method.length() > 0 && onlyOf(method, TOKEN_CHARS);
+  }
+
+  /** Whether every character of {@code s} is ASCII and one that {@code chars} marks. */
+  private static boolean onlyOf(CharSequence s, boolean[] chars) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 128 || !chars[c]) {
         return false;
       }
     }
@@ -222,16 +224,7 @@ final class NodeRequest implements RequestFacts {
    * none.
    */
   static boolean validHost(String host, boolean required) {
-    if (host == null) {
-      return !required;
-    }
-    for (int i = 0; i < host.length(); i++) {
-      char c = host.charAt(i);
-      if (c >= 128 || !HOST_CHARS[c]) {
-        return false;
-      }
-    }
-    return true;
+    return host == null ? !required : onlyOf(host, HOST_CHARS);
   }
 
   /** Whether {@code uri} is in absolute form: a scheme (RFC 3986 §3.1) followed by {@code ://}. */

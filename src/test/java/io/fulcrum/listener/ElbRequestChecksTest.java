@@ -70,6 +70,19 @@ class ElbRequestChecksTest {
         ? config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n") : config);
   }
 
+  /**
+   * Runs {@code start}, whose listeners then take the direct path's lanes or ({@code false}) serve
+   * every request through Vert.x's server: the listener verticles read the switch as they start.
+   */
+  private static void onPath(boolean directPath, Runnable start) {
+    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
+    try {
+      start.run();
+    } finally {
+      System.clearProperty("fulcrum.directPath");
+    }
+  }
+
   private Response exchange(String request) {
     try (RawConnection c = RawConnection.open(port)) {
       return c.send(request).read();
@@ -331,20 +344,23 @@ class ElbRequestChecksTest {
   @ParameterizedTest(name = "Host: {0}, direct path {1}")
   @MethodSource("hostsRefused")
   void listener_returns400AndCloses_forAHostThatIsNoHost(String host, boolean directPath) {
-    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
-    try {
-      startWithBackend();
-      try (RawConnection c = RawConnection.open(port)) {
-        Response r = c.send("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n")
-            .read();
+    onPath(directPath, this::startWithBackend);
 
-        assertElbPage(r, ElbError.BAD_REQUEST);
-        assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
-      }
-      assertThat(backend.trafficHits()).isZero();
-    } finally {
-      System.clearProperty("fulcrum.directPath");
+    assertRefusedWith400AndClosed("GET / HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
+  }
+
+  /**
+   * Sends {@code request} with another behind it: the first gets ALB's 400 page, nothing after it
+   * is served, the connection closes, and the target sees neither.
+   */
+  private void assertRefusedWith400AndClosed(String request) {
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send(request + "GET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n").read();
+
+      assertElbPage(r, ElbError.BAD_REQUEST);
+      assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
     }
+    assertThat(backend.trafficHits()).isZero();
   }
 
   static Stream<Arguments> hostsRefused() {
@@ -361,19 +377,9 @@ class ElbRequestChecksTest {
   @CsvSource({"GET / HTTP/1.1, true", "GET / HTTP/1.1, false", "GET http://example.com/ HTTP/1.1, true",
       "POST / HTTP/1.1, false"})
   void listener_returns400AndCloses_forAnHttp11RequestWithoutHost(String requestLine, boolean directPath) {
-    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
-    try {
-      startWithBackend();
-      try (RawConnection c = RawConnection.open(port)) {
-        Response r = c.send(requestLine + "\r\nContent-Length: 0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: a\r\n\r\n").read();
+    onPath(directPath, this::startWithBackend);
 
-        assertElbPage(r, ElbError.BAD_REQUEST);
-        assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
-      }
-      assertThat(backend.trafficHits()).isZero();
-    } finally {
-      System.clearProperty("fulcrum.directPath");
-    }
+    assertRefusedWith400AndClosed(requestLine + "\r\nContent-Length: 0\r\n\r\n");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -434,12 +440,7 @@ class ElbRequestChecksTest {
   @ParameterizedTest(name = "direct path {0}")
   @ValueSource(booleans = {true, false})
   void listener_resetsAnHttp2RequestThatHttp11CannotCarry_andTheConnectionGoesOn(boolean directPath) {
-    System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
-    try {
-      startWithBackend(true);
-    } finally {
-      System.clearProperty("fulcrum.directPath");
-    }
+    onPath(directPath, () -> startWithBackend(true));
 
     try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
       wire.serverSettings(Duration.ofSeconds(10));
@@ -473,12 +474,11 @@ class ElbRequestChecksTest {
   @ValueSource(strings = {"HTTP/1.1 direct path", "HTTP/1.1 Vert.x path", "HTTP/1.0", "HTTP/2"})
   void listener_forwardsTheBytesOfARequestTargetAsTheyCame(String how) {
     String uri = "/caf\u00c3\u00a9?q=\u00c3\u00a9"; // the UTF-8 bytes of café, one char each
-    System.setProperty("fulcrum.directPath", Boolean.toString(!how.endsWith("Vert.x path")));
     try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))) {
       port = Ports.free();
       String config = GatewayConfigs.forwarding(port, target.port());
-      gateway = Gateway.start(TestVertx.create(),
-          config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n"));
+      onPath(!how.endsWith("Vert.x path"), () -> gateway = Gateway.start(TestVertx.create(),
+          config.replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n")));
 
       if (how.equals("HTTP/2")) {
         try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
@@ -492,8 +492,6 @@ class ElbRequestChecksTest {
       }
       assertThat(target.heads()).hasSize(1);
       assertThat(target.heads().get(0)).startsWith("GET " + uri + " HTTP/1.1\r\n");
-    } finally {
-      System.clearProperty("fulcrum.directPath");
     }
   }
 
