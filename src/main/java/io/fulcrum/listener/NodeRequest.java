@@ -75,7 +75,7 @@ final class NodeRequest implements RequestFacts {
       return false;
     }
     if (uri.charAt(0) == '/') {
-      return cleanPath(uri, 0) && (!http2 || requestLinePath(uri));
+      return cleanPath(uri, 0);
     }
     if (uri.equals("*")) {
       return method.equals("OPTIONS");
@@ -144,7 +144,7 @@ final class NodeRequest implements RequestFacts {
    * route {@code /private.html#.png} (HAProxy refuses it since 2.8.2, CVE-2023-45539). A path such
    * as {@code /../etc/passwd} or {@code /a/%2e%2e/../x} names nothing under the root: a target that
    * maps paths to files could read it as a file outside its tree (NGINX refuses it too). Dot
-   * segments that stay under the root ({@code /a/../b}) are left as they are, as ALB leaves them.
+   * segments that stay under the root ({@code /a/../b}) are left as they are.
    */
   static boolean cleanPath(CharSequence uri, int start) {
     int n = uri.length();
