@@ -16,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -64,6 +65,39 @@ class HeaderFilteringTest {
     JsonObject headers = backend.lastRequest().getJsonObject("headers");
     assertThat(headers.fieldNames()).doesNotContain(HOP_BY_HOP).doesNotContain("x-hop-custom");
     assertThat(headers.getString("x-end-to-end")).isEqualTo("kept");
+  }
+
+  /**
+   * A Connection header that names Content-Length or Host does not take them away: the body would
+   * then go on without its length, and the target would read it as the next request on the
+   * connection (request smuggling: {@code Connection: Content-Length} with a request in the body
+   * reached the target as a request of its own). Other names it gives still go.
+   */
+  @ParameterizedTest(name = "{0}, Connection: {1}")
+  @CsvSource(delimiter = '|', value = {"HTTP/1.1 | Content-Length", "HTTP/1.0 | Content-Length",
+      "HTTP/1.1 | keep-alive, content-length, X-Hop", "HTTP/1.1 | Host, Content-Length"})
+  void connectionNamingContentLengthOrHost_keepsThem_soTheBodyCannotBecomeARequest(String version, String connection) {
+    Backend backend = Backend.start(backends, "b");
+    gatewayTo(backend.port(), Map.of());
+    String smuggled = "GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    try (RawConnection c = RawConnection.open(port)) {
+      Response r = c.send("POST /upload " + version + "\r\nHost: example.com\r\nConnection: " + connection
+          + "\r\nX-Hop: named\r\nContent-Length: " + smuggled.length() + "\r\n\r\n" + smuggled).read();
+      assertThat(r.status()).isEqualTo(200);
+    }
+    // A second request, which may reuse the target connection the first went over.
+    try (RawConnection c = RawConnection.open(port)) {
+      assertThat(c.send("GET /next HTTP/1.1\r\nHost: example.com\r\n\r\n").read().status()).isEqualTo(200);
+    }
+
+    assertThat(backend.received()).as("the target's requests, the smuggled one never among them")
+        .filteredOn(q -> !Backend.isHealthCheck(q)).extracting(q -> q.getString("uri")).containsExactly("/upload", "/next");
+    JsonObject upload = backend.received().stream().filter(q -> q.getString("uri").equals("/upload")).findFirst().orElseThrow();
+    assertThat(upload.getJsonObject("headers").getString("content-length")).isEqualTo(String.valueOf(smuggled.length()));
+    assertThat(upload.getJsonObject("headers").getString("host")).startsWith("example.com");
+    assertThat(upload.getJsonObject("headers").containsKey("x-hop")).as("a name it gives that may go").isEqualTo(
+        !connection.contains("X-Hop"));
   }
 
   @Test
