@@ -248,8 +248,10 @@ final class TargetResponse {
               }
               if (is(bytes, ts, te - ts, "close")) {
                 close = true;
-              } else if (te > ts && !is(bytes, ts, te - ts, "keep-alive")) {
-                dropNamed(bytes, fields, count, ts, te - ts); // a header this connection's alone (RFC 9110 §7.6.1)
+              } else if (te > ts && !is(bytes, ts, te - ts, "keep-alive") && !is(bytes, ts, te - ts, "content-length")) {
+                // A header this connection's alone (RFC 9110 §7.6.1); never the length that frames the body,
+                // without which the client could not tell where the body ends (HopByHop keeps it too).
+                dropNamed(bytes, fields, count, ts, te - ts);
               }
               t = tokenEnd + 1;
             }

@@ -124,6 +124,30 @@ class HeaderFilteringTest {
     }
   }
 
+  /**
+   * A target's Connection that names Content-Length does not take it from the client's response:
+   * without it, the client of a kept connection could not tell where the body ends and the next
+   * response begins (it got {@code HTTP/1.1 200 OK} with neither a length nor chunks).
+   */
+  @Test
+  void responseConnectionNamingContentLength_keepsIt_andTheClientsConnectionStaysInStep() {
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer(
+        "HTTP/1.1 200 OK\r\nConnection: Content-Length, X-Resp-Hop\r\nX-Resp-Hop: 1\r\nContent-Length: 5\r\n\r\nhello"))) {
+      gatewayTo(target.port(), Map.of());
+
+      try (RawConnection c = RawConnection.open(port).readTimeout(10_000)) {
+        for (int i = 0; i < 2; i++) {
+          Response r = c.send("GET /" + i + " HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+          assertThat(r.status()).isEqualTo(200);
+          assertThat(r.header("Content-Length")).isEqualTo("5");
+          assertThat(r.headerNames()).doesNotContain("x-resp-hop");
+          assertThat(r.bodyText()).isEqualTo("hello");
+        }
+      }
+    }
+  }
+
   @Test
   void expect100Continue_isAnsweredByTheLoadBalancer_andNotForwarded() {
     Backend backend = Backend.start(backends, "b", "127.0.0.1",

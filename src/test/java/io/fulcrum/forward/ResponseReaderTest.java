@@ -88,6 +88,21 @@ class ResponseReaderTest {
     assertThat(h2.get("x-mixed-case")).hasToString("Value");
   }
 
+  /**
+   * A Connection that names Content-Length does not take it from the client's head: the body goes
+   * on framed by it, and without it an HTTP/1.1 client on a kept connection could not tell where the
+   * body ends and the next response begins.
+   */
+  @Test
+  void connectionNamingContentLength_keepsIt_whileTheOtherNamesGo() {
+    send("HTTP/1.1 200 OK\r\nConnection: Content-Length, X-Hop\r\nX-Hop: 1\r\nContent-Length: 5\r\n\r\nhello");
+    Read read = next();
+
+    assertThat(read.head().contentLength()).isEqualTo(5);
+    assertThat(clientHead(read.head(), false)).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n");
+    assertThat(read.body()).isEqualTo("hello");
+  }
+
   @Test
   void headAsAnHpackBlock_usesTheStaticTable_literalsWithoutIndexing_andNoHuffman() {
     send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: X-Hop\r\nX-Hop: 1\r\nX-Ab: Cd\r\n"
