@@ -10,7 +10,9 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.vertx.core.http.impl.headers.HeadersMultiMap;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * HTTP/1.1 written as bytes, below Netty's HTTP encoders, for the direct path: a request head in
@@ -69,6 +71,30 @@ final class Http1Wire {
     }
   }
 
+  /**
+   * Fields a trailer section may not carry (RFC 9110 §6.5.1: those that frame the message, route
+   * it, authenticate it, modify the request, control the response or describe the content), as Go's
+   * HTTP client refuses to send them. A recipient that merges trailers into the header section would
+   * take a trailing {@code Host: evil} for the request's host, after every rule had matched another.
+   */
+  private static final Set<String> NOT_IN_TRAILERS = Set.of("authorization", "cache-control", "connection",
+      "content-encoding", "content-length", "content-range", "content-type", "cookie", "expect", "host", "keep-alive",
+      "max-forwards", "pragma", "proxy-authenticate", "proxy-authorization", "proxy-connection", "range", "set-cookie",
+      "te", "trailer", "transfer-encoding", "upgrade", "www-authenticate");
+
+  /** Writes trailer fields, one {@code name: value} line each, but for those no trailer may carry. */
+  static void writeTrailers(ByteBuf buf, HttpHeaders trailers) {
+    for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
+      Map.Entry<CharSequence, CharSequence> field = it.next();
+      if (!NOT_IN_TRAILERS.contains(field.getKey().toString().toLowerCase(Locale.ROOT))) {
+        ByteBufUtil.writeAscii(buf, field.getKey());
+        buf.writeByte(':').writeByte(' ');
+        ByteBufUtil.writeAscii(buf, field.getValue());
+        buf.writeShort(CRLF);
+      }
+    }
+  }
+
   /** Writes body bytes to {@code out} (the buffer is the callee's): as they are, or as one chunk. */
   static void writeBody(ChannelHandlerContext out, ByteBuf content, boolean chunked) {
     if (!chunked) {
@@ -100,7 +126,7 @@ final class Http1Wire {
       HttpHeaders trailers = last.trailingHeaders();
       end = out.alloc().buffer(trailers.isEmpty() ? 5 : 256);
       end.writeByte('0').writeShort(CRLF);
-      writeFields(end, trailers);
+      writeTrailers(end, trailers);
       end.writeShort(CRLF);
     } else {
       end = content;

@@ -1,6 +1,7 @@
 package io.fulcrum.forward;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
@@ -12,6 +13,7 @@ import io.fulcrum.testing.RawTarget;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -145,6 +147,30 @@ class HeaderFilteringTest {
           assertThat(r.bodyText()).isEqualTo("hello");
         }
       }
+    }
+  }
+
+  /**
+   * A chunked request's trailers go on, but for fields a trailer section may not carry (RFC 9110
+   * §6.5.1: framing, routing, authentication, request modifiers, content format): a target that
+   * merges trailers into the header section would take {@code Host: evil} for the request's host,
+   * after every rule had matched another.
+   */
+  @Test
+  void requestTrailers_goOn_withoutTheFieldsNoTrailerMayCarry() {
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"))) {
+      gatewayTo(target.port(), Map.of());
+
+      try (RawConnection c = RawConnection.open(port)) {
+        Response r = c.send("POST /t HTTP/1.1\r\nHost: example.com\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "5\r\nhello\r\n0\r\nHost: evil\r\nAuthorization: Bearer x\r\nContent-Type: text/evil\r\n"
+            + "Cookie: s=1\r\nX-Checksum: abc\r\n\r\n").read();
+        assertThat(r.status()).isEqualTo(200);
+      }
+
+      // The raw target reads a head up to the first empty line: the body and its trailers come as a second.
+      await().atMost(Duration.ofSeconds(10)).until(() -> target.heads().size() >= 2);
+      assertThat(target.heads().get(1)).isEqualTo("5\r\nhello\r\n0\r\nX-Checksum: abc\r\n\r\n");
     }
   }
 
