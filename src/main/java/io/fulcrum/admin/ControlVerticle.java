@@ -14,9 +14,11 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -40,6 +42,13 @@ public final class ControlVerticle extends VerticleBase {
   private final BooleanSupplier ready;
   private final Supplier<List<String>> zones;
   private final ZoneStatusFeed feed = new ZoneStatusFeed();
+  /**
+   * A client connection that neither sends nor receives for this long is closed, as a listener's
+   * idle timeout closes its connections: an API client, a scraper or a probe that went away (or
+   * never sent a whole request) does not hold its socket for ever.
+   */
+  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(60);
+  private Duration idleTimeout = IDLE_TIMEOUT;
   private HttpServer server;
 
   /**
@@ -84,6 +93,12 @@ public final class ControlVerticle extends VerticleBase {
     return this;
   }
 
+  /** How long an idle client connection stays open ({@link #IDLE_TIMEOUT} unless set). Set before deployment. */
+  ControlVerticle idleTimeout(Duration timeout) {
+    this.idleTimeout = timeout;
+    return this;
+  }
+
   /** Where {@code /metrics} gets the target optimizer's channel counters. Set before deployment. */
   public ControlVerticle channels(Supplier<List<TargetControlVerticle.ChannelCounts>> source) {
     this.channels = source;
@@ -92,7 +107,8 @@ public final class ControlVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(address).setPort(port));
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(address).setPort(port)
+        .setIdleTimeout((int) idleTimeout.toMillis()).setIdleTimeoutUnit(TimeUnit.MILLISECONDS));
     server.requestHandler(this::handle);
     Future<?> page = dashboard == null ? Future.succeededFuture()
         : vertx.executeBlocking(ControlVerticle::readDashboardPage, false).onSuccess(text -> dashboardPage = text);
