@@ -262,7 +262,19 @@ final class TargetResponse {
         }
         case 14 -> {
           if (is(bytes, name, nameLength, "content-length")) {
+            boolean first = contentLength < 0;
             contentLength = contentLength(bytes, value, valueEnd, contentLength);
+            // One length given more than once (a list, or more fields; one that differs is refused) goes on
+            // once, as RFC 9110 §8.6 lets a recipient take it: HTTP/2 clients reset a stream with "5, 5".
+            if (!first) {
+              fields[f + 4] = DROPPED;
+            } else {
+              int e = indexOf(bytes, value, valueEnd, (byte) ',');
+              while (e > value && isSpace(bytes[e - 1])) {
+                e--;
+              }
+              fields[f + 3] = e;
+            }
           }
         }
         case 17 -> {

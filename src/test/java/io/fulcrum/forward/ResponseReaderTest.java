@@ -103,6 +103,24 @@ class ResponseReaderTest {
     assertThat(read.body()).isEqualTo("hello");
   }
 
+  /**
+   * A Content-Length given as a list of one length, or in several fields of one length (RFC 9110
+   * §8.6 lets a recipient take it), goes on once: HTTP/2 clients (nghttp2, curl) reset a stream whose
+   * content-length is {@code 5, 5}.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"Content-Length: 5, 5", "Content-Length: 5 ,5 , 5", "Content-Length: 5\r\nContent-Length: 5"})
+  void contentLengthOfOneLengthGivenMoreThanOnce_goesOnOnce(String fields) {
+    send("HTTP/1.1 200 OK\r\n" + fields + "\r\nX-A: 1\r\n\r\nhello");
+    Read read = next();
+
+    assertThat(clientHead(read.head(), false)).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\n\r\n");
+    Http2Headers h2 = new DefaultHttp2Headers(false);
+    read.head().addTo(h2);
+    assertThat(h2.getAll("content-length")).extracting(CharSequence::toString).containsExactly("5");
+    assertThat(read.body()).isEqualTo("hello");
+  }
+
   @Test
   void headAsAnHpackBlock_usesTheStaticTable_literalsWithoutIndexing_andNoHuffman() {
     send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: X-Hop\r\nX-Hop: 1\r\nX-Ab: Cd\r\n"
