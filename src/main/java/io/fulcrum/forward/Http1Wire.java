@@ -63,12 +63,15 @@ final class Http1Wire {
       return;
     }
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = fields.iteratorCharSequence(); it.hasNext(); ) {
-      Map.Entry<CharSequence, CharSequence> field = it.next();
-      ByteBufUtil.writeAscii(buf, field.getKey());
-      buf.writeByte(':').writeByte(' ');
-      ByteBufUtil.writeAscii(buf, field.getValue());
-      buf.writeShort(CRLF);
+      writeField(buf, it.next());
     }
+  }
+
+  private static void writeField(ByteBuf buf, Map.Entry<CharSequence, CharSequence> field) {
+    ByteBufUtil.writeAscii(buf, field.getKey());
+    buf.writeByte(':').writeByte(' ');
+    ByteBufUtil.writeAscii(buf, field.getValue());
+    buf.writeShort(CRLF);
   }
 
   /**
@@ -87,10 +90,7 @@ final class Http1Wire {
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
       Map.Entry<CharSequence, CharSequence> field = it.next();
       if (!NOT_IN_TRAILERS.contains(field.getKey().toString().toLowerCase(Locale.ROOT))) {
-        ByteBufUtil.writeAscii(buf, field.getKey());
-        buf.writeByte(':').writeByte(' ');
-        ByteBufUtil.writeAscii(buf, field.getValue());
-        buf.writeShort(CRLF);
+        writeField(buf, field);
       }
     }
   }

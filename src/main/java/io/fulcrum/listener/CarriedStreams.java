@@ -15,8 +15,9 @@ import io.vertx.core.http.impl.Http2ServerConnection;
  * a gateway to HTTP/1.1 (RFC 9113 §8.1.1): its stream is reset with {@code PROTOCOL_ERROR}, as
  * Netty's codec resets the malformed requests it finds itself, and the connection goes on. Vert.x
  * would fail on it instead, closing the whole connection (a method) or leaving the stream
- * unanswered (a space in the path). The direct path's {@link StreamLane} checks each new stream
- * with {@link #carried}; with the direct path off, this decorator of Vert.x's frame listener does.
+ * unanswered (a space in the path), and the direct path's {@link StreamLane} would forward it. It
+ * decorates the connection's frame listener once the lane, if any, is in place, so that it sees each
+ * new stream first.
  *
  * <p>Touched only on the connection's event loop.
  */
@@ -32,14 +33,14 @@ final class CarriedStreams extends Http2FrameListenerDecorator {
     this.lastStream = h2.connection().remote().lastStreamCreated();
   }
 
-  /** Puts the check in front of the frame listener of Vert.x's HTTP/2 connection (once Vert.x has set it). */
+  /** Puts the check in front of the frame listener of Vert.x's HTTP/2 connection (Vert.x's own, or the lane). */
   static void install(Http2ServerConnection vertx) {
     Http2ConnectionHandler h2 = (Http2ConnectionHandler) vertx.channelHandlerContext().handler();
     h2.decoder().frameListener(new CarriedStreams(h2));
   }
 
   /** Whether HTTP/1.1 can carry the request of a new stream: its method a token, its path free of spaces and controls. */
-  static boolean carried(Http2Headers headers) {
+  private static boolean carried(Http2Headers headers) {
     CharSequence method = headers.method();
     CharSequence path = headers.path();
     return (method == null || NodeRequest.methodToken(method)) && (path == null || NodeRequest.requestLinePath(path));

@@ -260,11 +260,12 @@ public final class ListenerVerticle extends VerticleBase {
         pipeline.addBefore(RequestDecoder.CONNECTION_HANDLER, FastLane.NAME,
             new FastLane(directRequests, b, client, conn.remoteAddress()));
       }
-    } else if (lanes && conn instanceof Http2ServerConnection http2) {
-      // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
-      StreamLane.install(directRequests, b, client, conn.remoteAddress(), http2);
     } else if (conn instanceof Http2ServerConnection http2) {
-      // Vert.x's server alone: requests it would fail on are reset first (the lane does it when on).
+      if (lanes) {
+        // HTTP/2: the direct path takes the common streams before Vert.x's connection sees them.
+        StreamLane.install(directRequests, b, client, conn.remoteAddress(), http2);
+      }
+      // In front of the lane (or of Vert.x): requests HTTP/1.1 cannot carry are reset first.
       CarriedStreams.install(http2);
     }
   }

@@ -12,7 +12,6 @@ import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameListenerDecorator;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -135,11 +134,6 @@ final class StreamLane extends Http2FrameListenerDecorator implements LaneExchan
       return false; // a stream Vert.x has (trailers, or a second HEADERS frame)
     }
     lastStream = streamId;
-    if (!CarriedStreams.carried(headers)) {
-      reset(streamId, Http2Error.PROTOCOL_ERROR); // see CarriedStreams
-      flush();
-      return true;
-    }
     LaneExchange ex = requests.directStream(binding, this, stream, headers, endOfStream, client, remote);
     if (ex == null) {
       return false;
