@@ -12,6 +12,7 @@ import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.registry.ResourcesJson;
+import io.fulcrum.routing.RequestFacts;
 import io.fulcrum.routing.RouteTable;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -126,8 +127,9 @@ public final class Explainer {
   private JsonObject explain(Request r, LoadBalancer lb, Listener listener, String zone, DataPlaneSnapshot snapshot) {
     ListenerPlan plan = snapshot.listeners().stream().filter(p -> p.arn().equals(listener.arn())).findFirst()
         .orElseThrow(() -> new IllegalStateException("listener " + listener.arn() + " is not applied yet"));
-    List<RouteTable.RuleVerdict> verdicts = plan.routes().explain(RequestFactsOf.http1(r.method(), r.uri(),
-        r.headers(), SocketAddress.inetSocketAddress(0, r.source())));
+    RequestFacts facts = RequestFactsOf.http1(r.method(), r.uri(), r.headers(),
+        SocketAddress.inetSocketAddress(0, r.source()));
+    List<RouteTable.RuleVerdict> verdicts = plan.routes().explain(facts);
     JsonArray rules = new JsonArray();
     List<Action> actions = listener.defaultActions();
     String decidedBy = "default";
@@ -165,7 +167,7 @@ public final class Explainer {
             .put("port", listener.port()))
         .put("zone", zone)
         .put("request", new JsonObject().put("method", r.method()).put("uri", r.uri())
-            .put("headers", headers(r.headers())).put("source", r.source()))
+            .put("rulePath", facts.rulePath()).put("headers", headers(r.headers())).put("source", r.source()))
         .put("rules", rules)
         .put("decidedBy", decidedBy)
         .put("action", action);

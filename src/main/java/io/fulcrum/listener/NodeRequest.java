@@ -3,6 +3,7 @@ package io.fulcrum.listener;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.model.IpAddresses;
 import io.fulcrum.routing.RequestFacts;
+import io.fulcrum.routing.RulePath;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
@@ -30,6 +31,7 @@ final class NodeRequest implements RequestFacts {
   private String hostHeader;
   private boolean hostRead;
   private String path;
+  private String rulePath;
   private boolean queryRead;
   private String queryString;
   private List<String[]> query;
@@ -289,6 +291,14 @@ final class NodeRequest implements RequestFacts {
       path = p.isEmpty() ? "/" : p;
     }
     return path;
+  }
+
+  @Override
+  public String rulePath() {
+    if (rulePath == null) {
+      rulePath = RulePath.of(path());
+    }
+    return rulePath;
   }
 
   /** The query string (after the first {@code ?}), or null when there is none. */

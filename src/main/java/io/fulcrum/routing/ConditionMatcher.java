@@ -11,8 +11,8 @@ interface ConditionMatcher {
 
   static ConditionMatcher compile(RuleCondition c) {
     if (c instanceof RuleCondition.PathPattern p) {
-      Glob[] globs = p.values().stream().map(Glob::caseSensitive).toArray(Glob[]::new);
-      return r -> any(globs, r.path());
+      Glob[] globs = p.values().stream().map(v -> Glob.caseSensitive(RulePath.pattern(v))).toArray(Glob[]::new);
+      return r -> any(globs, r.rulePath());
     }
     if (c instanceof RuleCondition.HostHeader h) {
       Glob[] globs = h.values().stream().map(Glob::caseInsensitive).toArray(Glob[]::new);

@@ -12,6 +12,15 @@ public interface RequestFacts {
   /** The request path as sent, without the query string. */
   String path();
 
+  /**
+   * The path as {@code path-pattern} conditions compare it ({@link RulePath#of}); never null.
+   * Implementations that are asked more than once should keep it.
+   */
+  default String rulePath() {
+    String path = path();
+    return path == null ? "" : RulePath.of(path);
+  }
+
   /** The host name from the Host header (or the absolute URI), without a port; may be null. */
   String host();
 

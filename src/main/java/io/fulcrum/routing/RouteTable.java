@@ -10,7 +10,8 @@ import java.util.List;
 /**
  * A listener's rules compiled for matching: evaluated in priority order, the first rule whose
  * conditions all match decides; otherwise the default action does. Immutable and shared by every
- * event loop; {@link #match(RequestFacts)} allocates nothing of its own.
+ * event loop; {@link #match(RequestFacts)} allocates nothing of its own for a path already in the
+ * form rules compare ({@link RulePath}).
  */
 public final class RouteTable {
 
@@ -57,7 +58,7 @@ public final class RouteTable {
   static String[] literalStarts(List<String> patterns) {
     String[] starts = new String[patterns.size()];
     for (int i = 0; i < starts.length; i++) {
-      String p = patterns.get(i);
+      String p = RulePath.pattern(patterns.get(i));
       int end = 0;
       while (end < p.length() && p.charAt(end) != '*' && p.charAt(end) != '?') {
         end++;
@@ -90,10 +91,7 @@ public final class RouteTable {
       String[] starts = pathStarts[i];
       if (starts != null) {
         if (path == null) {
-          path = request.path();
-          if (path == null) {
-            path = "";
-          }
+          path = request.rulePath();
         }
         if (!startsWithAny(path, starts)) {
           continue;

@@ -165,6 +165,16 @@ class ExplainTest {
   }
 
   @Test
+  void theExplanation_showsThePathAsRulesCompareIt() {
+    JsonObject dotted = explain("&path=" + q("/public/..//v%31/x?a=1") + "&host=api.example.com", 200);
+    assertThat(dotted.getJsonObject("request").getString("uri")).isEqualTo("/public/..//v%31/x?a=1");
+    assertThat(dotted.getJsonObject("request").getString("rulePath")).isEqualTo("/v1/x");
+    assertThat(dotted.getString("decidedBy")).isEqualTo("1");
+    assertThat(http.get("127.0.0.1", port, "/public/..//v%31/x?a=1", Map.of("Host", "api.example.com")).status())
+        .as("the listener agrees").isEqualTo(418);
+  }
+
+  @Test
   void requestsThatNameNoListener_orDoNotParse_areRefused() {
     assertThat(explain("0&path=/", 404).getString("error")).isEqualTo("no load balancer listens on port " + port + "0");
     assertThat(explain("&loadBalancer=other", 404).getString("error"))

@@ -111,6 +111,15 @@ class RuleRoutingTest {
   }
 
   @Test
+  void pathPattern_seesThePathATargetReads_andTheTargetGetsItAsSent() {
+    for (String uri : new String[] {"//api/orders", "/web/../api/orders", "/%61pi/orders", "/./api/orders?x=1"}) {
+      assertThat(get(uri, Map.of()).body()).as(uri).isEqualTo("api");
+      assertThat(api.lastRequest().getString("uri")).isEqualTo(uri);
+    }
+    assertThat(get("/%41PI/orders", Map.of()).body()).as("decoded, still case-sensitive").isEqualTo("web");
+  }
+
+  @Test
   void hostHeader_matchesIgnoringCaseAndPort() {
     Response r = get("/", Map.of("Host", "EU.Shop.Example.com:" + port));
     assertThat(r.status()).isEqualTo(200);

@@ -137,6 +137,23 @@ class RouteTableTest {
   }
 
   @Test
+  void pathPatterns_compareThePathATargetReads_soAnEncodedOrDottedSpellingDoesNotWalkPastARule() {
+    RouteTable t = table(
+        rule(1, "denied", new RuleCondition.PathPattern(List.of("/admin/*"))),
+        rule(2, "api", new RuleCondition.PathPattern(List.of("/api//v1/*"))),
+        rule(3, "png", new RuleCondition.PathPattern(List.of("*.png"))));
+
+    for (String path : List.of("/admin/x", "//admin/x", "/public/../admin/x", "/%61dmin/x", "/admin%2Fx",
+        "/./admin/x", "/public/%2e%2e/admin/x")) {
+      assertThat(route(t, new FakeRequest().path(path))).as(path).isEqualTo("denied");
+    }
+    assertThat(route(t, new FakeRequest().path("/api/v1/orders"))).as("the pattern's // is merged too").isEqualTo("api");
+    assertThat(route(t, new FakeRequest().path("/api//v1/orders"))).isEqualTo("api");
+    assertThat(route(t, new FakeRequest().path("/logo%2Epng"))).isEqualTo("png");
+    assertThat(route(t, new FakeRequest().path("/administrator"))).isEqualTo("default");
+  }
+
+  @Test
   void literalStarts_stopAtTheFirstWildcard_andAPatternStartingWithOneDisablesTheShortcut() {
     assertThat(RouteTable.literalStarts(List.of("/svc1/*", "/v2/svc1/*/items"))).containsExactly("/svc1/", "/v2/svc1/");
     assertThat(RouteTable.literalStarts(List.of("/exact"))).containsExactly("/exact");
