@@ -21,11 +21,11 @@ import java.util.function.Consumer;
  * head, no object per header), which is what it is only until the next head; its body the
  * {@link DefaultHttpContent} slices of what was read (no copy) and a {@link LastHttpContent}
  * (with the trailers of a chunked body). The body is framed as RFC 9112 §6.3 has it: none for a
- * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding when it is Transfer-Encoding's last;
- * Content-Length; otherwise up to the connection's close. After a {@code 101 Switching Protocols}
- * that answers an upgrade request, every byte that follows, up to the connection's close, is the
- * other protocol's ({@link DefaultHttpContent} slices, then a {@link LastHttpContent} at the close);
- * a 101 to any other request is malformed.
+ * 1xx, 204 or 304 or the answer to a HEAD; the chunked coding (a Transfer-Encoding of any other
+ * coding is malformed: {@link TargetResponse}); Content-Length; otherwise up to the connection's
+ * close. After a {@code 101 Switching Protocols} that answers an upgrade request, every byte that
+ * follows, up to the connection's close, is the other protocol's ({@link DefaultHttpContent}
+ * slices, then a {@link LastHttpContent} at the close); a 101 to any other request is malformed.
  *
  * <p>A response it cannot read (not HTTP/1.x, an invalid header or length, a head over its
  * limits, a broken chunk) ends in a {@link LastHttpContent} whose decoder result is the failure,
@@ -236,7 +236,7 @@ final class ResponseReader {
       out.accept(LastHttpContent.EMPTY_LAST_CONTENT);
     } else if (head.chunked()) {
       state = State.CHUNK_SIZE;
-    } else if (head.transferEncoding() || head.contentLength() < 0) {
+    } else if (head.contentLength() < 0) {
       state = State.UNTIL_CLOSE;
     } else if (head.contentLength() == 0) {
       out.accept(LastHttpContent.EMPTY_LAST_CONTENT);

@@ -71,7 +71,6 @@ final class TargetResponse {
   private int count;
   /** The body's length from Content-Length, or -1 (none, or overridden by Transfer-Encoding). */
   private long contentLength;
-  private boolean transferEncoding;
   private boolean chunked;
   private boolean close;
   private String keepAlive;
@@ -148,7 +147,6 @@ final class TargetResponse {
     c.fields = Arrays.copyOf(fields, FIELD * count);
     c.count = count;
     c.contentLength = contentLength;
-    c.transferEncoding = transferEncoding;
     c.chunked = chunked;
     c.close = close;
     c.keepAlive = keepAlive;
@@ -179,7 +177,7 @@ final class TargetResponse {
     int count = 0;
     long contentLength = -1;
     boolean transferEncoding = false;
-    boolean chunked = false;
+    int chunkedCodings = 0;
     boolean close = false;
     String keepAlive = null;
     for (int line = 1; line < lines - 1; line++) {
@@ -281,19 +279,17 @@ final class TargetResponse {
           if (is(bytes, name, nameLength, "transfer-encoding")) {
             fields[f + 4] = DROPPED;
             transferEncoding = true;
-            // The last coding of the last field decides (RFC 9112 §6.3).
-            int last = valueEnd;
-            while (last > value && bytes[last - 1] != ',') {
-              last--;
-            }
-            int ls = skipSpaces(bytes, last, valueEnd);
-            chunked = is(bytes, ls, valueEnd - ls, "chunked");
+            chunkedCodings += chunkedCodings(bytes, value, valueEnd);
           }
         }
         default -> {
         }
       }
     }
+    if (transferEncoding && chunkedCodings != 1) {
+      throw new MalformedException("a Transfer-Encoding with the chunked coding more than once, or none");
+    }
+    boolean chunked = transferEncoding;
     if (transferEncoding && contentLength >= 0) {
       // Transfer-Encoding overrides Content-Length (RFC 9112 §6.3): the length is not passed on.
       contentLength = -1;
@@ -306,7 +302,6 @@ final class TargetResponse {
     }
     this.count = count;
     this.contentLength = contentLength;
-    this.transferEncoding = transferEncoding;
     this.chunked = chunked;
     this.close = close;
     this.keepAlive = keepAlive;
@@ -341,12 +336,7 @@ final class TargetResponse {
     return contentLength;
   }
 
-  /** Whether the head has a Transfer-Encoding (its body then ends with the chunked coding or the connection). */
-  boolean transferEncoding() {
-    return transferEncoding;
-  }
-
-  /** Whether the body comes in the chunked coding. */
+  /** Whether the body comes in the chunked coding (the head's Transfer-Encoding, which can be nothing else). */
   boolean chunked() {
     return chunked;
   }
@@ -356,7 +346,7 @@ final class TargetResponse {
    * {@code Connection: close}, and no body that ends with the connection.
    */
   boolean keepAlive() {
-    return http11 && !close && (toHead || bodyless() || chunked || (!transferEncoding && contentLength >= 0));
+    return http11 && !close && (toHead || bodyless() || chunked || contentLength >= 0);
   }
 
   /** The Keep-Alive header's value, or null. */
@@ -590,6 +580,37 @@ final class TargetResponse {
       }
     }
     return true;
+  }
+
+  /**
+   * The codings of a Transfer-Encoding value, each of which must be {@code chunked}. Fulcrum
+   * passes a body on in its own framing (the chunked coding, or HTTP/2's DATA frames), so a coding
+   * applied before the chunked one ({@code gzip, chunked}), or in place of it ({@code identity},
+   * whose body would end at the close), cannot go on: the client would take gzip bytes for the
+   * body. NGINX answers 502 to any Transfer-Encoding but {@code chunked} too.
+   */
+  private static int chunkedCodings(byte[] bytes, int from, int end) {
+    int codings = 0;
+    int start = from;
+    for (int i = from; i <= end; i++) {
+      if (i < end && bytes[i] != ',') {
+        continue;
+      }
+      int s = skipSpaces(bytes, start, i);
+      int e = i;
+      while (e > s && isSpace(bytes[e - 1])) {
+        e--;
+      }
+      if (e > s) { // an empty list element is none (RFC 9110 §5.6.1)
+        if (!is(bytes, s, e - s, "chunked")) {
+          throw new MalformedException("a Transfer-Encoding other than chunked: "
+              + new String(bytes, s, Math.min(e - s, 40), StandardCharsets.ISO_8859_1));
+        }
+        codings++;
+      }
+      start = i + 1;
+    }
+    return codings;
   }
 
   /** A Content-Length value ("5", or "5, 5" as a list of the same length); every field must agree. */

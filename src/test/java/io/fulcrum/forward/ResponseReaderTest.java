@@ -209,7 +209,7 @@ class ResponseReaderTest {
 
   @Test
   void chunkedResponse_dropsItsContentLength_andEndsWithItsTrailers() {
-    send("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+    send("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: , Chunked ,\r\n\r\n"
         + "3\r\nabc\r\n0\r\nGrpc-Status: 0\r\nContent-Length: 3\r\n\r\n");
 
     Read r = next();
@@ -237,16 +237,6 @@ class ResponseReaderTest {
     channel.close();
 
     assertThat((Object) channel.readInbound()).isInstanceOf(LastHttpContent.class);
-  }
-
-  @Test
-  void unknownTransferEncoding_endsWithTheConnection() {
-    send("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef");
-
-    TargetResponse head = channel.readInbound();
-
-    assertThat(head.keepAlive()).isFalse();
-    assertThat(content(channel.readInbound())).isEqualTo("abcdef");
   }
 
   @Test
@@ -399,6 +389,15 @@ class ResponseReaderTest {
       "HTTP/1.1 200 OK\r\nX-Long: 0123456789abcdef\u007fmore text\r\n\r\n",
       "HTTP/1.1 200 OK\r\nX-Long: 0123456789abcdefghijklmn\u0001\r\n\r\n",
       "HTTP/1.1 200 OK\r\n continued\r\n\r\n",
+      // Any coding but chunked: Fulcrum frames the body anew, and a client would take gzip bytes for it.
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nabc",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabc",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 3\r\n\r\nabc",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: xchunked\r\n\r\nabc",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: \r\nContent-Length: 3\r\n\r\nabc",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3 x\r\nabc\r\n0\r\n\r\n",
       "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n",

@@ -106,7 +106,9 @@ class TargetFailuresTest {
   @ValueSource(strings = {
       "HTTP/1.1 abc Broken\r\nContent-Length: 0\r\n\r\n",
       "this is not http\r\n\r\n",
-      "HTTP/1.1 200 OK\r\nContent-Length: banana\r\n\r\nok"})
+      "HTTP/1.1 200 OK\r\nContent-Length: banana\r\n\r\nok",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: identity\r\nContent-Length: 2\r\n\r\nok"})
   void listener_returns502_whenTargetSendsAMalformedResponse(String response) {
     gatewayTo(RawTarget.start(targets, RawTarget.answerAndClose(response)));
 
