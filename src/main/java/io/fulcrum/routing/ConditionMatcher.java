@@ -16,7 +16,7 @@ interface ConditionMatcher {
     }
     if (c instanceof RuleCondition.HostHeader h) {
       Glob[] globs = h.values().stream().map(Glob::caseInsensitive).toArray(Glob[]::new);
-      return r -> any(globs, r.host());
+      return r -> any(globs, ruleHost(r.host()));
     }
     if (c instanceof RuleCondition.HttpHeader h) {
       String name = h.name();
@@ -78,6 +78,16 @@ interface ConditionMatcher {
       };
     }
     throw new IllegalArgumentException("unknown condition " + c);
+  }
+
+  /**
+   * The host as host-header conditions compare it: without the one trailing dot of a fully
+   * qualified name ({@code admin.example.com.} is {@code admin.example.com} to DNS and to the
+   * virtual hosts of NGINX and most servers), so that the dot does not walk past a rule.
+   */
+  static String ruleHost(String host) {
+    int n = host == null ? 0 : host.length();
+    return n > 1 && host.charAt(n - 1) == '.' ? host.substring(0, n - 1) : host;
   }
 
   private static boolean any(Glob[] globs, String value) {

@@ -129,6 +129,12 @@ class RuleRoutingTest {
   }
 
   @Test
+  void hostHeader_matchesAFullyQualifiedNameWithItsTrailingDot() {
+    assertThat(get("/", Map.of("Host", "eu.shop.example.com.:" + port)).body()).isEqualTo("shop");
+    assertThat(get("/", Map.of("Host", "eu.shop.example.com.")).body()).isEqualTo("shop");
+  }
+
+  @Test
   void httpHeader_matchesWithWildcard() {
     Response r = get("/", Map.of("X-Canary", "YES-please"));
     assertThat(r.status()).isEqualTo(202);

@@ -75,6 +75,15 @@ class RouteTableTest {
   }
 
   @Test
+  void hostHeader_takesAFullyQualifiedNameWithItsTrailingDot_forTheSameHost() {
+    RouteTable t = table(rule(1, "admin", new RuleCondition.HostHeader(List.of("admin.example.com"))));
+    assertThat(route(t, new FakeRequest().host("admin.example.com."))).isEqualTo("admin");
+    assertThat(route(t, new FakeRequest().host("ADMIN.example.com."))).isEqualTo("admin");
+    assertThat(route(t, new FakeRequest().host("admin.example.com.."))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().host("."))).isEqualTo("default");
+  }
+
+  @Test
   void httpHeader_matchesAnyValueOfTheHeader_caseInsensitively() {
     RouteTable t = table(rule(1, "canary", new RuleCondition.HttpHeader("X-Env", List.of("canary*"))));
     assertThat(route(t, new FakeRequest().header("x-env", "prod").header("X-ENV", "CANARY-2"))).isEqualTo("canary");
