@@ -52,6 +52,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -104,11 +105,16 @@ final class FlowListeners {
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
   /**
-   * TLS listeners' contexts, one manager per Vert.x instance, so that every loop's socket of a TLS
-   * listener ends sessions with the same context: one session cache and one set of ticket keys, and
-   * a client resumes its session on whichever loop the kernel gives its next connection to.
+   * TLS listeners' contexts, one manager per Vert.x instance and TLS setup, so that every loop's
+   * socket of a TLS listener ends sessions with the same context: one session cache and one set of
+   * ticket keys, and a client resumes its session on whichever loop the kernel gives its next
+   * connection to. Per TLS setup because a manager knows a context by its certificates alone: one
+   * shared by every setup gave a listener the security policy of the first listener with the same
+   * certificates, and kept a policy that changed. (One manager per setup seen, a few at most, kept
+   * while the Vert.x instance lives.)
    */
-  private static final Map<Vertx, SslContextManager> TLS_CONTEXTS = Collections.synchronizedMap(new WeakHashMap<>());
+  private static final Map<Vertx, Map<ListenerTls, SslContextManager>> TLS_CONTEXTS =
+      Collections.synchronizedMap(new WeakHashMap<>());
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private Promise<Void> drained;
   /** The idle sweep's timer while flows are open; -1 when none is set. */
@@ -260,8 +266,8 @@ final class FlowListeners {
    * already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
-    SslContextManager contexts = TLS_CONTEXTS.computeIfAbsent(vertx,
-        v -> new SslContextManager(TlsEngine.current().vertxOptions()));
+    SslContextManager contexts = TLS_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
+        .computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
     return contexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
         .map(provider -> {
           if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {

@@ -2,6 +2,7 @@ package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.model.TargetHealth;
@@ -580,6 +581,50 @@ class NetworkListenerTest {
       }
     }
     return count;
+  }
+
+  /**
+   * Two TLS listeners with one certificate and different security policies each keep their own:
+   * Vert.x's context manager, shared by every loop, knows a context by its certificates alone, and
+   * gave the second listener the first one's (TLS 1.2 on a TLS 1.3-only listener).
+   */
+  @Test
+  void tlsListenersWithOneCertificate_eachKeepTheirOwnSecurityPolicy() throws Exception {
+    Path dir = Files.createTempDirectory("nlb-policy");
+    TestCertificates.Pem cert = TestCertificates.pem(dir, "listener", "nlb.example");
+    int strict = Ports.free();
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: TLS
+                port: %1$d
+                certificates: [{certificate: %2$s, private-key: %3$s}]
+                default-actions: [{type: forward, target-group: tcp}]
+              - protocol: TLS
+                port: %4$d
+                certificates: [{certificate: %2$s, private-key: %3$s}]
+                ssl-policy: ELBSecurityPolicy-TLS13-1-3-2021-06
+                default-actions: [{type: forward, target-group: tcp}]
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %5$d}]}
+        """.formatted(port, cert.certificate(), cert.privateKey(), strict, a.port());
+    gateway = Gateway.start(TestVertx.create(), yaml);
+    SSLContext tls = TestCertificates.trusting(cert.x509());
+    for (int listener : new int[] {port, strict}) {
+      SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", listener);
+      socket.setEnabledProtocols(new String[] {"TLSv1.2"});
+      if (listener == port) {
+        try (FlowClient c = FlowClient.over(socket)) {
+          assertThat(c.ask("over 1.2")).isEqualTo("a:over 1.2");
+        }
+      } else {
+        assertThatThrownBy(socket::startHandshake).as("TLS 1.2 on the TLS 1.3-only listener")
+            .isInstanceOf(javax.net.ssl.SSLException.class);
+        socket.close();
+      }
+    }
   }
 
   /** A TLS listener on {@code port} with {@code cert}, forwarding to a TCP group of target {@code a}. */
