@@ -66,8 +66,7 @@ final class ListenerCertificateOperations {
         throw LbResources.refusal("TooManyCertificates", "A listener can have at most " + LoadBalancer.MAX_CERTIFICATES
             + " certificates besides its default one");
       }
-      Listener next = new Listener(l.arn(), l.protocol(), l.port(), l.defaultActions(), l.rules(), certs, l.sslPolicy(),
-          l.h2c(), l.attributes());
+      Listener next = l.withCertificates(certs);
       return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> List.of(Xml.list("Certificates", arns, a -> member(a, false))));
   }
@@ -85,8 +84,7 @@ final class ListenerCertificateOperations {
       }
       List<Certificate> certs = new ArrayList<>(l.certificates());
       certs.removeIf(c -> arns.contains(c.arn()));
-      Listener next = new Listener(l.arn(), l.protocol(), l.port(), l.defaultActions(), l.rules(), certs, l.sslPolicy(),
-          l.h2c(), l.attributes());
+      Listener next = l.withCertificates(certs);
       return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> List.of());
   }

@@ -1,6 +1,7 @@
 package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AlpnPolicy;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
@@ -72,10 +73,7 @@ final class ListenerOperations {
         throw LbResources.refusal("ALPNPolicyNotFound", "ALPN policies apply only to TLS listeners of network"
             + " load balancers");
       }
-      if (!alpnPolicy.isEmpty() && !alpnPolicy.equals(List.of("None"))) {
-        throw LbResources.refusal("ALPNPolicyNotFound", "The ALPN policy '" + String.join(",", alpnPolicy)
-            + "' is not available in Fulcrum (expected: None; a TLS listener negotiates no application protocol)");
-      }
+      AlpnPolicy alpn = namedAlpnPolicy();
       if (mutualAuthentication) {
         throw LbResources.refusal("ValidationError", "Mutual authentication is not available in Fulcrum");
       }
@@ -89,7 +87,7 @@ final class ListenerOperations {
               + " listeners");
         }
         return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), List.of(), null,
-            protocol == Protocol.HTTP && old.h2c(), old.attributes());
+            protocol == Protocol.HTTP && old.h2c(), old.attributes(), null);
       }
       boolean wasHttps = old.protocol().isTls();
       List<Certificate> certificates = new ArrayList<>(wasHttps ? old.certificates() : List.of());
@@ -112,8 +110,24 @@ final class ListenerOperations {
         throw LbResources.refusal("SSLPolicyNotFound", "The SSL policy '" + policy + "' was not found (expected one of: "
             + String.join(", ", SecurityPolicy.names()) + ")");
       }
+      // Not given: a TLS listener keeps its policy; an HTTPS listener has none.
+      AlpnPolicy kept = alpn != null ? alpn : protocol == Protocol.TLS && old.protocol() == Protocol.TLS
+          ? old.alpnPolicy() : null;
       return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), certificates, policy,
-          false, old.attributes());
+          false, old.attributes(), kept);
+    }
+
+    /** The ALPN policy given (one name, as AWS spells it), or null when none was. */
+    private AlpnPolicy namedAlpnPolicy() {
+      if (alpnPolicy.isEmpty()) {
+        return null;
+      }
+      AlpnPolicy named = alpnPolicy.size() == 1 ? AlpnPolicy.named(alpnPolicy.get(0)) : null;
+      if (named == null) {
+        throw LbResources.refusal("ALPNPolicyNotFound", "The ALPN policy '" + String.join(",", alpnPolicy)
+            + "' was not found (expected one of: " + String.join(", ", AlpnPolicy.names()) + ")");
+      }
+      return named;
     }
   }
 
@@ -160,7 +174,8 @@ final class ListenerOperations {
       for (Listener l : lb.listeners()) {
         if (l.port() == port) {
           if (l.protocol() == protocol && l.defaultActions().equals(resolved)
-              && l.certificates().equals(listener.certificates()) && Objects.equals(l.sslPolicy(), listener.sslPolicy())) {
+              && l.certificates().equals(listener.certificates()) && Objects.equals(l.sslPolicy(), listener.sslPolicy())
+              && l.alpnPolicy() == listener.alpnPolicy()) {
             created.set(l.arn());
             return r;
           }
@@ -223,7 +238,7 @@ final class ListenerOperations {
       }
       List<Action> nextActions = actions == null ? old.defaultActions() : LbResources.resolve(r, actions);
       Listener moved = new Listener(old.arn(), old.protocol(), nextPort, nextActions, old.rules(), old.certificates(),
-          old.sslPolicy(), old.h2c(), old.attributes());
+          old.sslPolicy(), old.h2c(), old.attributes(), old.alpnPolicy());
       Listener next = tls.apply(moved, nextProtocol, ctx);
       return next.equals(old) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> answer(r, arn));

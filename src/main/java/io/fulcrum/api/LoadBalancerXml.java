@@ -61,7 +61,8 @@ final class LoadBalancerXml {
         .add("Protocol", l.protocol().wire())
         .add(certificates(l))
         .add("SslPolicy", l.sslPolicy())
-        .add(actions("DefaultActions", l.defaultActions()));
+        .add(actions("DefaultActions", l.defaultActions()))
+        .add(l.alpnPolicy() == null ? null : Xml.strings("AlpnPolicy", List.of(l.alpnPolicy().wire())));
   }
 
   /** The default certificate of an HTTPS listener (AWS lists only that one here), or nothing. */

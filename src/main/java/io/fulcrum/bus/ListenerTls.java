@@ -4,15 +4,19 @@ import io.fulcrum.model.SecurityPolicy;
 import java.util.List;
 
 /**
- * The TLS side of an HTTPS listener: where its certificates are (PEM pairs, or one PKCS#12
+ * The TLS side of an HTTPS or TLS listener: where its certificates are (PEM pairs, or one PKCS#12
  * keystore; the first certificate is the default, the others are chosen by SNI) and its security
  * policy. The files are read by Vert.x off the event loop when the server binds.
+ *
+ * @param alpn a TLS listener's ALPN protocol ids, most preferred first (its ALPN policy's); empty:
+ *             none negotiated (an HTTPS listener's come from its HTTP/2 setting instead)
  */
 public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
-    SecurityPolicy policy) {
+    SecurityPolicy policy, List<String> alpn) {
 
   public ListenerTls {
     certificateFiles = List.copyOf(certificateFiles);
     keyFiles = List.copyOf(keyFiles);
+    alpn = List.copyOf(alpn);
   }
 }

@@ -1,6 +1,7 @@
 package io.fulcrum.config;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AlpnPolicy;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
@@ -25,7 +26,7 @@ import java.util.Set;
  * Reads the load balancers, {@code load-balancers:}: each one's name, type, {@code zones} and
  * {@code attributes}, and its {@code listeners} with their protocol, port, {@code default-actions},
  * {@code rules} (conditions and actions through {@link RuleParser}), {@code h2c}, {@code ssl-policy},
- * {@code certificates} and {@code attributes}, with their key paths.
+ * {@code certificates}, {@code alpn-policy} and {@code attributes}, with their key paths.
  *
  * <p>Forward actions find the target groups they name in the name-to-ARN map that
  * {@link TargetGroupParser} fills, so the target groups are read first. Only load balancers without
@@ -166,13 +167,22 @@ final class LoadBalancerParser {
         l.at("certificates").add("certificates are only for HTTPS and TLS listeners");
       }
     }
+    String alpnName = l.string("alpn-policy", null);
+    AlpnPolicy alpnPolicy = alpnName == null ? null : AlpnPolicy.named(alpnName);
+    if (alpnName != null && protocol != null && protocol != Protocol.TLS) {
+      l.at("alpn-policy").add("an ALPN policy is only for TLS listeners");
+    } else if (alpnName != null && alpnPolicy == null) {
+      l.at("alpn-policy").add("ALPNPolicyNotFound", "'" + alpnName + "' is not an ALPN policy (expected one of: "
+          + String.join(", ", AlpnPolicy.names()) + ")");
+    }
     Map<String, String> givenAttributes = l.stringMap("attributes");
     ListenerAttributes attributes = protocol == null ? null
         : ListenerAttributes.resolve(protocol, null, givenAttributes, l.at("attributes"));
     if (l.problems().size() > before) {
       return null;
     }
-    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c, attributes);
+    return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c, attributes,
+        alpnPolicy);
   }
 
   /**

@@ -31,6 +31,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -109,9 +110,9 @@ final class FlowListeners {
    * socket of a TLS listener ends sessions with the same context: one session cache and one set of
    * ticket keys, and a client resumes its session on whichever loop the kernel gives its next
    * connection to. Per TLS setup because a manager knows a context by its certificates alone: one
-   * shared by every setup gave a listener the security policy of the first listener with the same
-   * certificates, and kept a policy that changed. (One manager per setup seen, a few at most, kept
-   * while the Vert.x instance lives.)
+   * shared by every setup gave a listener the security policy and ALPN protocols of the first
+   * listener with the same certificates, and kept a policy that changed. (One manager per setup
+   * seen, a few at most, kept while the Vert.x instance lives.)
    */
   private static final Map<Vertx, Map<ListenerTls, SslContextManager>> TLS_CONTEXTS =
       Collections.synchronizedMap(new WeakHashMap<>());
@@ -262,13 +263,15 @@ final class FlowListeners {
 
   /**
    * Makes the TLS handlers of {@code binding}'s new connections from {@code tls}: its certificates
-   * (loaded off the event loop), SNI, and its policy's protocols and cipher suites. Connections
-   * already open keep their session.
+   * (loaded off the event loop), SNI, its policy's protocols and cipher suites, and its ALPN
+   * policy's protocols (the first of them that the client offers is chosen; none offered, none is
+   * chosen and the handshake goes on). Connections already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
     SslContextManager contexts = TLS_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
         .computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
-    return contexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE, null, context)
+    return contexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE,
+            tls.alpn().isEmpty() ? null : tls.alpn(), context)
         .map(provider -> {
           if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
             binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);
@@ -389,7 +392,17 @@ final class FlowListeners {
         ? ProxyProtocolV2.header(source, from.getPort(), destination, b.address.getPort()) : null;
     // A target's certificate is not checked (SPEC §1.5: nor is it by health checks).
     flow.open(bootstrap(client.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
-        group.tls() ? TargetTls.context(true) : null, header, m.group(group.arn()));
+        group.tls() ? TargetTls.context(negotiated(client)) : null, header, m.group(group.arn()));
+  }
+
+  /**
+   * The application protocol chosen with a TLS client (its listener's ALPN policy), which the
+   * session to a TLS target offers alone so that the target speaks what the client does; null
+   * when none was (no policy, or the client offered none of it) or the client is not on TLS.
+   */
+  private static String negotiated(Channel client) {
+    SslHandler tls = client.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.applicationProtocol();
   }
 
   /**
@@ -515,7 +528,8 @@ final class FlowListeners {
       if (tls != null) {
         CloseAfterRead.installIfNeeded(client); // a failed handshake closes the socket on io_uring too
         InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
-        client.pipeline().addLast("tls", tls.createServerHandler(false, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
+        boolean alpn = !binding.tlsOf.alpn().isEmpty();
+        client.pipeline().addLast("tls", tls.createServerHandler(alpn, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
             HostAndPort.create(from.getHostString(), from.getPort())));
         client.pipeline().addLast("handshake", new Handshake(binding));
       } else {

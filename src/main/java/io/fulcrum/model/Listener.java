@@ -11,9 +11,12 @@ import java.util.List;
  *                   upgrade): Fulcrum's own extension, so that plaintext gRPC works locally
  * @param attributes its attributes (null: the defaults); those of another protocol family are
  *                   carried over to this one's keys (a change between HTTP and HTTPS)
+ * @param alpnPolicy a TLS listener's ALPN policy ({@link AlpnPolicy}), or null when none was given
+ *                   (which negotiates nothing, as {@code None} does)
  */
 public record Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules,
-    List<Certificate> certificates, String sslPolicy, boolean h2c, ListenerAttributes attributes) {
+    List<Certificate> certificates, String sslPolicy, boolean h2c, ListenerAttributes attributes,
+    AlpnPolicy alpnPolicy) {
 
   /** The security policy of HTTPS listeners created without one, as in the ELBv2 API. */
   public static final String DEFAULT_SSL_POLICY = "ELBSecurityPolicy-2016-08";
@@ -25,22 +28,23 @@ public record Listener(String arn, Protocol protocol, int port, List<Action> def
     attributes = attributes == null ? ListenerAttributes.defaults(protocol) : attributes.forProtocol(protocol);
   }
 
-  /** A listener with the default attributes. */
-  public Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules,
-      List<Certificate> certificates, String sslPolicy, boolean h2c) {
-    this(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, null);
-  }
-
   /** A listener without certificates and without h2c. */
   public Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules) {
-    this(arn, protocol, port, defaultActions, rules, List.of(), null, false, null);
+    this(arn, protocol, port, defaultActions, rules, List.of(), null, false, null, null);
   }
 
   public Listener withRules(List<Rule> newRules) {
-    return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c, attributes);
+    return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c, attributes,
+        alpnPolicy);
   }
 
   public Listener withAttributes(ListenerAttributes newAttributes) {
-    return new Listener(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, newAttributes);
+    return new Listener(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, newAttributes,
+        alpnPolicy);
+  }
+
+  public Listener withCertificates(List<Certificate> newCertificates) {
+    return new Listener(arn, protocol, port, defaultActions, rules, newCertificates, sslPolicy, h2c, attributes,
+        alpnPolicy);
   }
 }

@@ -140,10 +140,17 @@ final class ResourceChanges {
     if (!Objects.equals(was.sslPolicy(), now.sslPolicy())) {
       what.add("security policy " + was.sslPolicy() + " \u2192 " + now.sslPolicy());
     }
+    if (was.alpnPolicy() != now.alpnPolicy()) {
+      what.add("ALPN policy " + alpnName(was) + " \u2192 " + alpnName(now));
+    }
     if (was.h2c() != now.h2c()) {
       what.add("h2c " + was.h2c() + " \u2192 " + now.h2c());
     }
     return what;
+  }
+
+  private static String alpnName(Listener l) {
+    return l.alpnPolicy() == null ? null : l.alpnPolicy().wire();
   }
 
   private static void targetGroup(TargetGroup was, TargetGroup now, List<Change> out) {

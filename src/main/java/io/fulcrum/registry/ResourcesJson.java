@@ -1,6 +1,7 @@
 package io.fulcrum.registry;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AlpnPolicy;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
@@ -66,6 +67,9 @@ public final class ResourcesJson {
         }
         if (l.sslPolicy() != null) {
           listener.put("sslPolicy", l.sslPolicy());
+        }
+        if (l.alpnPolicy() != null) {
+          listener.put("alpnPolicy", l.alpnPolicy().wire());
         }
         if (!l.certificates().isEmpty()) {
           JsonArray certificates = new JsonArray();
@@ -244,6 +248,14 @@ public final class ResourcesJson {
         targets, o.getInteger("targetControlPort"));
   }
 
+  private static AlpnPolicy alpnPolicy(String name, Problems p) {
+    AlpnPolicy policy = name == null ? null : AlpnPolicy.named(name);
+    if (name != null && policy == null) {
+      p.add("'" + name + "' is not an ALPN policy (expected one of: " + String.join(", ", AlpnPolicy.names()) + ")");
+    }
+    return policy;
+  }
+
   private static LoadBalancer loadBalancer(JsonObject o, Problems p) {
     int before = p.size();
     LoadBalancerType type = WireEnum.parse(LoadBalancerType.class, o.getString("type"), p.at("type"));
@@ -288,7 +300,8 @@ public final class ResourcesJson {
       ListenerAttributes listenerAttributes = protocol == null ? null
           : ListenerAttributes.resolve(protocol, null, given, p.at("listeners").at(i).at("attributes"));
       listeners.add(new Listener(l.getString("arn"), protocol, l.getInteger("port"), actions(l.getJsonArray("defaultActions")),
-          rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false), listenerAttributes));
+          rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false), listenerAttributes,
+          alpnPolicy(l.getString("alpnPolicy"), p.at("listeners").at(i).at("alpnPolicy"))));
     }
     if (p.size() > before) {
       return null;

@@ -60,6 +60,7 @@ final class SnapshotBuilder {
       return null;
     }
     SecurityPolicy policy = SecurityPolicy.named(l.sslPolicy() == null ? Listener.DEFAULT_SSL_POLICY : l.sslPolicy());
+    List<String> alpn = l.alpnPolicy() == null ? List.of() : l.alpnPolicy().protocols();
     List<String> certs = new ArrayList<>();
     List<String> keys = new ArrayList<>();
     for (Certificate c : l.certificates()) {
@@ -73,7 +74,7 @@ final class SnapshotBuilder {
         certs.add(c.certificateFile());
         keys.add(c.privateKeyFile());
       } else {
-        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy);
+        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy, alpn);
       }
     }
     if (certs.isEmpty()) {
@@ -83,7 +84,7 @@ final class SnapshotBuilder {
       certs.add(selfSigned.certificate().toString());
       keys.add(selfSigned.privateKey().toString());
     }
-    return new ListenerTls(certs, keys, null, null, policy);
+    return new ListenerTls(certs, keys, null, null, policy, alpn);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.fulcrum.api;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fulcrum.model.Arns;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.FlowClient;
@@ -11,6 +12,7 @@ import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TcpTarget;
+import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
@@ -26,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -168,6 +172,19 @@ class AwsCliInteropIT {
       assertThat(listener.getString("Protocol")).isEqualTo("TCP");
       try (FlowClient c = FlowClient.connect(port)) {
         assertThat(c.ask("select 1")).isEqualTo("db:select 1");
+      }
+      JsonObject tls = aws("modify-listener", "--listener-arn", listener.getString("ListenerArn"), "--protocol", "TLS",
+          "--certificates", "CertificateArn=" + new Arns("us-east-1", "000000000000").selfSignedCertificate(),
+          "--alpn-policy", "HTTP2Preferred").getJsonArray("Listeners").getJsonObject(0);
+      assertThat(tls.getJsonArray("AlpnPolicy").getList()).containsExactly("HTTP2Preferred");
+      SSLSocket socket = (SSLSocket) TestCertificates.trustingAnything().getSocketFactory()
+          .createSocket("127.0.0.1", port);
+      SSLParameters offer = socket.getSSLParameters();
+      offer.setApplicationProtocols(new String[] {"http/1.1", "h2"});
+      socket.setSSLParameters(offer);
+      try (FlowClient c = FlowClient.over(socket)) {
+        assertThat(c.ask("select 2")).isEqualTo("db:select 2");
+        assertThat(socket.getApplicationProtocol()).isEqualTo("h2");
       }
       JsonObject group = aws("describe-target-groups", "--target-group-arns", tg).getJsonArray("TargetGroups")
           .getJsonObject(0);

@@ -13,6 +13,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,6 +112,31 @@ class NetworkLoadBalancerApiTest {
     SSLContext context = TestCertificates.trustingAnything(); // the deployment's self-signed certificate
     try (FlowClient c = FlowClient.over(context.getSocketFactory().createSocket("127.0.0.1", port))) {
       assertThat(c.ask("over tls")).as("the TLS server serves once ModifyListener answers").isEqualTo("t:over tls");
+    }
+
+    // An ALPN policy: the server negotiates by it at once, DescribeListeners reports it, and a change
+    // that does not name one keeps it.
+    assertThat(tls.alpnPolicy()).as("none given").isEmpty();
+    h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).alpnPolicy("HTTP2Preferred"));
+    assertThat(negotiated(context, port, "http/1.1", "h2")).isEqualTo("h2");
+    h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).sslPolicy("ELBSecurityPolicy-TLS13-1-2-2021-06"));
+    assertThat(h.elb.describeListeners(b -> b.listenerArns(listener.listenerArn())).listeners().get(0).alpnPolicy())
+        .containsExactly("HTTP2Preferred");
+    h.refusedUnchanged(() -> h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).alpnPolicy("HTTP3")),
+        "ALPNPolicyNotFound");
+    h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).alpnPolicy("None"));
+    assertThat(negotiated(context, port, "http/1.1", "h2")).as("None: nothing negotiated").isEmpty();
+  }
+
+  /** The protocol a client offering {@code offer} negotiates with the TLS listener on {@code port} ("" for none). */
+  private static String negotiated(SSLContext context, int port, String... offer) throws Exception {
+    SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
+    SSLParameters parameters = socket.getSSLParameters();
+    parameters.setApplicationProtocols(offer);
+    socket.setSSLParameters(parameters);
+    try (FlowClient c = FlowClient.over(socket)) {
+      assertThat(c.ask("negotiated")).isEqualTo("t:negotiated");
+      return socket.getApplicationProtocol();
     }
   }
 

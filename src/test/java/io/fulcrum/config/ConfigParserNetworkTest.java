@@ -78,6 +78,16 @@ class ConfigParserNetworkTest {
     assertThat(l.certificates()).as("the self-signed certificate when none is given").hasSize(1);
     assertThat(messages(nlb("{protocol: TLS, port: 443, default-actions: [{type: forward, target-group: tcp}]}",
         TCP_GROUP))).isEmpty();
+    assertThat(l.alpnPolicy()).as("none given").isNull();
+  }
+
+  @Test
+  void tlsListener_takesAnAlpnPolicy_byAwssName() {
+    FulcrumConfig config = parse(nlb("{protocol: TLS, port: 443, alpn-policy: HTTP2Preferred,"
+        + " default-actions: [{type: forward, target-group: tcp}]}", TCP_GROUP));
+    var l = config.resources().loadBalancers().get(0).listeners().get(0);
+    assertThat(l.alpnPolicy()).isEqualTo(io.fulcrum.model.AlpnPolicy.HTTP2_PREFERRED);
+    assertThat(l.alpnPolicy().protocols()).containsExactly("h2", "http/1.1", "http/1.0");
   }
 
   @ParameterizedTest
@@ -102,7 +112,12 @@ class ConfigParserNetworkTest {
       "{protocol: TCP, port: 80, h2c: true, default-actions: [{type: forward, target-group: tcp}]}"
           + " | h2c: h2c is only for HTTP listeners",
       "{protocol: TCP, port: 80, ssl-policy: ELBSecurityPolicy-2016-08, default-actions: [{type: forward,"
-          + " target-group: tcp}]} | ssl-policy: a security policy is only for HTTPS and TLS listeners"})
+          + " target-group: tcp}]} | ssl-policy: a security policy is only for HTTPS and TLS listeners",
+      "{protocol: TCP, port: 80, alpn-policy: HTTP2Only, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | alpn-policy: an ALPN policy is only for TLS listeners",
+      "{protocol: TLS, port: 443, alpn-policy: h2, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | alpn-policy: 'h2' is not an ALPN policy (expected one of: HTTP1Only, HTTP2Only, HTTP2Optional,"
+          + " HTTP2Preferred, None)"})
   void listenersThatDoNotFit_areRefusedAtTheirKey(String listener, String message) {
     assertThat(messages(nlb(listener, TCP_GROUP))).containsExactly(L + message);
   }

@@ -2,11 +2,11 @@ package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
+import io.fulcrum.testing.AlpnTlsTarget;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FlowClient;
@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -583,6 +584,61 @@ class NetworkListenerTest {
     return count;
   }
 
+  @Test
+  void alpnPolicy_choosesTheListenersFavouriteOfWhatTheClientOffers_andATlsTargetIsOfferedThatOneAlone()
+      throws Exception {
+    Path dir = Files.createTempDirectory("nlb-alpn");
+    TestCertificates.Pem cert = TestCertificates.pem(dir, "listener", "nlb.example");
+    AlpnTlsTarget secure = AlpnTlsTarget.start("s", dir, List.of("http/1.1", "h2"));
+    int optional = Ports.free();
+    int none = Ports.free();
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: TLS
+                port: %1$d
+                certificates: [{certificate: %2$s, private-key: %3$s}]
+                alpn-policy: HTTP2Preferred
+                default-actions: [{type: forward, target-group: tls}]
+              - protocol: TLS
+                port: %4$d
+                certificates: [{certificate: %2$s, private-key: %3$s}]
+                alpn-policy: HTTP2Optional
+                default-actions: [{type: forward, target-group: tcp}]
+              - protocol: TLS
+                port: %5$d
+                certificates: [{certificate: %2$s, private-key: %3$s}]
+                default-actions: [{type: forward, target-group: tls}]
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80, targets: [{id: 127.0.0.1, port: %6$d}]}
+          - {name: tls, target-type: ip, protocol: TLS, port: 443, targets: [{id: 127.0.0.1, port: %7$d}]}
+        """.formatted(port, cert.certificate(), cert.privateKey(), optional, none, a.port(), secure.port());
+    try {
+      gateway = Gateway.start(TestVertx.create(), yaml);
+      SSLContext tls = TestCertificates.trusting(cert.x509());
+
+      assertThat(alpn(tls, port, "http/1.1", "h2")).as("HTTP2Preferred: h2 first, whatever the client's order")
+          .isEqualTo("h2");
+      assertThat(secure.chosenProtocols()).as("the target is offered h2 alone").last().isEqualTo("h2");
+      assertThat(alpn(tls, port, "http/1.1")).isEqualTo("http/1.1");
+      assertThat(secure.chosenProtocols()).last().isEqualTo("http/1.1");
+      assertThat(alpn(tls, port, "spdy/3.1")).as("nothing in common: no protocol, and the session goes on").isEmpty();
+      assertThat(secure.chosenProtocols()).as("nothing offered to the target").last().isEqualTo("");
+      assertThat(alpn(tls, port)).as("a client that offers nothing").isEmpty();
+
+      assertThat(alpn(tls, optional, "h2", "http/1.1")).as("HTTP2Optional: HTTP/1.1 first").isEqualTo("http/1.1");
+      assertThat(alpn(tls, optional, "h2")).isEqualTo("h2");
+
+      assertThat(alpn(tls, none, "h2", "http/1.1")).as("no policy: nothing negotiated").isEmpty();
+      assertThat(secure.chosenProtocols()).last().isEqualTo("");
+      assertThat(metric("ClientTLSNegotiationErrorCount")).isZero();
+    } finally {
+      secure.close();
+    }
+  }
+
   /**
    * Two TLS listeners with one certificate and different security policies each keep their own:
    * Vert.x's context manager, shared by every loop, knows a context by its certificates alone, and
@@ -624,6 +680,18 @@ class NetworkListenerTest {
             .isInstanceOf(javax.net.ssl.SSLException.class);
         socket.close();
       }
+    }
+  }
+
+  /** The protocol negotiated by a client that offers {@code offer} ("" for none), after a line went both ways. */
+  private static String alpn(SSLContext tls, int port, String... offer) throws IOException {
+    SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", port);
+    SSLParameters parameters = socket.getSSLParameters();
+    parameters.setApplicationProtocols(offer);
+    socket.setSSLParameters(parameters);
+    try (FlowClient c = FlowClient.over(socket)) {
+      assertThat(c.ask("hello")).endsWith(":hello");
+      return socket.getApplicationProtocol();
     }
   }
 

@@ -55,6 +55,26 @@ class StateStoreTest {
   }
 
   @Test
+  void aTlsListenersAlpnPolicy_roundTrips() throws IOException {
+    FulcrumConfig c = Gateway.config("""
+        load-balancers:
+          - name: edge
+            type: network
+            listeners:
+              - {protocol: TLS, port: 7443, alpn-policy: HTTP2Only, default-actions: [{type: forward, target-group: tcp}]}
+              - {protocol: TLS, port: 8443, default-actions: [{type: forward, target-group: tcp}]}
+        target-groups:
+          - {name: tcp, target-type: ip, protocol: TCP, port: 80}
+        """);
+    Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups());
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    assertThat(store.load(c.environment())).contains(r);
+    assertThat(store.load(c.environment()).orElseThrow().loadBalancers().get(0).listeners())
+        .extracting(l -> l.alpnPolicy()).containsExactly(io.fulcrum.model.AlpnPolicy.HTTP2_ONLY, null);
+  }
+
+  @Test
   void save_replacesTheFileWhole_keepsThePreviousGoodOne_andLeavesNoTemporaryFile() throws IOException {
     FulcrumConfig c = demo();
     StateStore store = new StateStore(dir);
