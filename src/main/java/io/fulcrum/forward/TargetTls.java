@@ -16,7 +16,8 @@ import javax.net.ssl.SSLException;
  * 1.3 when an HTTPS listener of the load balancer has a TLS 1.3 policy (see
  * {@link ProxySettings#targetTls13()}); the target's certificate is not verified (ALB accepts
  * self-signed and expired ones). HTTP/2 connections (HTTP2 and GRPC target groups) offer ALPN
- * {@code h2} only. For Netty's channels, one context of each kind per process, shared by every loop.
+ * {@code h2} only; a TLS listener's flows offer the protocol chosen with their client, if any. For
+ * Netty's channels, one context of each kind per process, shared by every loop.
  */
 public final class TargetTls {
 
