@@ -139,8 +139,12 @@ public final class Explainer {
       for (int i = 0; i < conditions.size(); i++) {
         conditions.getJsonObject(i).put("matched", v.conditions().get(i));
       }
-      rules.add(new JsonObject().put("priority", rule.priority()).put("conditions", conditions)
-          .put("matched", v.matched()));
+      JsonObject verdict = new JsonObject().put("priority", rule.priority()).put("conditions", conditions)
+          .put("matched", v.matched());
+      if (!rule.transforms().isEmpty()) {
+        verdict.put("transforms", ResourcesJson.transforms(rule.transforms()));
+      }
+      rules.add(verdict);
       if (v.matched()) {
         actions = rule.actions();
         decidedBy = Integer.toString(rule.priority());

@@ -6,6 +6,7 @@ import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Rule;
+import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.RuleCondition;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -77,7 +78,16 @@ final class LoadBalancerXml {
         .add("Priority", r.priority())
         .add(Xml.list("Conditions", r.conditions(), LoadBalancerXml::condition))
         .add(actions("Actions", r.actions()))
-        .add("IsDefault", false);
+        .add("IsDefault", false)
+        .add(r.transforms().isEmpty() ? null : Xml.list("Transforms", r.transforms(), LoadBalancerXml::transform));
+  }
+
+  private static Xml transform(RuleTransform t) {
+    String config = t.type() == RuleTransform.Type.URL_REWRITE ? "UrlRewriteConfig" : "HostHeaderRewriteConfig";
+    return Xml.el("member")
+        .add("Type", t.type().wire())
+        .add(Xml.el(config).add(Xml.list("Rewrites", List.of(t),
+            r -> Xml.el("member").add("Regex", r.regex()).add("Replace", r.replace()))));
   }
 
   /** A listener's default rule: priority {@code default}, no conditions, the default actions. */

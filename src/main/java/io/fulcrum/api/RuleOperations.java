@@ -5,9 +5,12 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.Problems;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
+import io.fulcrum.model.RuleTransform;
+import io.fulcrum.model.WireEnum;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,10 +53,41 @@ final class RuleOperations {
     return priority;
   }
 
-  private static void refuseTransforms(QueryParams p) {
-    if (p.hasAny("Transforms")) {
-      throw ApiError.validation("Transforms (host-header-rewrite, url-rewrite) are not supported by Fulcrum");
+  /**
+   * A rule's {@code Transforms}: each a {@code Type} and the one rewrite ({@code Regex},
+   * {@code Replace}) of its {@code HostHeaderRewriteConfig} or {@code UrlRewriteConfig}, checked as
+   * the config file's are ({@link RuleTransform#validate}).
+   */
+  static List<RuleTransform> transforms(QueryParams p) {
+    List<RuleTransform> out = new ArrayList<>();
+    List<QueryParams> given = p.structs("Transforms");
+    for (int i = 0; i < given.size(); i++) {
+      QueryParams t = given.get(i);
+      String where = "Transforms.member." + (i + 1);
+      String typeName = t.string("Type");
+      RuleTransform.Type type = typeName == null ? null
+          : WireEnum.parse(RuleTransform.Type.class, typeName).orElse(null);
+      if (type == null) {
+        throw ApiError.validation(where + ".Type: " + (typeName == null ? "a type is required" : "'" + typeName
+            + "' is not a transform") + " (expected: host-header-rewrite or url-rewrite)");
+      }
+      String config = type == RuleTransform.Type.URL_REWRITE ? "UrlRewriteConfig" : "HostHeaderRewriteConfig";
+      List<QueryParams> rewrites = t.struct(config).structs("Rewrites");
+      if (rewrites.size() != 1) {
+        throw ApiError.validation(where + "." + config + ".Rewrites: exactly one rewrite is expected, not "
+            + rewrites.size());
+      }
+      String regex = rewrites.get(0).string("Regex");
+      String replace = rewrites.get(0).string("Replace");
+      if (regex == null || replace == null) {
+        throw ApiError.validation(where + "." + config + ".Rewrites.member.1: Regex and Replace are required");
+      }
+      out.add(new RuleTransform(type, regex, replace));
     }
+    Problems problems = new Problems();
+    RuleTransform.validate(out, problems.at("transforms"));
+    ModelProblems.throwFirst(problems, 0);
+    return out;
   }
 
   private static void checkPriorityFree(Listener l, int priority) {
@@ -72,7 +106,7 @@ final class RuleOperations {
     List<RuleCondition> conditions = ConditionsParser.parse(p, "Conditions");
     int priority = priority(p, "Priority", "priority");
     List<Action> actions = ActionsParser.parse(p, "Actions");
-    refuseTransforms(p);
+    List<RuleTransform> transforms = transforms(p);
     Map<String, String> tags = ResourceTagList.parse(p, "Tags");
     Environment env = ctx.environment();
     AtomicReference<String> created = new AtomicReference<>();
@@ -84,7 +118,7 @@ final class RuleOperations {
       String arn = env.arns().rule(lb.type(), lb.name(), Arns.idOf(lb.arn()), Arns.idOf(ref.listener().arn()),
           LbResources.newId(r));
       List<Rule> rules = new ArrayList<>(ref.listener().rules());
-      rules.add(new Rule(arn, priority, conditions, resolved));
+      rules.add(new Rule(arn, priority, conditions, resolved, transforms));
       created.set(arn);
       return LbResources.withTags(LbResources.replace(r, lb, ref.listener().withRules(rules)), arn, tags);
     }).map(r -> List.of(Xml.list("Rules", List.of(LbResources.rule(r, env, created.get())), RuleOperations::xml)));
@@ -129,8 +163,11 @@ final class RuleOperations {
     String arn = p.required("RuleArn");
     List<RuleCondition> conditions = p.hasAny("Conditions") ? ConditionsParser.parse(p, "Conditions") : null;
     List<Action> actions = p.hasAny("Actions") ? ActionsParser.parse(p, "Actions") : null;
-    refuseTransforms(p);
-    p.bool("ResetTransforms");
+    List<RuleTransform> transforms = p.hasAny("Transforms") ? transforms(p) : null;
+    boolean reset = Boolean.TRUE.equals(p.bool("ResetTransforms"));
+    if (reset && transforms != null) {
+      throw ApiError.validation("Transforms and ResetTransforms cannot be given together");
+    }
     Environment env = ctx.environment();
     return ctx.mutate(r -> {
       LbResources.RuleRef ref = LbResources.rule(r, env, arn);
@@ -138,6 +175,9 @@ final class RuleOperations {
       if (ref.isDefault()) {
         if (conditions != null) {
           throw LbResources.refusal("OperationNotPermitted", "The conditions of a default rule cannot be changed");
+        }
+        if (transforms != null) {
+          throw LbResources.refusal("OperationNotPermitted", "A default rule cannot have transforms");
         }
         if (actions == null) {
           return r;
@@ -148,7 +188,8 @@ final class RuleOperations {
       }
       Rule old = ref.rule();
       Rule next = new Rule(old.arn(), old.priority(), conditions == null ? old.conditions() : conditions,
-          actions == null ? old.actions() : LbResources.resolve(r, actions));
+          actions == null ? old.actions() : LbResources.resolve(r, actions),
+          reset ? List.of() : transforms == null ? old.transforms() : transforms);
       if (next.equals(old)) {
         return r;
       }

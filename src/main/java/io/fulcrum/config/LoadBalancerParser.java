@@ -14,6 +14,7 @@ import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
+import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.SecurityPolicy;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -124,11 +125,12 @@ final class LoadBalancerParser {
       }
       List<RuleCondition> conditions = RuleParser.conditions(r);
       List<Action> actions = RuleParser.actions(r, "actions", tgArns);
+      List<RuleTransform> transforms = RuleParser.transforms(r);
       r.finish();
       if (priority != null) {
         String ruleArn = listenerArn == null ? null
             : arns.rule(lbType, lbName, lbId, listenerId, arns.stableId("rule", lbName, String.valueOf(port), priority.toString()));
-        rules.add(new Rule(ruleArn, priority, conditions, actions));
+        rules.add(new Rule(ruleArn, priority, conditions, actions, transforms));
       }
     }
     boolean h2c = l.bool("h2c", false);

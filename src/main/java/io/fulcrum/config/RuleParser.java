@@ -4,6 +4,7 @@ import io.fulcrum.model.Action;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
+import io.fulcrum.model.RuleTransform;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,6 +15,37 @@ import java.util.Set;
 final class RuleParser {
 
   private RuleParser() {
+  }
+
+  /**
+   * The transforms of a rule: {@code transforms: [{type: url-rewrite | host-header-rewrite, regex,
+   * replace}]}, at most one of each type.
+   */
+  static List<RuleTransform> transforms(ConfigNode r) {
+    List<RuleTransform> read = new ArrayList<>();
+    int before = r.problems().size();
+    for (ConfigNode t : r.objects("transforms")) {
+      RuleTransform.Type type = t.enumValue("type", RuleTransform.Type.class, null);
+      if (type == null && !t.has("type")) {
+        t.at("type").add("a type is required (expected: url-rewrite or host-header-rewrite)");
+      }
+      String regex = t.string("regex", null);
+      String replace = t.string("replace", null);
+      if (regex == null) {
+        t.at("regex").add("a regular expression is required");
+      }
+      if (replace == null) {
+        t.at("replace").add("a replacement is required (it may be empty)");
+      }
+      t.finish();
+      if (type != null && regex != null && replace != null) {
+        read.add(new RuleTransform(type, regex, replace));
+      }
+    }
+    if (r.problems().size() == before) {
+      RuleTransform.validate(read, r.at("transforms"));
+    }
+    return read;
   }
 
   /** The conditions of a rule, with AWS's per-rule limits (SPEC §8.5). */

@@ -12,6 +12,7 @@ public enum ElbError {
   XFF_TOO_LONG(463, "", "X-Forwarded-For holds more than 30 addresses"),
   PROTOCOL_MISMATCH(464, "", "request protocol incompatible with the target group protocol version"),
   UNSUPPORTED_TRANSFER_ENCODING(501, "Not Implemented", "unsupported Transfer-Encoding"),
+  TRANSFORM_FAILED(500, "Internal Server Error", "a rule's transform gave no valid URL or host"),
   TARGET_REFUSED(502, "Bad Gateway", "target refused the connection"),
   TARGET_RESET(502, "Bad Gateway", "target reset or closed the connection"),
   TARGET_MALFORMED(502, "Bad Gateway", "malformed response from target"),

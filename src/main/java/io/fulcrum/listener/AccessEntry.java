@@ -40,6 +40,10 @@ final class AccessEntry {
   /** {@code Acceptable}, {@code Ambiguous} or {@code Severe}, or null (compliant or not classified). */
   String classification;
   String classificationReason;
+  /** A rule's transforms: the Host and URL they gave (null: unchanged), and how it went (null: none applied). */
+  private String transformedHost;
+  private String transformedUri;
+  private String transformStatus;
   String groupArn;
   /** {@code ip:port} of the target, or null (none, or a Lambda function). */
   String target;
@@ -91,6 +95,16 @@ final class AccessEntry {
   void routed(RouteAction route) {
     priority = route.priority();
     action = route instanceof ForwardRoute ? "forward" : route instanceof FixedRoute ? "fixed-response" : "redirect";
+  }
+
+  /** What the forwarding rule's transforms did: {@code TRANSFORMED} or {@code FAILED}, with what they gave. */
+  void transformed(NodeRequest.Rewritten done, NodeRequest facts) {
+    if (done == NodeRequest.Rewritten.NOTHING) {
+      return;
+    }
+    transformStatus = done == NodeRequest.Rewritten.REWRITTEN ? "TRANSFORMED" : "FAILED";
+    transformedHost = facts.rewrittenHost();
+    transformedUri = facts.rewrittenUri();
   }
 
   /** Desync mitigation's verdict on a request that is not compliant. */
@@ -159,8 +173,10 @@ final class AccessEntry {
     lines.quoted(classification, MAX_FIELD).append(' ');
     lines.quoted(classificationReason, MAX_FIELD).append(' ');
     b.append(connectionId);
-    // transformed_host, transformed_uri, request_transform_status: Fulcrum has no transforms.
-    b.append(" \"-\" \"-\" \"-\"");
+    b.append(' ');
+    lines.quoted(transformedHost, MAX_FIELD).append(' ');
+    lines.quoted(transformedUri, MAX_FIELD).append(' ');
+    lines.quoted(transformStatus, MAX_FIELD);
     lines.end();
   }
 

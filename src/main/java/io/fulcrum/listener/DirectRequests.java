@@ -83,8 +83,8 @@ final class DirectRequests {
       return null; // the usual path blocks it, or serves it and closes
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
-    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route)) {
-      return null;
+    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.rewrites() != null) {
+      return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);
@@ -188,8 +188,8 @@ final class DirectRequests {
       return null;
     }
     NodeRequest facts = new NodeRequest(method.name(), path.toString(), headers, remote, authority);
-    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route)) {
-      return null;
+    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.rewrites() != null) {
+      return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
     Dispatcher.Choice choice = dispatcher.choice(route, headers, now);

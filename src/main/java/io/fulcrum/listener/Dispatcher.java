@@ -207,7 +207,7 @@ final class Dispatcher {
       SocketAddress remote, ClientConnection client, long headerBytes, long now) {
     ListenerPlan plan = binding.plan;
     ProxySettings proxy = plan.proxy();
-    String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
+    String host = ForwardHeaders.targetHost(facts.targetHostHeader(), plan.port(), proxy);
     boolean xffPort = proxy.xffClientPort();
     String forwardedFor = client != null ? client.forwardedFor(remote, xffPort) : ForwardHeaders.forwardedFor(remote, xffPort);
     ForwardHeaders.Tls tls = proxy.tlsHeaders() && plan.tls() != null && client != null ? client.tls() : null;

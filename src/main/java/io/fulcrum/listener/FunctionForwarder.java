@@ -77,7 +77,7 @@ final class FunctionForwarder {
     // ALB's event keeps the client's Connection header (SPEC §6.1), which preparing for a target drops.
     String connection = req.headers().get(HttpHeaders.CONNECTION);
     ProxySettings proxy = plan.proxy();
-    String host = ForwardHeaders.targetHost(facts.hostHeader(), plan.port(), proxy);
+    String host = ForwardHeaders.targetHost(facts.targetHostHeader(), plan.port(), proxy);
     String scheme = plan.protocol() == Protocol.HTTPS ? "https" : "http";
     ForwardHeaders.Tls tls = proxy.tlsHeaders() ? ForwardHeaders.Tls.of(req.connection().sslSession()) : null;
     if (tls != null) {

@@ -3,6 +3,7 @@ package io.fulcrum.listener;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.model.IpAddresses;
 import io.fulcrum.routing.RequestFacts;
+import io.fulcrum.routing.Rewrites;
 import io.fulcrum.routing.RulePath;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
@@ -32,6 +33,9 @@ final class NodeRequest implements RequestFacts {
   private boolean hostRead;
   private String path;
   private String rulePath;
+  /** The request target and Host value a rule's transforms gave, or null (see {@link #rewrite}). */
+  private String rewrittenUri;
+  private String rewrittenHost;
   private boolean queryRead;
   private String queryString;
   private List<String[]> query;
@@ -275,8 +279,61 @@ final class NodeRequest implements RequestFacts {
     return uri;
   }
 
-  /** The request target in origin form ({@code /path?query}), as sent to targets. */
+  /** What a rule's transforms did to a request ({@link #rewrite}). */
+  enum Rewritten { NOTHING, REWRITTEN, FAILED }
+
+  /**
+   * Applies a forwarding rule's transforms: the host name of the Host header (its port kept) and
+   * the request target in origin form, each rewritten where its expression matches. What goes to the
+   * target must still be a request a target can take: a target in origin form (a {@code /path},
+   * without a space, control character or fragment, and no dot segments that climb above the root)
+   * and a host; a rewrite that gives anything else fails, and the request gets 500 as on AWS. The
+   * facts rules looked at stay as the client sent them.
+   */
+  Rewritten rewrite(Rewrites rewrites) {
+    String host = host();
+    String newHost = rewrites.host(host);
+    String newUri = rewrites.url(originForm());
+    if (newHost == null && newUri == null) {
+      return Rewritten.NOTHING;
+    }
+    if (newHost != null) {
+      String header = hostHeader();
+      String port = header.substring(host.length()); // ":8080" or ""
+      if (newHost.isEmpty() || !validHost(newHost + port, true)) {
+        return Rewritten.FAILED;
+      }
+      rewrittenHost = newHost + port;
+    }
+    if (newUri != null) {
+      if (newUri.isEmpty() || newUri.charAt(0) != '/' || !requestLinePath(newUri) || !cleanPath(newUri, 0)) {
+        return Rewritten.FAILED;
+      }
+      rewrittenUri = newUri;
+    }
+    return Rewritten.REWRITTEN;
+  }
+
+  /** The Host value a host transform gave, or null. */
+  String rewrittenHost() {
+    return rewrittenHost;
+  }
+
+  /** The request target a URL transform gave, or null. */
+  String rewrittenUri() {
+    return rewrittenUri;
+  }
+
+  /** The Host value for the target: as a transform rewrote it, else as the client gave it; may be null. */
+  String targetHostHeader() {
+    return rewrittenHost != null ? rewrittenHost : hostHeader();
+  }
+
+  /** The request target in origin form ({@code /path?query}), as sent to targets (after any URL transform). */
   String originForm() {
+    if (rewrittenUri != null) {
+      return rewrittenUri;
+    }
     if (!absoluteForm) {
       return uri;
     }

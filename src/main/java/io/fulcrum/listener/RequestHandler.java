@@ -178,6 +178,9 @@ final class RequestHandler {
       entry.routed(action);
     }
     if (action instanceof ForwardRoute f) {
+      if (f.rewrites() != null && !rewrite(binding, req, facts, f, entry)) {
+        return;
+      }
       forward(binding, plan, req, facts, f, chunked, headerBytes, client, last, entry, false);
     } else if (action instanceof FixedRoute f) {
       meters.fixedResponse(f.statusCode());
@@ -193,6 +196,23 @@ final class RequestHandler {
         entry.answered(r.statusCode());
       }
     }
+  }
+
+  /**
+   * Applies the forwarding rule's transforms to the request; false when one failed, and the request
+   * was answered 500 (AWS's answer to a rewrite that matched and could not be applied).
+   */
+  private boolean rewrite(Binding binding, HttpServerRequest req, NodeRequest facts, ForwardRoute route,
+      AccessEntry entry) {
+    NodeRequest.Rewritten done = facts.rewrite(route.rewrites());
+    if (entry != null) {
+      entry.transformed(done, facts);
+    }
+    if (done == NodeRequest.Rewritten.FAILED) {
+      answer(binding, entry, req, ElbError.TRANSFORM_FAILED);
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -5,10 +5,11 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * A listener rule: a priority (1-50000, lower first), conditions that must all match, and the
- * action. Immutable.
+ * A listener rule: a priority (1-50000, lower first), conditions that must all match, the action,
+ * and the transforms that rewrite a request it forwards. Immutable.
  */
-public record Rule(String arn, int priority, List<RuleCondition> conditions, List<Action> actions) {
+public record Rule(String arn, int priority, List<RuleCondition> conditions, List<Action> actions,
+    List<RuleTransform> transforms) {
 
   public static final int MIN_PRIORITY = 1;
   public static final int MAX_PRIORITY = 50_000;
@@ -18,10 +19,16 @@ public record Rule(String arn, int priority, List<RuleCondition> conditions, Lis
   public Rule {
     conditions = List.copyOf(conditions);
     actions = List.copyOf(actions);
+    transforms = List.copyOf(transforms);
+  }
+
+  /** A rule without transforms. */
+  public Rule(String arn, int priority, List<RuleCondition> conditions, List<Action> actions) {
+    this(arn, priority, conditions, actions, List.of());
   }
 
   public Rule withPriority(int newPriority) {
-    return new Rule(arn, newPriority, conditions, actions);
+    return new Rule(arn, newPriority, conditions, actions, transforms);
   }
 
   /**

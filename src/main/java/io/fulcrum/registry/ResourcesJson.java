@@ -21,6 +21,7 @@ import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
+import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetDescription;
 import io.fulcrum.model.TargetGroup;
@@ -59,6 +60,9 @@ public final class ResourcesJson {
         for (Rule rule : l.rules()) {
           rules.add(new JsonObject().put("arn", rule.arn()).put("priority", rule.priority())
               .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions())));
+          if (!rule.transforms().isEmpty()) {
+            rules.getJsonObject(rules.size() - 1).put("transforms", transforms(rule.transforms()));
+          }
         }
         JsonObject listener = new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire())
             .put("port", l.port()).put("defaultActions", actions(l.defaultActions())).put("rules", rules);
@@ -248,6 +252,27 @@ public final class ResourcesJson {
         targets, o.getInteger("targetControlPort"));
   }
 
+  /** A rule's transforms, as the state file and the dashboard show them. */
+  public static JsonArray transforms(List<RuleTransform> transforms) {
+    JsonArray out = new JsonArray();
+    transforms.forEach(t -> out.add(new JsonObject().put("type", t.type().wire()).put("regex", t.regex())
+        .put("replace", t.replace())));
+    return out;
+  }
+
+  private static List<RuleTransform> transforms(JsonArray a, Problems p) {
+    List<RuleTransform> out = new ArrayList<>();
+    for (int i = 0; i < a.size(); i++) {
+      JsonObject t = a.getJsonObject(i);
+      RuleTransform.Type type = WireEnum.parse(RuleTransform.Type.class, t.getString("type"), p.at(i).at("type"));
+      if (type != null) {
+        out.add(new RuleTransform(type, t.getString("regex", ""), t.getString("replace", "")));
+      }
+    }
+    RuleTransform.validate(out, p);
+    return out;
+  }
+
   private static AlpnPolicy alpnPolicy(String name, Problems p) {
     AlpnPolicy policy = name == null ? null : AlpnPolicy.named(name);
     if (name != null && policy == null) {
@@ -286,7 +311,8 @@ public final class ResourcesJson {
       for (int j = 0; j < rs.size(); j++) {
         JsonObject r = rs.getJsonObject(j);
         rules.add(new Rule(r.getString("arn"), r.getInteger("priority"), conditions(r.getJsonArray("conditions")),
-            actions(r.getJsonArray("actions"))));
+            actions(r.getJsonArray("actions")), transforms(r.getJsonArray("transforms", new JsonArray()),
+                p.at("listeners").at(i).at("rules").at(j).at("transforms"))));
       }
       List<Certificate> certificates = new ArrayList<>();
       JsonArray cs = l.getJsonArray("certificates", new JsonArray());

@@ -16,9 +16,11 @@ public final class ForwardRoute implements RouteAction {
   private final int total;
   private final boolean stickiness;
   private final int stickinessSeconds;
+  private final Rewrites rewrites;
 
-  ForwardRoute(int priority, Action.Forward forward) {
+  ForwardRoute(int priority, Action.Forward forward, Rewrites rewrites) {
     this.priority = priority;
+    this.rewrites = rewrites;
     List<Action.WeightedTargetGroup> groups = forward.targetGroups();
     this.arns = new String[groups.size()];
     this.cumulative = new int[groups.size()];
@@ -37,6 +39,11 @@ public final class ForwardRoute implements RouteAction {
   @Override
   public int priority() {
     return priority;
+  }
+
+  /** The rule's transforms, which rewrite the request before it goes on; null when it has none. */
+  public Rewrites rewrites() {
+    return rewrites;
   }
 
   /** The chosen target group's ARN, or {@code null} when every weight is 0. */

@@ -49,9 +49,9 @@ public final class RouteTable {
         }
       }
       conditions[i] = ms.toArray(ConditionMatcher[]::new);
-      actions[i] = compile(rule.priority(), rule.actions().get(0));
+      actions[i] = compile(rule.priority(), rule.actions().get(0), Rewrites.of(rule.transforms()));
     }
-    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions().get(0)));
+    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions().get(0), null));
   }
 
   /** The part of each pattern before its first wildcard; null if one of them has none. */
@@ -71,9 +71,10 @@ public final class RouteTable {
     return starts;
   }
 
-  static RouteAction compile(int priority, Action action) {
+  /** @param rewrites the rule's transforms (null: none), which apply to a forward only */
+  static RouteAction compile(int priority, Action action, Rewrites rewrites) {
     if (action instanceof Action.Forward f) {
-      return new ForwardRoute(priority, f);
+      return new ForwardRoute(priority, f, rewrites);
     }
     if (action instanceof Action.FixedResponse f) {
       return new FixedRoute(priority, f.statusCode(), f.contentType(), f.messageBody());

@@ -180,6 +180,37 @@ class RuleRoutingApiTest {
   }
 
   @Test
+  void transforms_rewriteWhatTheTargetGets_areDescribed_andResetTransformsRemovesThem() {
+    String arn = h.elb.createRule(b -> b.listenerArn(listener).priority(10).conditions(path("/shop/*"))
+        .actions(forward(h.tg("blue")))
+        .transforms(t -> t.type("url-rewrite").urlRewriteConfig(u -> u.rewrites(r -> r.regex("^/shop/(.*)$")
+            .replace("/store/$1"))),
+            t -> t.type("host-header-rewrite").hostHeaderRewriteConfig(c -> c.rewrites(r -> r.regex("^www\\.")
+                .replace("origin."))))).rules().get(0).ruleArn();
+
+    assertThat(get("127.0.0.1", port, "/shop/cart?id=1", Map.of("Host", "www.example.com")).bodyText())
+        .isEqualTo("blue");
+    assertThat(h.blue.lastRequest().getString("uri")).isEqualTo("/store/cart?id=1");
+    assertThat(h.blue.lastRequest().getJsonObject("headers").getString("host")).isEqualTo("origin.example.com:" + port);
+    var described = h.elb.describeRules(b -> b.ruleArns(arn)).rules().get(0).transforms();
+    assertThat(described).extracting(t -> t.typeAsString()).containsExactly("url-rewrite", "host-header-rewrite");
+    assertThat(described.get(0).urlRewriteConfig().rewrites().get(0).replace()).isEqualTo("/store/$1");
+    assertThat(described.get(1).hostHeaderRewriteConfig().rewrites().get(0).regex()).isEqualTo("^www\\.");
+
+    h.refusedUnchanged(() -> h.elb.modifyRule(b -> b.ruleArn(arn).transforms(t -> t.type("url-rewrite")
+        .urlRewriteConfig(u -> u.rewrites(r -> r.regex("^/(?=shop)").replace("/"))))), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyRule(b -> b.ruleArn(arn).transforms(t -> t.type("url-rewrite")
+        .urlRewriteConfig(u -> u.rewrites(r -> r.regex("^/(a)").replace("/$2"))))), "ValidationError");
+    h.elb.modifyRule(b -> b.ruleArn(arn).actions(forward(h.tg("green"))));
+    assertThat(h.elb.describeRules(b -> b.ruleArns(arn)).rules().get(0).transforms())
+        .as("a change that names none keeps them").hasSize(2);
+    h.elb.modifyRule(b -> b.ruleArn(arn).resetTransforms(true));
+    assertThat(get("127.0.0.1", port, "/shop/cart", Map.of("Host", "www.example.com")).bodyText()).isEqualTo("green");
+    assertThat(h.green.lastRequest().getString("uri")).isEqualTo("/shop/cart");
+    assertThat(h.elb.describeRules(b -> b.ruleArns(arn)).rules().get(0).transforms()).isEmpty();
+  }
+
+  @Test
   void refusedRule_changesNoRouting() {
     rule(10, "blue", path("/a"));
     h.refusedUnchanged(() -> rule(10, "green", path("/a", "/b")), "PriorityInUse");

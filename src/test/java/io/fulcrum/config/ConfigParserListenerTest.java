@@ -188,6 +188,36 @@ class ConfigParserListenerTest {
             "another rule of this listener has priority 10"));
   }
 
+  // ---- transforms ----
+
+  private static List<String> transformMessages(String transforms) {
+    return messages(withRule("- {priority: 1, conditions: [{field: path-pattern, values: [/a]}], transforms: "
+        + transforms + ", actions: [{type: forward, target-group: web}]}"));
+  }
+
+  @Test
+  void transforms_areRead() {
+    Rule rule = onlyRule("- {priority: 1, conditions: [{field: path-pattern, values: [/a/*]}], transforms: ["
+        + "{type: url-rewrite, regex: '^/a/(.*)$', replace: '/$1'}, {type: host-header-rewrite, regex: x, replace: ''}],"
+        + " actions: [{type: forward, target-group: web}]}");
+    assertThat(rule.transforms()).containsExactly(
+        new io.fulcrum.model.RuleTransform(io.fulcrum.model.RuleTransform.Type.URL_REWRITE, "^/a/(.*)$", "/$1"),
+        new io.fulcrum.model.RuleTransform(io.fulcrum.model.RuleTransform.Type.HOST_HEADER_REWRITE, "x", ""));
+  }
+
+  @Test
+  void badTransforms_areRejectedAtTheirKeys() {
+    assertThat(transformMessages("[{type: path-rewrite, regex: a, replace: b}]")).singleElement().asString()
+        .startsWith(R + "transforms[0].type: 'path-rewrite' is not");
+    assertThat(transformMessages("[{type: url-rewrite, replace: b}]")).containsExactly(
+        R + "transforms[0].regex: a regular expression is required");
+    assertThat(transformMessages("[{type: url-rewrite, regex: '(a)(?=b)', replace: '/$2'}]")).containsExactly(
+        R + "transforms[0].regex: regular expressions here do not support lookaheads and lookbehinds",
+        R + "transforms[0].replace: $2 names a capture group the regular expression does not have (it has 1)");
+    assertThat(transformMessages("[{type: url-rewrite, regex: a, replace: b}, {type: url-rewrite, regex: c,"
+        + " replace: d}]")).containsExactly(R + "transforms[1].type: a rule can have only one url-rewrite transform");
+  }
+
   // ---- conditions ----
 
   private static List<String> conditionMessages(String conditions) {

@@ -106,6 +106,16 @@ class AccessLogTest {
                      actions: [{type: forward, target-group: raw}]}
                   - {priority: 50, conditions: [{field: path-pattern, values: ["/chat"]}],
                      actions: [{type: forward, target-group: chat}]}
+                  - priority: 60
+                    conditions: [{field: path-pattern, values: ["/rewrite/*"]}]
+                    transforms:
+                      - {type: url-rewrite, regex: '^/rewrite/(.*)$', replace: '/$1'}
+                      - {type: host-header-rewrite, regex: '^web\\.example$', replace: internal.example}
+                    actions: [{type: forward, target-group: app}]
+                  - priority: 70
+                    conditions: [{field: path-pattern, values: ["/badrewrite/*"]}]
+                    transforms: [{type: url-rewrite, regex: '^/badrewrite/(.*)$', replace: '$1'}]
+                    actions: [{type: forward, target-group: app}]
               - protocol: HTTPS
                 port: %d
                 certificates: [{certificate: '%s', private-key: '%s'}]
@@ -252,6 +262,13 @@ class AccessLogTest {
         .isEqualTo(200);
     assertThat(RawHttp.status(RawHttp.exchange("127.0.0.1", port,
         "GET /raw HTTP/1.1\r\nHost: web.example\r\nConnection: close\r\n\r\n"))).isEqualTo(502);
+    // A rule's transforms: what they gave, and a rewrite that gives no URL (500).
+    String rewritten = RawHttp.exchange("127.0.0.1", port,
+        "GET /rewrite/x?y=1 HTTP/1.1\r\nHost: web.example\r\nConnection: close\r\n\r\n");
+    assertThat(RawHttp.status(rewritten)).isEqualTo(200);
+    assertThat(rewritten).endsWith("hello from /x");
+    assertThat(RawHttp.status(RawHttp.exchange("127.0.0.1", port,
+        "GET /badrewrite/x HTTP/1.1\r\nHost: web.example\r\nConnection: close\r\n\r\n"))).isEqualTo(500);
     // The other load balancer has no access log.
     assertThat(RawHttp.status(RawHttp.exchange("127.0.0.1", gatewayQuietPort(),
         "GET /quiet HTTP/1.1\r\nHost: q\r\nConnection: close\r\n\r\n"))).isEqualTo(200);
@@ -271,7 +288,7 @@ class AccessLogTest {
             + "_elasticloadbalancing_us-east-1_app.web." + lb.substring(lb.lastIndexOf('/') + 1) + "_" + end
             + "_127.0.0.1_") + "[a-z0-9]{8}\\.log\\.gz");
     List<String> lines = lines(file);
-    assertThat(lines).hasSize(9);
+    assertThat(lines).hasSize(11);
 
     String elb = lb.substring(lb.indexOf("loadbalancer/") + "loadbalancer/".length());
     List<String> d = line(lines, "/direct");
@@ -295,6 +312,13 @@ class AccessLogTest {
     assertThat(d.get(30)).matches("TID_[0-9a-f]{32}");
     assertThat(d.subList(31, 34)).containsExactly("-", "-", "-");
     assertThat(d).hasSize(34);
+
+    List<String> t = line(lines, "/rewrite/x");
+    assertThat(t.get(13)).isEqualTo("GET http://web.example:" + port + "/rewrite/x?y=1 HTTP/1.1");
+    assertThat(t.subList(31, 34)).containsExactly("internal.example", "/x?y=1", "TRANSFORMED");
+    List<String> bad = line(lines, "/badrewrite/x");
+    assertThat(bad.get(9)).isEqualTo("500");
+    assertThat(bad.subList(31, 34)).containsExactly("-", "-", "FAILED");
 
     List<String> v = line(lines, "/vertx");
     assertThat(v.subList(9, 13)).containsExactly("200", "200", Integer.toString(head.length()),

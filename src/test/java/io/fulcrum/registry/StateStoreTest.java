@@ -75,6 +75,30 @@ class StateStoreTest {
   }
 
   @Test
+  void aRulesTransforms_roundTrip() throws IOException {
+    FulcrumConfig c = Gateway.config("""
+        load-balancers:
+          - name: web
+            listeners:
+              - protocol: HTTP
+                port: 8080
+                default-actions: [{type: fixed-response, status-code: 404}]
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: [/api/*]}]
+                    transforms:
+                      - {type: url-rewrite, regex: '^/api/(.*)$', replace: '/$1'}
+                      - {type: host-header-rewrite, regex: '^www\\.', replace: ''}
+                    actions: [{type: fixed-response, status-code: 200}]
+        """);
+    Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups());
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    assertThat(store.load(c.environment())).contains(r);
+    assertThat(r.loadBalancers().get(0).listeners().get(0).rules().get(0).transforms()).hasSize(2);
+  }
+
+  @Test
   void save_replacesTheFileWhole_keepsThePreviousGoodOne_andLeavesNoTemporaryFile() throws IOException {
     FulcrumConfig c = demo();
     StateStore store = new StateStore(dir);

@@ -17,7 +17,7 @@ class ForwardRouteTest {
     for (int i = 0; i < weights.length; i++) {
       groups.add(new Action.WeightedTargetGroup("tg-" + i, "tg-" + i, weights[i]));
     }
-    return new ForwardRoute(1, new Action.Forward(groups, false, 0));
+    return new ForwardRoute(1, new Action.Forward(groups, false, 0), null);
   }
 
   private static Map<String, Integer> spread(ForwardRoute r, int n, long seed) {
