@@ -28,8 +28,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -177,14 +175,9 @@ class AwsCliInteropIT {
           "--certificates", "CertificateArn=" + new Arns("us-east-1", "000000000000").selfSignedCertificate(),
           "--alpn-policy", "HTTP2Preferred").getJsonArray("Listeners").getJsonObject(0);
       assertThat(tls.getJsonArray("AlpnPolicy").getList()).containsExactly("HTTP2Preferred");
-      SSLSocket socket = (SSLSocket) TestCertificates.trustingAnything().getSocketFactory()
-          .createSocket("127.0.0.1", port);
-      SSLParameters offer = socket.getSSLParameters();
-      offer.setApplicationProtocols(new String[] {"http/1.1", "h2"});
-      socket.setSSLParameters(offer);
-      try (FlowClient c = FlowClient.over(socket)) {
+      try (FlowClient c = FlowClient.tls(TestCertificates.trustingAnything(), port, "http/1.1", "h2")) {
         assertThat(c.ask("select 2")).isEqualTo("db:select 2");
-        assertThat(socket.getApplicationProtocol()).isEqualTo("h2");
+        assertThat(c.applicationProtocol()).isEqualTo("h2");
       }
       JsonObject group = aws("describe-target-groups", "--target-group-arns", tg).getJsonArray("TargetGroups")
           .getJsonObject(0);

@@ -13,8 +13,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
-import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,14 +127,10 @@ class NetworkLoadBalancerApiTest {
   }
 
   /** The protocol a client offering {@code offer} negotiates with the TLS listener on {@code port} ("" for none). */
-  private static String negotiated(SSLContext context, int port, String... offer) throws Exception {
-    SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
-    SSLParameters parameters = socket.getSSLParameters();
-    parameters.setApplicationProtocols(offer);
-    socket.setSSLParameters(parameters);
-    try (FlowClient c = FlowClient.over(socket)) {
+  private static String negotiated(SSLContext context, int port, String... offer) {
+    try (FlowClient c = FlowClient.tls(context, port, offer)) {
       assertThat(c.ask("negotiated")).isEqualTo("t:negotiated");
-      return socket.getApplicationProtocol();
+      return c.applicationProtocol();
     }
   }
 

@@ -35,7 +35,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -684,14 +683,10 @@ class NetworkListenerTest {
   }
 
   /** The protocol negotiated by a client that offers {@code offer} ("" for none), after a line went both ways. */
-  private static String alpn(SSLContext tls, int port, String... offer) throws IOException {
-    SSLSocket socket = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", port);
-    SSLParameters parameters = socket.getSSLParameters();
-    parameters.setApplicationProtocols(offer);
-    socket.setSSLParameters(parameters);
-    try (FlowClient c = FlowClient.over(socket)) {
+  private static String alpn(SSLContext tls, int port, String... offer) {
+    try (FlowClient c = FlowClient.tls(tls, port, offer)) {
       assertThat(c.ask("hello")).endsWith(":hello");
-      return socket.getApplicationProtocol();
+      return c.applicationProtocol();
     }
   }
 

@@ -9,6 +9,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 
 /**
  * A plain TCP client of a network load balancer's listener, from the test thread: it sends lines
@@ -79,6 +82,27 @@ public final class FlowClient implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * A TLS connection to {@code 127.0.0.1:port} that offers {@code alpn} (nothing when empty); the
+   * handshake comes with the first bytes, and {@link #applicationProtocol} says what it chose.
+   */
+  public static FlowClient tls(SSLContext context, int port, String... alpn) {
+    try {
+      SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
+      SSLParameters parameters = socket.getSSLParameters();
+      parameters.setApplicationProtocols(alpn);
+      socket.setSSLParameters(parameters);
+      return over(socket);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The application protocol a TLS connection's handshake chose ("" for none). */
+  public String applicationProtocol() {
+    return ((SSLSocket) socket).getApplicationProtocol();
   }
 
   /** Sends {@code line} and returns the answer, {@code <target id>:<line>}. */
