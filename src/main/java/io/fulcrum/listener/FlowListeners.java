@@ -18,7 +18,6 @@ import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
 import io.fulcrum.time.Timers;
-import io.fulcrum.tls.TlsEngine;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
@@ -31,20 +30,16 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.ClientAuth;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.net.SslChannelProvider;
-import io.vertx.core.internal.tls.SslContextManager;
 import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -52,8 +47,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,17 +98,6 @@ final class FlowListeners {
   private final Map<Integer, Bootstrap> bootstraps = new HashMap<>();
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
-  /**
-   * TLS listeners' contexts, one manager per Vert.x instance and TLS setup, so that every loop's
-   * socket of a TLS listener ends sessions with the same context: one session cache and one set of
-   * ticket keys, and a client resumes its session on whichever loop the kernel gives its next
-   * connection to. Per TLS setup because a manager knows a context by its certificates alone: one
-   * shared by every setup gave a listener the security policy and ALPN protocols of the first
-   * listener with the same certificates, and kept a policy that changed. (One manager per setup
-   * seen, a few at most, kept while the Vert.x instance lives.)
-   */
-  private static final Map<Vertx, Map<ListenerTls, SslContextManager>> TLS_CONTEXTS =
-      Collections.synchronizedMap(new WeakHashMap<>());
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
   private Promise<Void> drained;
   /** The idle sweep's timer while flows are open; -1 when none is set. */
@@ -262,23 +244,17 @@ final class FlowListeners {
   }
 
   /**
-   * Makes the TLS handlers of {@code binding}'s new connections from {@code tls}: its certificates
-   * (loaded off the event loop), SNI, its policy's protocols and cipher suites, and its ALPN
-   * policy's protocols (the first of them that the client offers is chosen; none offered, none is
-   * chosen and the handshake goes on). Connections already open keep their session.
+   * Makes the TLS handlers of {@code binding}'s new connections from {@code tls}
+   * ({@link Tls#flowContext}). Connections already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
-    SslContextManager contexts = TLS_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
-        .computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
-    return contexts.resolveSslContextProvider(Tls.sslOptions(tls), null, ClientAuth.NONE,
-            tls.alpn().isEmpty() ? null : tls.alpn(), context)
-        .map(provider -> {
-          if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
-            binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);
-            binding.tlsOf = tls;
-          }
-          return null;
-        });
+    return Tls.flowContext(vertx, tls, context).map(provider -> {
+      if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
+        binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);
+        binding.tlsOf = tls;
+      }
+      return null;
+    });
   }
 
   /**
@@ -392,18 +368,9 @@ final class FlowListeners {
         ? ProxyProtocolV2.header(source, from.getPort(), destination, b.address.getPort()) : null;
     // A target's certificate is not checked (SPEC §1.5: nor is it by health checks).
     flow.open(bootstrap(client.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
-        group.tls() ? TargetTls.context(negotiated(client)) : null, header, m.group(group.arn()));
+        group.tls() ? TargetTls.context(Tls.negotiated(client)) : null, header, m.group(group.arn()));
   }
 
-  /**
-   * The application protocol chosen with a TLS client (its listener's ALPN policy), which the
-   * session to a TLS target offers alone so that the target speaks what the client does; null
-   * when none was (no policy, or the client offered none of it) or the client is not on TLS.
-   */
-  private static String negotiated(Channel client) {
-    SslHandler tls = client.pipeline().get(SslHandler.class);
-    return tls == null ? null : tls.applicationProtocol();
-  }
 
   /**
    * Closes the flows that carried nothing either way for the idle timeout; set again while flows

@@ -2,22 +2,46 @@ package io.fulcrum.listener;
 
 import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.tls.TlsEngine;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.SslHandler;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.ClientAuth;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PfxOptions;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.tls.SslContextManager;
+import io.vertx.core.internal.tls.SslContextProvider;
 import io.vertx.core.net.ServerSSLOptions;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.net.ssl.SSLContext;
 
 /**
  * TLS for a listener: its certificates (several chosen by SNI), the security policy's
- * protocols and cipher suites (those this JVM and the {@link TlsEngine} offer), and, for an HTTPS
- * listener's server, ALPN {@code h2} and {@code http/1.1}.
+ * protocols and cipher suites (those this JVM and the {@link TlsEngine} offer), and ALPN: for an
+ * HTTPS listener's server {@code h2} and {@code http/1.1}, for a TLS listener its ALPN policy's.
  */
 final class Tls {
+
+  /**
+   * TLS listeners' contexts, one manager per Vert.x instance and TLS setup, so that every loop's
+   * socket of a TLS listener ends sessions with the same context: one session cache and one set of
+   * ticket keys, and a client resumes its session on whichever loop the kernel gives its next
+   * connection to. Per TLS setup because a manager knows a context by its certificates alone: one
+   * shared by every setup gave a listener the security policy and ALPN protocols of the first
+   * listener with the same certificates, and kept a policy that changed. (One manager per setup
+   * seen, a few at most, kept while the Vert.x instance lives.)
+   */
+  private static final Map<Vertx, Map<ListenerTls, SslContextManager>> FLOW_CONTEXTS =
+      Collections.synchronizedMap(new WeakHashMap<>());
 
   private static final Set<String> SUPPORTED_PROTOCOLS;
 
@@ -40,6 +64,28 @@ final class Tls {
     ssl.getEnabledCipherSuites().forEach(options::addEnabledCipherSuite);
     options.setUseAlpn(true)
         .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
+  }
+
+  /**
+   * The context of a TLS listener's sessions: its certificates (loaded off the event loop), SNI, its
+   * policy's protocols and cipher suites, and its ALPN policy's protocols (the first of them that
+   * the client offers is chosen; none offered, none is chosen and the handshake goes on).
+   */
+  static Future<SslContextProvider> flowContext(Vertx vertx, ListenerTls tls, ContextInternal context) {
+    SslContextManager contexts = FLOW_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
+        .computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
+    return contexts.resolveSslContextProvider(sslOptions(tls), null, ClientAuth.NONE,
+        tls.alpn().isEmpty() ? null : tls.alpn(), context);
+  }
+
+  /**
+   * The application protocol chosen with a TLS client (its listener's ALPN policy), which the
+   * session to a TLS target offers alone so that the target speaks what the client does; null
+   * when none was (no policy, or the client offered none of it) or the client is not on TLS.
+   */
+  static String negotiated(Channel client) {
+    SslHandler tls = client.pipeline().get(SslHandler.class);
+    return tls == null ? null : tls.applicationProtocol();
   }
 
   /** Certificates, SNI, and the protocols and cipher suites of the policy that this JVM offers. */
