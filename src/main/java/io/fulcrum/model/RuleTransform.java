@@ -89,6 +89,10 @@ public record RuleTransform(Type type, String regex, String replace) {
       if (t.replace().length() > MAX_LENGTH) {
         at.at("replace").add("a replacement is at most " + MAX_LENGTH + " characters");
       }
+      if (!t.replace().chars().allMatch(c -> c > ' ' && c < 0x7f)) {
+        // What it gives goes into a request line or a Host header: percent-encode anything else.
+        at.at("replace").add("a replacement holds visible ASCII characters only (percent-encode others)");
+      }
       for (Object[] u : UNSUPPORTED) {
         if (((Pattern) u[0]).matcher(t.regex()).find()) {
           at.at("regex").add("regular expressions here do not support " + u[1]);

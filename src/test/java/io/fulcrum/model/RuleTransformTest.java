@@ -50,6 +50,8 @@ class RuleTransformTest {
         + " expression: Unclosed group");
     assertThat(problems(url("", "/"))).containsExactly(
         "transforms[0].regex: a regular expression of 1 to 1024 characters is required");
+    assertThat(problems(url("^/a", "/caf\u00e9 x"))).containsExactly(
+        "transforms[0].replace: a replacement holds visible ASCII characters only (percent-encode others)");
   }
 
   @Test
