@@ -47,6 +47,30 @@ final class ConditionsParser {
     return out;
   }
 
+  /**
+   * A condition given by {@code RegexValues}, in its config ({@code PathPatternConfig.RegexValues})
+   * or, for path-pattern and host-header, beside {@code Field} as {@code Values} may be.
+   */
+  private static RuleCondition regex(QueryParams c, QueryParams config, String field, String configName,
+      String where) {
+    if (!RuleCondition.Regex.FIELDS.contains(field)) {
+      throw ApiError.validation(where + ": RegexValues can be given only for path-pattern, host-header and"
+          + " http-header conditions");
+    }
+    if (c.hasAny("Values") || config.hasAny("Values")) {
+      throw ApiError.validation(where + ": give Values (with wildcards) or RegexValues, not both");
+    }
+    boolean top = c.hasAny("RegexValues");
+    if (top && field.equals("http-header")) {
+      throw ApiError.validation(where + ": give the RegexValues of an http-header condition in " + configName);
+    }
+    if (top && config.hasAny("RegexValues") && !c.strings("RegexValues").equals(config.strings("RegexValues"))) {
+      throw ApiError.validation(where + ": RegexValues and " + configName + ".RegexValues differ; give them once");
+    }
+    return new RuleCondition.Regex(field, field.equals("http-header") ? config.string("HttpHeaderName") : null,
+        top ? c.strings("RegexValues") : config.strings("RegexValues"));
+  }
+
   private static RuleCondition condition(QueryParams c, String where) {
     String field = c.string("Field");
     if (field == null) {
@@ -54,9 +78,6 @@ final class ConditionsParser {
     }
     if (!FIELDS.contains(field)) {
       throw ApiError.validation(where + ": Condition field '" + field + "' must be one of: " + String.join(", ", FIELDS));
-    }
-    if (c.hasAny("RegexValues")) {
-      throw ApiError.validation(where + ": RegexValues are not supported by Fulcrum (expected Values with wildcards)");
     }
     String configName = CONFIGS.get(field);
     for (String other : CONFIGS.values()) {
@@ -66,9 +87,8 @@ final class ConditionsParser {
       }
     }
     QueryParams config = c.struct(configName);
-    if (config.hasAny("RegexValues")) {
-      throw ApiError.validation(where + "." + configName + ": RegexValues are not supported by Fulcrum (expected"
-          + " Values with wildcards)");
+    if (c.hasAny("RegexValues") || config.hasAny("RegexValues")) {
+      return regex(c, config, field, configName, where);
     }
     boolean legacy = c.hasAny("Values");
     boolean typed = c.hasAny(configName);

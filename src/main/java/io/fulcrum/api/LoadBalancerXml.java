@@ -149,6 +149,9 @@ final class LoadBalancerXml {
       m.add(Xml.strings("Values", h.values())).add(Xml.el(config).add(Xml.strings("Values", h.values())));
     } else if (c instanceof RuleCondition.HttpHeader h) {
       m.add(Xml.el(config).add("HttpHeaderName", h.name()).add(Xml.strings("Values", h.values())));
+    } else if (c instanceof RuleCondition.Regex r) {
+      Xml typed = Xml.el(config).add("HttpHeaderName", r.headerName()).add(Xml.strings("RegexValues", r.values()));
+      m.add(r.headerName() == null ? Xml.strings("RegexValues", r.values()) : null).add(typed);
     } else if (c instanceof RuleCondition.HttpRequestMethod r) {
       m.add(Xml.el(config).add(Xml.strings("Values", r.values())));
     } else if (c instanceof RuleCondition.QueryString q) {

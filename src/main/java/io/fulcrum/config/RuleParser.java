@@ -59,6 +59,14 @@ final class RuleParser {
         c.at("field").add("a field is required (expected one of: path-pattern, host-header, http-header,"
             + " http-request-method, query-string, source-ip)");
         c.skipRest();
+      } else if (RuleCondition.Regex.FIELDS.contains(field) && c.has("regex-values")) {
+        if (c.has("values")) {
+          c.at("values").add("give values (with wildcards) or regex-values, not both");
+        }
+        List<String> regexes = c.strings("regex-values");
+        condition = new RuleCondition.Regex(field,
+            field.equals("http-header") ? c.string("http-header-name", null) : null,
+            regexes == null ? List.of() : regexes);
       } else {
         switch (field) {
           case "path-pattern" -> condition = new RuleCondition.PathPattern(stringValues(c));

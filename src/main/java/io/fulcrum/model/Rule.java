@@ -51,8 +51,7 @@ public record Rule(String arn, int priority, List<RuleCondition> conditions, Lis
       if (c == null) {
         continue;
       }
-      if (!(c instanceof RuleCondition.HttpHeader) && !(c instanceof RuleCondition.QueryString)
-          && !singles.add(c.field())) {
+      if (!c.field().equals("http-header") && !c.field().equals("query-string") && !singles.add(c.field())) {
         p.at(i).at("field").add("a rule can have only one " + c.field() + " condition");
       }
       values += c.valueCount();

@@ -155,6 +155,31 @@ public sealed interface RuleCondition {
     }
   }
 
+  /**
+   * Regular expressions ({@code RegexValues}) in place of wildcard values, for a path-pattern,
+   * host-header or http-header condition: one that matches somewhere in the value satisfies it.
+   *
+   * @param headerName the header of an http-header condition; null for the others
+   */
+  record Regex(String field, String headerName, List<String> values) implements RuleCondition {
+    /** The fields that take regular expressions. */
+    public static final List<String> FIELDS = List.of("path-pattern", "host-header", "http-header");
+
+    public Regex {
+      values = List.copyOf(values);
+    }
+
+    @Override
+    public int valueCount() {
+      return values.size();
+    }
+
+    @Override
+    public int wildcardCount() {
+      return 0;
+    }
+  }
+
   /** A query-string pair; {@code key} is {@code null} when any key may match. */
   record KeyValue(String key, String value) {
   }
@@ -261,7 +286,7 @@ public sealed interface RuleCondition {
 
   /** Validates the values of a condition in place; used by the config parser and the API. */
   static void validate(RuleCondition c, Problems p) {
-    Problems pv = p.at("values");
+    Problems pv = p.at(c instanceof Regex ? "regex-values" : "values");
     if (c.valueCount() == 0) {
       pv.add("a " + c.field() + " condition needs at least one value");
     }
@@ -277,6 +302,16 @@ public sealed interface RuleCondition {
       checkHeaderName(h.name(), p.at("http-header-name"));
       for (int i = 0; i < h.values().size(); i++) {
         checkLength(h.values().get(i), pv.at(i));
+      }
+    } else if (c instanceof Regex r) {
+      if (r.field().equals("http-header")) {
+        checkHeaderName(r.headerName(), p.at("http-header-name"));
+      }
+      Problems pr = p.at("regex-values");
+      for (int i = 0; i < r.values().size(); i++) {
+        if (checkLength(r.values().get(i), pr.at(i))) {
+          AwsRegex.check(r.values().get(i), pr.at(i));
+        }
       }
     } else if (c instanceof HttpRequestMethod m) {
       for (int i = 0; i < m.values().size(); i++) {

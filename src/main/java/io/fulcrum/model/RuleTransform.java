@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * A rule's transform (ALB's {@code Transforms}): a regular expression and its replacement, applied
@@ -33,17 +32,6 @@ public record RuleTransform(Type type, String regex, String replace) {
       return wire;
     }
   }
-
-  /**
-   * What AWS's regular expressions leave out (RE2's dialect): lookahead and lookbehind, atomic
-   * groups, backreferences, possessive quantifiers and Unicode classes; with what each is called.
-   */
-  private static final List<Object[]> UNSUPPORTED = List.of(
-      new Object[] {Pattern.compile("\\(\\?<?[=!]"), "lookaheads and lookbehinds"},
-      new Object[] {Pattern.compile("\\(\\?>"), "atomic groups"},
-      new Object[] {Pattern.compile("\\\\[1-9]|\\\\k<"), "backreferences"},
-      new Object[] {Pattern.compile("(?<!\\\\)[*+?}]\\+"), "possessive quantifiers"},
-      new Object[] {Pattern.compile("\\\\[pP]"), "Unicode character classes"});
 
   /** A {@code $n} or {@code ${n}} in a replacement: a capture group. */
   private static final Pattern GROUP_REFERENCE = Pattern.compile("\\$(?:(\\d+)|\\{(\\d+)})");
@@ -93,16 +81,8 @@ public record RuleTransform(Type type, String regex, String replace) {
         // What it gives goes into a request line or a Host header: percent-encode anything else.
         at.at("replace").add("a replacement holds visible ASCII characters only (percent-encode others)");
       }
-      for (Object[] u : UNSUPPORTED) {
-        if (((Pattern) u[0]).matcher(t.regex()).find()) {
-          at.at("regex").add("regular expressions here do not support " + u[1]);
-        }
-      }
-      Pattern compiled;
-      try {
-        compiled = Pattern.compile(t.regex());
-      } catch (PatternSyntaxException e) {
-        at.at("regex").add("not a regular expression: " + e.getDescription() + " near index " + e.getIndex());
+      Pattern compiled = AwsRegex.check(t.regex(), at.at("regex"));
+      if (compiled == null) {
         continue;
       }
       int groups = compiled.matcher("").groupCount();

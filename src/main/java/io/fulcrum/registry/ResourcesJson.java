@@ -135,6 +135,11 @@ public final class ResourcesJson {
         o.put("values", new JsonArray(new ArrayList<>(h.values())));
       } else if (c instanceof RuleCondition.HttpHeader h) {
         o.put("name", h.name()).put("values", new JsonArray(new ArrayList<>(h.values())));
+      } else if (c instanceof RuleCondition.Regex r) {
+        if (r.headerName() != null) {
+          o.put("name", r.headerName());
+        }
+        o.put("regexValues", new JsonArray(new ArrayList<>(r.values())));
       } else if (c instanceof RuleCondition.HttpRequestMethod m) {
         o.put("values", new JsonArray(new ArrayList<>(m.values())));
       } else if (c instanceof RuleCondition.QueryString q) {
@@ -343,6 +348,10 @@ public final class ResourcesJson {
     for (int i = 0; i < a.size(); i++) {
       JsonObject c = a.getJsonObject(i);
       JsonArray v = c.getJsonArray("values", new JsonArray());
+      if (c.containsKey("regexValues")) {
+        out.add(new RuleCondition.Regex(c.getString("field"), c.getString("name"), strings(c.getJsonArray("regexValues"))));
+        continue;
+      }
       switch (c.getString("field")) {
         case "path-pattern" -> out.add(new RuleCondition.PathPattern(strings(v)));
         case "host-header" -> out.add(new RuleCondition.HostHeader(strings(v)));

@@ -3,6 +3,7 @@ package io.fulcrum.routing;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.RuleCondition;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /** A compiled rule condition. Immutable; called on the owning event loop. */
 interface ConditionMatcher {
@@ -30,6 +31,9 @@ interface ConditionMatcher {
         }
         return false;
       };
+    }
+    if (c instanceof RuleCondition.Regex x) {
+      return regex(x);
     }
     if (c instanceof RuleCondition.HttpRequestMethod m) {
       String[] methods = m.values().toArray(String[]::new);
@@ -88,6 +92,45 @@ interface ConditionMatcher {
   static String ruleHost(String host) {
     int n = host == null ? 0 : host.length();
     return n > 1 && host.charAt(n - 1) == '.' ? host.substring(0, n - 1) : host;
+  }
+
+  /**
+   * Regular expressions, one of which is found somewhere in the value (anchor with {@code ^} and
+   * {@code $} for the whole value): the path as rules compare it ({@link RulePath}), case-sensitive;
+   * the host name as the host-header condition compares it, case-insensitive; any value of the
+   * header, case-sensitive.
+   */
+  private static ConditionMatcher regex(RuleCondition.Regex x) {
+    int flags = x.field().equals("host-header") ? Pattern.CASE_INSENSITIVE : 0;
+    Pattern[] patterns = x.values().stream().map(v -> Pattern.compile(v, flags)).toArray(Pattern[]::new);
+    return switch (x.field()) {
+      case "path-pattern" -> r -> found(patterns, r.rulePath());
+      case "host-header" -> r -> found(patterns, ruleHost(r.host()));
+      default -> {
+        String name = x.headerName();
+        yield r -> {
+          List<String> values = r.headers().getAll(name);
+          for (int i = 0; i < values.size(); i++) {
+            if (found(patterns, values.get(i))) {
+              return true;
+            }
+          }
+          return false;
+        };
+      }
+    };
+  }
+
+  private static boolean found(Pattern[] patterns, String value) {
+    if (value == null) {
+      return false;
+    }
+    for (Pattern p : patterns) {
+      if (p.matcher(value).find()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean any(Glob[] globs, String value) {

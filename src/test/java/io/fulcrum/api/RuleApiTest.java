@@ -148,7 +148,11 @@ class RuleApiTest {
     h.refusedUnchanged(() -> h.createRule(listener, 1, blue, condition("path-pattern",
         c -> c.hostHeaderConfig(x -> x.values("a.example.com")))), "ValidationError");
     h.refusedUnchanged(() -> h.createRule(listener, 1, blue, condition("path-pattern",
-        c -> c.pathPatternConfig(x -> x.regexValues("^/a$")))), "ValidationError");
+        c -> c.pathPatternConfig(x -> x.regexValues("^/a(?=b)")))), "ValidationError");
+    h.refusedUnchanged(() -> h.createRule(listener, 1, blue, condition("path-pattern",
+        c -> c.pathPatternConfig(x -> x.values("/a").regexValues("^/a$")))), "ValidationError");
+    h.refusedUnchanged(() -> h.createRule(listener, 1, blue, condition("http-request-method",
+        c -> c.regexValues("^G"))), "ValidationError");
     h.refusedUnchanged(() -> h.createRule(listener, 1, blue, condition("cookie", c -> c.values("a"))),
         "ValidationError");
     h.refusedUnchanged(() -> h.createRule(listener, 1, blue), "ValidationError");

@@ -180,6 +180,22 @@ class RuleRoutingApiTest {
   }
 
   @Test
+  void regexValues_routeByRegularExpression_andAreDescribed() {
+    String arn = rule(10, "blue", RuleCondition.builder().field("path-pattern")
+        .pathPatternConfig(c -> c.regexValues("^/api/v[0-9]+/")).build(),
+        RuleCondition.builder().field("http-header")
+            .httpHeaderConfig(c -> c.httpHeaderName("X-Client").regexValues("^mobile-")).build());
+
+    assertThat(get("127.0.0.1", port, "/api/v2/x", Map.of("X-Client", "mobile-ios")).bodyText()).isEqualTo("blue");
+    assertThat(get("127.0.0.1", port, "/api/vX/x", Map.of("X-Client", "mobile-ios")).bodyText()).isEqualTo("no rule");
+    assertThat(get("127.0.0.1", port, "/api/v2/x", Map.of("X-Client", "web")).bodyText()).isEqualTo("no rule");
+    var conditions = h.elb.describeRules(b -> b.ruleArns(arn)).rules().get(0).conditions();
+    assertThat(conditions.get(0).pathPatternConfig().regexValues()).containsExactly("^/api/v[0-9]+/");
+    assertThat(conditions.get(1).httpHeaderConfig().regexValues()).containsExactly("^mobile-");
+    assertThat(conditions.get(1).httpHeaderConfig().httpHeaderName()).isEqualTo("X-Client");
+  }
+
+  @Test
   void transforms_rewriteWhatTheTargetGets_areDescribed_andResetTransformsRemovesThem() {
     String arn = h.elb.createRule(b -> b.listenerArn(listener).priority(10).conditions(path("/shop/*"))
         .actions(forward(h.tg("blue")))

@@ -188,6 +188,23 @@ class ConfigParserListenerTest {
             "another rule of this listener has priority 10"));
   }
 
+  @Test
+  void regexValues_makeARegexCondition_andAreChecked() {
+    Rule rule = onlyRule("- {priority: 1, conditions: [{field: path-pattern, regex-values: ['^/api/v[0-9]+/']},"
+        + " {field: http-header, http-header-name: X-Client, regex-values: ['^m']}],"
+        + " actions: [{type: forward, target-group: web}]}");
+    assertThat(rule.conditions()).containsExactly(
+        new io.fulcrum.model.RuleCondition.Regex("path-pattern", null, List.of("^/api/v[0-9]+/")),
+        new io.fulcrum.model.RuleCondition.Regex("http-header", "X-Client", List.of("^m")));
+    assertThat(conditionMessages("[{field: path-pattern, values: [/a], regex-values: ['^/a']}]"))
+        .containsExactly(R + "conditions[0].values: give values (with wildcards) or regex-values, not both");
+    assertThat(conditionMessages("[{field: host-header, regex-values: ['(?<=a)b']}]"))
+        .containsExactly(R + "conditions[0].regex-values[0]: regular expressions here do not support lookaheads and"
+            + " lookbehinds");
+    assertThat(conditionMessages("[{field: http-request-method, regex-values: ['^G']}]"))
+        .contains(R + "conditions[0].regex-values: unknown key (expected one of: field, values)");
+  }
+
   // ---- transforms ----
 
   private static List<String> transformMessages(String transforms) {

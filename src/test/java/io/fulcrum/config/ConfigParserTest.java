@@ -257,7 +257,7 @@ class ConfigParserTest {
             "target-groups[0].helth-check: unknown key (expected one of: name, target-type, protocol, port,"
                 + " protocol-version, ip-address-type, target-control-port, health-check, attributes, targets)",
             "load-balancers[0].listeners[0].rules[0].conditions[0].value: unknown key (expected one of: field,"
-                + " values)",
+                + " regex-values, values)",
             "load-balancers[0].listeners[0].rules[0].actions[0].body: unknown key (expected one of: type,"
                 + " status-code, content-type, message-body)");
   }

@@ -75,7 +75,7 @@ class StateStoreTest {
   }
 
   @Test
-  void aRulesTransforms_roundTrip() throws IOException {
+  void aRulesTransformsAndRegexConditions_roundTrip() throws IOException {
     FulcrumConfig c = Gateway.config("""
         load-balancers:
           - name: web
@@ -85,7 +85,9 @@ class StateStoreTest {
                 default-actions: [{type: fixed-response, status-code: 404}]
                 rules:
                   - priority: 1
-                    conditions: [{field: path-pattern, values: [/api/*]}]
+                    conditions:
+                      - {field: path-pattern, values: [/api/*]}
+                      - {field: http-header, http-header-name: X-Client, regex-values: ['^m']}
                     transforms:
                       - {type: url-rewrite, regex: '^/api/(.*)$', replace: '/$1'}
                       - {type: host-header-rewrite, regex: '^www\\.', replace: ''}

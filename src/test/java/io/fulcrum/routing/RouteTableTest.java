@@ -163,6 +163,22 @@ class RouteTableTest {
   }
 
   @Test
+  void regexConditions_matchWhereTheExpressionIsFound_onThePathHostOrHeader() {
+    RouteTable t = table(
+        rule(1, "versioned", new RuleCondition.Regex("path-pattern", null, List.of("^/api/v[0-9]+/"))),
+        rule(2, "host", new RuleCondition.Regex("host-header", null, List.of("^(eu|us)\\.shop\\."))),
+        rule(3, "header", new RuleCondition.Regex("http-header", "X-Client", List.of("^mobile-[0-9.]+$"))));
+
+    assertThat(route(t, new FakeRequest().path("/api/v12/orders"))).isEqualTo("versioned");
+    assertThat(route(t, new FakeRequest().path("//api/v2/x"))).as("on the path rules compare").isEqualTo("versioned");
+    assertThat(route(t, new FakeRequest().path("/api/vX/orders"))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().host("EU.Shop.example.com"))).as("hosts case-insensitively").isEqualTo("host");
+    assertThat(route(t, new FakeRequest().host("asia.shop.example.com"))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().header("X-Client", "mobile-2.1"))).isEqualTo("header");
+    assertThat(route(t, new FakeRequest().header("X-Client", "mobile-2.1 beta"))).isEqualTo("default");
+  }
+
+  @Test
   void literalStarts_stopAtTheFirstWildcard_andAPatternStartingWithOneDisablesTheShortcut() {
     assertThat(RouteTable.literalStarts(List.of("/svc1/*", "/v2/svc1/*/items"))).containsExactly("/svc1/", "/v2/svc1/");
     assertThat(RouteTable.literalStarts(List.of("/exact"))).containsExactly("/exact");
