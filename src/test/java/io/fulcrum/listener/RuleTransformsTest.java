@@ -29,6 +29,7 @@ class RuleTransformsTest {
   private static final Vertx BACKENDS = TestVertx.create();
   private static Backend app;
   private static Backend other;
+  private static Backend h2;
   private static Gateway gateway;
   private static Http http;
   private static int port;
@@ -37,6 +38,9 @@ class RuleTransformsTest {
   static void start() {
     app = Backend.start(BACKENDS, "app");
     other = Backend.start(BACKENDS, "other");
+    // An HTTP/2 target (cleartext, prior knowledge) that answers with the :authority and path it got.
+    h2 = Backend.start(BACKENDS, "h2", "127.0.0.1",
+        req -> req.response().end(req.version() + " " + req.authority() + " " + req.uri()));
     port = Ports.free();
     gateway = Gateway.start(TestVertx.create(), """
         functions:
@@ -63,6 +67,12 @@ class RuleTransformsTest {
                     conditions: [{field: path-pattern, values: ["/fn/*"]}]
                     transforms: [{type: url-rewrite, regex: '^/fn/', replace: '/'}]
                     actions: [{type: forward, target-group: fn}]
+                  - priority: 5
+                    conditions: [{field: path-pattern, values: ["/h2/*"]}]
+                    transforms:
+                      - {type: url-rewrite, regex: '^/h2/', replace: '/'}
+                      - {type: host-header-rewrite, regex: '^(.+)\\.example\\.com$', replace: '$1.internal'}
+                    actions: [{type: forward, target-group: h2}]
                   - priority: 4
                     conditions: [{field: path-pattern, values: ["/up/*"]}]
                     transforms: [{type: url-rewrite, regex: '^/up/', replace: '/../'}]
@@ -71,7 +81,9 @@ class RuleTransformsTest {
           - {name: app, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %2$d}]}
           - {name: other, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %3$d}]}
           - {name: fn, target-type: lambda, targets: [{id: echo}]}
-        """.formatted(port, app.port(), other.port()));
+          - {name: h2, target-type: ip, protocol: HTTP, protocol-version: HTTP2, port: 80,
+             targets: [{id: 127.0.0.1, port: %4$d}]}
+        """.formatted(port, app.port(), other.port(), h2.port()));
     http = new Http(BACKENDS);
   }
 
@@ -111,21 +123,28 @@ class RuleTransformsTest {
 
   @Test
   void overHttp2_theStreamCarriesTheRewrittenPathAndAuthority() {
+    assertThat(h2("eu.example.com", "/api/v1/items")).isEqualTo("HTTP_2 app");
+    assertThat(app.lastRequest().getString("uri")).isEqualTo("/items?version=1");
+    assertThat(app.lastRequest().getJsonObject("headers").getString("host")).isEqualTo("eu.internal:" + port);
+  }
+
+  /** A request over HTTP/2 in clear (prior knowledge) with {@code :authority host:port}: the version and body of its answer. */
+  private static String h2(String host, String uri) {
     HttpClientAgent client = BACKENDS.httpClientBuilder()
         .with(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false))
         .build();
     try {
-      // :authority eu.example.com:<port>, the connection to 127.0.0.1.
-      String body = Await.result(client.request(new RequestOptions()
-              .setServer(SocketAddress.inetSocketAddress(port, "127.0.0.1")).setHost("eu.example.com").setPort(port)
-              .setURI("/api/v1/items"))
+      return Await.result(client.request(new RequestOptions()
+              .setServer(SocketAddress.inetSocketAddress(port, "127.0.0.1")).setHost(host).setPort(port).setURI(uri))
           .compose(req -> req.send().compose(resp -> resp.body().map(b -> resp.version() + " " + b))));
-      assertThat(body).isEqualTo("HTTP_2 app");
-      assertThat(app.lastRequest().getString("uri")).isEqualTo("/items?version=1");
-      assertThat(app.lastRequest().getJsonObject("headers").getString("host")).isEqualTo("eu.internal:" + port);
     } finally {
       client.close();
     }
+  }
+
+  @Test
+  void anHttp2Target_getsTheRewrittenPathAndAuthority() {
+    assertThat(h2("eu.example.com", "/h2/items?a=1")).isEqualTo("HTTP_2 HTTP_2 eu.internal:" + port + " /items?a=1");
   }
 
   @Test
