@@ -33,28 +33,15 @@ public record RuleTransform(Type type, String regex, String replace) {
     }
   }
 
-  /** A {@code $n} or {@code ${n}} in a replacement: a capture group. */
-  private static final Pattern GROUP_REFERENCE = Pattern.compile("\\$(?:(\\d+)|\\{(\\d+)})");
+  /**
+   * A {@code $n} or {@code ${n}} in a replacement: capture group {@code n} (all its digits:
+   * {@code $10} is group 10, {@code ${1}0} group 1 and a 0). Every other character is itself.
+   */
+  public static final Pattern GROUP_REFERENCE = Pattern.compile("\\$(?:(\\d+)|\\{(\\d+)})");
 
   /** The compiled regular expression (valid once {@link #validate} found no problem). */
   public Pattern pattern() {
     return Pattern.compile(regex);
-  }
-
-  /**
-   * The replacement in {@link Matcher#appendReplacement}'s syntax: {@code $1} and {@code ${1}} name
-   * groups; every other character, {@code \} included, is itself.
-   */
-  public String javaReplacement() {
-    StringBuilder out = new StringBuilder(replace.length() + 8);
-    Matcher m = GROUP_REFERENCE.matcher(replace);
-    int at = 0;
-    while (m.find()) {
-      out.append(Matcher.quoteReplacement(replace.substring(at, m.start())));
-      out.append('$').append(m.group(1) != null ? m.group(1) : m.group(2));
-      at = m.end();
-    }
-    return out.append(Matcher.quoteReplacement(replace.substring(at))).toString();
   }
 
   /**

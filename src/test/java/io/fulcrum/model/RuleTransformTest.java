@@ -3,7 +3,6 @@ package io.fulcrum.model;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
-import java.util.regex.Matcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -54,10 +53,4 @@ class RuleTransformTest {
         "transforms[0].replace: a replacement holds visible ASCII characters only (percent-encode others)");
   }
 
-  @Test
-  void theReplacement_takesDollarGroupsAndEveryOtherCharacterAsItself() {
-    RuleTransform t = url("^/(\\w+)/(\\w+)$", "/x\\y/$2/${1}$$");
-    Matcher m = t.pattern().matcher("/one/two");
-    assertThat(m.replaceFirst(t.javaReplacement())).isEqualTo("/x\\y/two/one$$");
-  }
 }
