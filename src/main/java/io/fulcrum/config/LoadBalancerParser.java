@@ -174,8 +174,7 @@ final class LoadBalancerParser {
     if (alpnName != null && protocol != null && protocol != Protocol.TLS) {
       l.at("alpn-policy").add("an ALPN policy is only for TLS listeners");
     } else if (alpnName != null && alpnPolicy == null) {
-      l.at("alpn-policy").add("ALPNPolicyNotFound", "'" + alpnName + "' is not an ALPN policy (expected one of: "
-          + String.join(", ", AlpnPolicy.names()) + ")");
+      l.at("alpn-policy").add("ALPNPolicyNotFound", AlpnPolicy.unknown(alpnName));
     }
     Map<String, String> givenAttributes = l.stringMap("attributes");
     ListenerAttributes attributes = protocol == null ? null

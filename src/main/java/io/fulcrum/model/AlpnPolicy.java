@@ -44,4 +44,9 @@ public enum AlpnPolicy {
   public static List<String> names() {
     return Arrays.stream(values()).map(AlpnPolicy::wire).toList();
   }
+
+  /** What a config or state file is told of a name that is no policy. */
+  public static String unknown(String name) {
+    return "'" + name + "' is not an ALPN policy (expected one of: " + String.join(", ", names()) + ")";
+  }
 }

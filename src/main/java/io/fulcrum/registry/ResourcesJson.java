@@ -58,11 +58,12 @@ public final class ResourcesJson {
       for (Listener l : lb.listeners()) {
         JsonArray rules = new JsonArray();
         for (Rule rule : l.rules()) {
-          rules.add(new JsonObject().put("arn", rule.arn()).put("priority", rule.priority())
-              .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions())));
+          JsonObject o = new JsonObject().put("arn", rule.arn()).put("priority", rule.priority())
+              .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions()));
           if (!rule.transforms().isEmpty()) {
-            rules.getJsonObject(rules.size() - 1).put("transforms", transforms(rule.transforms()));
+            o.put("transforms", transforms(rule.transforms()));
           }
+          rules.add(o);
         }
         JsonObject listener = new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire())
             .put("port", l.port()).put("defaultActions", actions(l.defaultActions())).put("rules", rules);
@@ -281,7 +282,7 @@ public final class ResourcesJson {
   private static AlpnPolicy alpnPolicy(String name, Problems p) {
     AlpnPolicy policy = name == null ? null : AlpnPolicy.named(name);
     if (name != null && policy == null) {
-      p.add("'" + name + "' is not an ALPN policy (expected one of: " + String.join(", ", AlpnPolicy.names()) + ")");
+      p.add(AlpnPolicy.unknown(name));
     }
     return policy;
   }

@@ -3,6 +3,7 @@ package io.fulcrum.routing;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.RuleCondition;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /** A compiled rule condition. Immutable; called on the owning event loop. */
@@ -20,17 +21,8 @@ interface ConditionMatcher {
       return r -> any(globs, ruleHost(r.host()));
     }
     if (c instanceof RuleCondition.HttpHeader h) {
-      String name = h.name();
       Glob[] globs = h.values().stream().map(Glob::caseInsensitive).toArray(Glob[]::new);
-      return r -> {
-        List<String> values = r.headers().getAll(name);
-        for (int i = 0; i < values.size(); i++) {
-          if (any(globs, values.get(i))) {
-            return true;
-          }
-        }
-        return false;
-      };
+      return header(h.name(), v -> any(globs, v));
     }
     if (c instanceof RuleCondition.Regex x) {
       return regex(x);
@@ -106,18 +98,20 @@ interface ConditionMatcher {
     return switch (x.field()) {
       case "path-pattern" -> r -> found(patterns, r.rulePath());
       case "host-header" -> r -> found(patterns, ruleHost(r.host()));
-      default -> {
-        String name = x.headerName();
-        yield r -> {
-          List<String> values = r.headers().getAll(name);
-          for (int i = 0; i < values.size(); i++) {
-            if (found(patterns, values.get(i))) {
-              return true;
-            }
-          }
-          return false;
-        };
+      default -> header(x.headerName(), v -> found(patterns, v));
+    };
+  }
+
+  /** Any value of the header {@code name} that {@code matches}. */
+  private static ConditionMatcher header(String name, Predicate<String> matches) {
+    return r -> {
+      List<String> values = r.headers().getAll(name);
+      for (int i = 0; i < values.size(); i++) {
+        if (matches.test(values.get(i))) {
+          return true;
+        }
       }
+      return false;
     };
   }
 
