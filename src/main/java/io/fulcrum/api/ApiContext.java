@@ -1,6 +1,7 @@
 package io.fulcrum.api;
 
 import io.fulcrum.model.Certificate;
+import io.fulcrum.model.TrustStore;
 import java.util.List;
 
 import io.fulcrum.bus.HealthReport;
@@ -34,6 +35,11 @@ public interface ApiContext {
    */
   default List<Certificate> certificates() {
     return List.of(Certificate.selfSigned(environment().arns().selfSignedCertificate()));
+  }
+
+  /** The trust stores listeners may verify clients with, by ARN: those of the config file (there is no S3 to read bundles from). */
+  default List<TrustStore> trustStores() {
+    return List.of();
   }
 
   /** The current resources (an immutable value). */

@@ -6,9 +6,11 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.SecurityPolicy;
+import io.fulcrum.model.TrustStore;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -40,7 +42,7 @@ final class ListenerOperations {
    * authentication, as given (null or empty where not given).
    */
   record ListenerTls(List<String> certificateArns, String sslPolicy, List<String> alpnPolicy,
-      boolean mutualAuthentication) {
+      QueryParams mutualAuthentication) {
 
     static ListenerTls parse(QueryParams p) {
       List<String> certificates = new ArrayList<>();
@@ -57,7 +59,7 @@ final class ListenerOperations {
             + " AddListenerCertificates");
       }
       return new ListenerTls(certificates, p.string("SslPolicy"), p.strings("AlpnPolicy"),
-          p.hasAny("MutualAuthentication"));
+          p.hasAny("MutualAuthentication") ? p.struct("MutualAuthentication") : null);
     }
 
     /**
@@ -74,8 +76,8 @@ final class ListenerOperations {
             + " load balancers");
       }
       AlpnPolicy alpn = namedAlpnPolicy();
-      if (mutualAuthentication) {
-        throw LbResources.refusal("ValidationError", "Mutual authentication is not available in Fulcrum");
+      if (mutualAuthentication != null && protocol != Protocol.HTTPS) {
+        throw LbResources.refusal("ValidationError", "Mutual authentication applies only to HTTPS listeners");
       }
       if (!protocol.isTls()) {
         if (!certificateArns.isEmpty()) {
@@ -87,7 +89,7 @@ final class ListenerOperations {
               + " listeners");
         }
         return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), List.of(), null,
-            protocol == Protocol.HTTP && old.h2c(), old.attributes(), null);
+            protocol == Protocol.HTTP && old.h2c(), old.attributes(), null, null);
       }
       boolean wasHttps = old.protocol().isTls();
       List<Certificate> certificates = new ArrayList<>(wasHttps ? old.certificates() : List.of());
@@ -113,8 +115,33 @@ final class ListenerOperations {
       // Not given: a TLS listener keeps its policy; an HTTPS listener has none.
       AlpnPolicy kept = alpn != null ? alpn : protocol == Protocol.TLS && old.protocol() == Protocol.TLS
           ? old.alpnPolicy() : null;
+      // Not given: an HTTPS listener keeps its mutual TLS.
+      MutualAuthentication mtls = mutualAuthentication != null ? mutualAuthentication(ctx)
+          : old.protocol() == Protocol.HTTPS ? old.mutualAuthentication() : null;
       return new Listener(old.arn(), protocol, old.port(), old.defaultActions(), old.rules(), certificates, policy,
-          false, old.attributes(), kept);
+          false, old.attributes(), kept, mtls);
+    }
+
+    /** The mutual TLS given: a mode, and in verify mode a trust store this deployment knows by ARN. */
+    private MutualAuthentication mutualAuthentication(ApiContext ctx) {
+      QueryParams m = mutualAuthentication;
+      String modeName = m.string("Mode");
+      if (modeName == null) {
+        throw LbResources.refusal("ValidationError", "MutualAuthentication.Mode is required (off, passthrough or verify)");
+      }
+      MutualAuthentication.Mode mode = MutualAuthentication.Mode.named(modeName);
+      if (mode == null) {
+        throw LbResources.refusal("ValidationError", MutualAuthentication.Mode.unknown(modeName));
+      }
+      String storeArn = m.string("TrustStoreArn");
+      Boolean ignoreExpiry = m.bool("IgnoreClientCertificateExpiry");
+      String advertise = m.string("AdvertiseTrustStoreCaNames");
+      String problem = MutualAuthentication.problem(mode, storeArn != null, ignoreExpiry, advertise);
+      if (problem != null) {
+        throw LbResources.refusal("ValidationError", "MutualAuthentication: " + problem);
+      }
+      TrustStore store = storeArn == null ? null : TrustStoreOperations.trustStore(ctx, storeArn);
+      return new MutualAuthentication(mode, store, Boolean.TRUE.equals(ignoreExpiry), "on".equals(advertise));
     }
 
     /** The ALPN policy given (one name, as AWS spells it), or null when none was. */
@@ -175,7 +202,8 @@ final class ListenerOperations {
         if (l.port() == port) {
           if (l.protocol() == protocol && l.defaultActions().equals(resolved)
               && l.certificates().equals(listener.certificates()) && Objects.equals(l.sslPolicy(), listener.sslPolicy())
-              && l.alpnPolicy() == listener.alpnPolicy()) {
+              && l.alpnPolicy() == listener.alpnPolicy()
+              && l.mutualAuthentication().equals(listener.mutualAuthentication())) {
             created.set(l.arn());
             return r;
           }
@@ -238,7 +266,7 @@ final class ListenerOperations {
       }
       List<Action> nextActions = actions == null ? old.defaultActions() : LbResources.resolve(r, actions);
       Listener moved = new Listener(old.arn(), old.protocol(), nextPort, nextActions, old.rules(), old.certificates(),
-          old.sslPolicy(), old.h2c(), old.attributes(), old.alpnPolicy());
+          old.sslPolicy(), old.h2c(), old.attributes(), old.alpnPolicy(), old.mutualAuthentication());
       Listener next = tls.apply(moved, nextProtocol, ctx);
       return next.equals(old) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> answer(r, arn));

@@ -55,6 +55,7 @@ public final class LoadBalancerOperations {
     ListenerCertificateOperations.register(api);
     ListenerAttributeOperations.register(api);
     SslPolicyOperations.register(api);
+    TrustStoreOperations.register(api);
     AccountLimitOperations.register(api);
     LoadBalancerSettingsOperations.register(api);
     CapacityReservationOperations.register(api);

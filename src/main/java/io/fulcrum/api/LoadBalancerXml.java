@@ -4,7 +4,9 @@ import io.fulcrum.model.Action;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
+import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.RuleCondition;
@@ -63,7 +65,24 @@ final class LoadBalancerXml {
         .add(certificates(l))
         .add("SslPolicy", l.sslPolicy())
         .add(actions("DefaultActions", l.defaultActions()))
-        .add(l.alpnPolicy() == null ? null : Xml.strings("AlpnPolicy", List.of(l.alpnPolicy().wire())));
+        .add(l.alpnPolicy() == null ? null : Xml.strings("AlpnPolicy", List.of(l.alpnPolicy().wire())))
+        .add(mutualAuthentication(l));
+  }
+
+  /** An HTTPS listener's mutual TLS (its mode alone when off, as ELBv2 answers), or nothing. */
+  private static Xml mutualAuthentication(Listener l) {
+    if (l.protocol() != Protocol.HTTPS) {
+      return null;
+    }
+    MutualAuthentication m = l.mutualAuthentication();
+    Xml x = Xml.el("MutualAuthentication").add("Mode", m.mode().wire());
+    if (m.mode() == MutualAuthentication.Mode.VERIFY) {
+      x.add("TrustStoreArn", m.trustStore().arn())
+          .add("IgnoreClientCertificateExpiry", m.ignoreClientCertificateExpiry())
+          .add("TrustStoreAssociationStatus", "active")
+          .add("AdvertiseTrustStoreCaNames", m.advertiseWire());
+    }
+    return x;
   }
 
   /** The default certificate of an HTTPS listener (AWS lists only that one here), or nothing. */

@@ -183,7 +183,7 @@ final class RuleOperations {
           return r;
         }
         Listener next = new Listener(l.arn(), l.protocol(), l.port(), LbResources.resolve(r, actions), l.rules(),
-            l.certificates(), l.sslPolicy(), l.h2c(), l.attributes(), l.alpnPolicy());
+            l.certificates(), l.sslPolicy(), l.h2c(), l.attributes(), l.alpnPolicy(), l.mutualAuthentication());
         return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
       }
       Rule old = ref.rule();

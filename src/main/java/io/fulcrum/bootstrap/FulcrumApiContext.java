@@ -7,6 +7,7 @@ import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
+import io.fulcrum.model.TrustStore;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
@@ -38,6 +39,11 @@ final class FulcrumApiContext implements ApiContext {
   @Override
   public List<Certificate> certificates() {
     return fulcrum.config().certificates();
+  }
+
+  @Override
+  public List<TrustStore> trustStores() {
+    return fulcrum.config().trustStores();
   }
 
   @Override

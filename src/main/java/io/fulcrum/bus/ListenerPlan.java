@@ -1,8 +1,10 @@
 package io.fulcrum.bus;
 
+import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.ListenerAttributes;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.routing.RouteTable;
@@ -24,6 +26,8 @@ import java.util.List;
  * @param h2c      whether an HTTP listener accepts cleartext HTTP/2 (Fulcrum's extension)
  * @param attributes the listener's attributes (header modification; a TCP or TLS listener's idle timeout)
  * @param tlsNames the names of the TLS headers, from its attributes
+ * @param clientCertNames the names of the mutual TLS headers, from its attributes; null unless the
+ *                 listener has mutual TLS
  */
 public record ListenerPlan(
     String lbName,
@@ -37,7 +41,8 @@ public record ListenerPlan(
     boolean http2,
     boolean h2c,
     ListenerAttributes attributes,
-    ForwardHeaders.TlsNames tlsNames) {
+    ForwardHeaders.TlsNames tlsNames,
+    ClientCertHeaders.Names clientCertNames) {
 
   public ListenerPlan {
     nodes = List.copyOf(nodes);
@@ -49,7 +54,14 @@ public record ListenerPlan(
       ProxySettings proxy, ListenerTls tls, boolean http2, boolean h2c, ListenerAttributes attributes) {
     this(lbName, arn, protocol, port, nodes, routes, proxy, tls, http2, h2c, attributes, attributes == null
         ? ForwardHeaders.TlsNames.DEFAULT
-        : ForwardHeaders.TlsNames.of(attributes.tlsVersionHeader(), attributes.tlsCipherSuiteHeader()));
+        : ForwardHeaders.TlsNames.of(attributes.tlsVersionHeader(), attributes.tlsCipherSuiteHeader()),
+        tls == null || !tls.mutualAuthentication().on() ? null : ClientCertHeaders.Names.of(
+            (attributes == null ? ListenerAttributes.defaults(protocol) : attributes).clientCertHeaders()));
+  }
+
+  /** The listener's mutual TLS mode. */
+  public MutualAuthentication.Mode mutualTls() {
+    return tls == null ? MutualAuthentication.Mode.OFF : tls.mutualAuthentication().mode();
   }
 
   /** A listener with the default attributes. */

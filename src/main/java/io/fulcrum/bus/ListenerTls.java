@@ -1,5 +1,6 @@
 package io.fulcrum.bus;
 
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.SecurityPolicy;
 import java.util.List;
 
@@ -10,13 +11,22 @@ import java.util.List;
  *
  * @param alpn a TLS listener's ALPN protocol ids, most preferred first (its ALPN policy's); empty:
  *             none negotiated (an HTTPS listener's come from its HTTP/2 setting instead)
+ * @param mutualAuthentication an HTTPS listener's mutual TLS (its trust store's files are read when
+ *             the listener binds); {@link MutualAuthentication#OFF} for none
  */
 public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
-    SecurityPolicy policy, List<String> alpn) {
+    SecurityPolicy policy, List<String> alpn, MutualAuthentication mutualAuthentication) {
 
   public ListenerTls {
     certificateFiles = List.copyOf(certificateFiles);
     keyFiles = List.copyOf(keyFiles);
     alpn = List.copyOf(alpn);
+    mutualAuthentication = mutualAuthentication == null ? MutualAuthentication.OFF : mutualAuthentication;
+  }
+
+  /** A listener without mutual TLS. */
+  public ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
+      SecurityPolicy policy, List<String> alpn) {
+    this(certificateFiles, keyFiles, pkcs12File, password, policy, alpn, MutualAuthentication.OFF);
   }
 }

@@ -17,6 +17,7 @@ import io.fulcrum.model.ResourceRules;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TrustStore;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -143,7 +144,8 @@ public final class ConfigParser {
 
     Map<String, String> tgArns = new LinkedHashMap<>();
     List<TargetGroup> groups = TargetGroupParser.parse(root, env, tgArns);
-    List<LoadBalancer> lbs = LoadBalancerParser.parse(root, env, tgArns, dnsDomain);
+    Map<String, TrustStore> trustStores = TrustStoreParser.parse(root, env.arns());
+    List<LoadBalancer> lbs = LoadBalancerParser.parse(root, env, tgArns, dnsDomain, trustStores);
     Resources resources = new Resources(lbs, groups);
     List<Certificate> certificates = parseCertificates(root, env.arns(), lbs);
     if (problems.isEmpty()) {
@@ -152,7 +154,8 @@ public final class ConfigParser {
     root.finish();
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
-        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates);
+        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
+        List.copyOf(trustStores.values()));
   }
 
   /**

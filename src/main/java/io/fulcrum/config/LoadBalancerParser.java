@@ -10,12 +10,14 @@ import io.fulcrum.model.ListenerAttributes;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
 import io.fulcrum.model.LoadBalancerType;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
 import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.SecurityPolicy;
+import io.fulcrum.model.TrustStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,7 +29,8 @@ import java.util.Set;
  * Reads the load balancers, {@code load-balancers:}: each one's name, type, {@code zones} and
  * {@code attributes}, and its {@code listeners} with their protocol, port, {@code default-actions},
  * {@code rules} (conditions and actions through {@link RuleParser}), {@code h2c}, {@code ssl-policy},
- * {@code certificates}, {@code alpn-policy} and {@code attributes}, with their key paths.
+ * {@code certificates}, {@code alpn-policy}, {@code mutual-authentication} and {@code attributes}, with
+ * their key paths.
  *
  * <p>Forward actions find the target groups they name in the name-to-ARN map that
  * {@link TargetGroupParser} fills, so the target groups are read first. Only load balancers without
@@ -38,7 +41,8 @@ final class LoadBalancerParser {
   private LoadBalancerParser() {
   }
 
-  static List<LoadBalancer> parse(ConfigNode root, Environment env, Map<String, String> tgArns, String dnsDomain) {
+  static List<LoadBalancer> parse(ConfigNode root, Environment env, Map<String, String> tgArns, String dnsDomain,
+      Map<String, TrustStore> trustStores) {
     List<LoadBalancer> out = new ArrayList<>();
     Set<String> names = new HashSet<>();
     Arns arns = env.arns();
@@ -71,7 +75,7 @@ final class LoadBalancerParser {
       List<Listener> listeners = new ArrayList<>();
       Set<Integer> ports = new HashSet<>();
       for (ConfigNode l : n.objects("listeners")) {
-        Listener listener = parseListener(l, type, name, lbId, arns, tgArns);
+        Listener listener = parseListener(l, type, name, lbId, arns, tgArns, trustStores);
         l.finish();
         if (listener != null) {
           if (!ports.add(listener.port())) {
@@ -89,7 +93,7 @@ final class LoadBalancerParser {
   }
 
   private static Listener parseListener(ConfigNode l, LoadBalancerType lbType, String lbName, String lbId, Arns arns,
-      Map<String, String> tgArns) {
+      Map<String, String> tgArns, Map<String, TrustStore> trustStores) {
     int before = l.problems().size();
     Protocol protocol = l.enumValue("protocol", Protocol.class, null);
     if (protocol == null && !l.has("protocol")) {
@@ -176,6 +180,17 @@ final class LoadBalancerParser {
     } else if (alpnName != null && alpnPolicy == null) {
       l.at("alpn-policy").add("ALPNPolicyNotFound", AlpnPolicy.unknown(alpnName));
     }
+    MutualAuthentication mtls = null;
+    if (l.has("mutual-authentication")) {
+      if (protocol != null && protocol != Protocol.HTTPS) {
+        l.at("mutual-authentication").add("mutual authentication is only for HTTPS listeners");
+        l.object("mutual-authentication");
+      } else {
+        ConfigNode m = l.object("mutual-authentication");
+        mtls = TrustStoreParser.mutualAuthentication(m, trustStores);
+        m.finish();
+      }
+    }
     Map<String, String> givenAttributes = l.stringMap("attributes");
     ListenerAttributes attributes = protocol == null ? null
         : ListenerAttributes.resolve(protocol, null, givenAttributes, l.at("attributes"));
@@ -183,7 +198,7 @@ final class LoadBalancerParser {
       return null;
     }
     return new Listener(listenerArn, protocol, port, defaults, rules, certificates, sslPolicy, h2c, attributes,
-        alpnPolicy);
+        alpnPolicy, mtls);
   }
 
   /**

@@ -94,7 +94,7 @@ public final class ForwardHeaders {
   public static void prepare(MultiMap headers, ProxySettings settings, String host, SocketAddress client,
       String scheme, int listenerPort, long headerBytes, long epochSeconds, RandomGenerator random) {
     prepare(headers, settings, host, forwardedFor(client, settings.xffClientPort()), scheme,
-        Integer.toString(listenerPort), null, headerBytes, epochSeconds, random);
+        Integer.toString(listenerPort), null, null, headerBytes, epochSeconds, random);
   }
 
   /**
@@ -106,11 +106,14 @@ public final class ForwardHeaders {
    * @param listenerPort the listener's port, as the X-Forwarded-Port value
    * @param tls          the client connection's TLS, for the TLS headers when the load balancer
    *                     sends them; null over cleartext
+   * @param clientCert   the mutual TLS headers of the client connection; null when the listener has
+   *                     no mutual TLS
    */
   public static Values prepare(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
-      String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
-    Values v = rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, tls, headerBytes, epochSeconds,
-        random);
+      String scheme, String listenerPort, Tls tls, ClientCertHeaders clientCert, long headerBytes, long epochSeconds,
+      RandomGenerator random) {
+    Values v = rewrite(headers, settings, host, forwardedFor, scheme, listenerPort, tls, clientCert, headerBytes,
+        epochSeconds, random);
     v.setOn(headers);
     return v;
   }
@@ -122,7 +125,8 @@ public final class ForwardHeaders {
    * ({@link Values#writeTo}), where {@link #prepare} would have appended them.
    */
   public static Values rewrite(MultiMap headers, ProxySettings settings, String host, String forwardedFor,
-      String scheme, String listenerPort, Tls tls, long headerBytes, long epochSeconds, RandomGenerator random) {
+      String scheme, String listenerPort, Tls tls, ClientCertHeaders clientCert, long headerBytes, long epochSeconds,
+      RandomGenerator random) {
     HopByHop.strip(headers);
     headers.remove(HttpHeaders.EXPECT);
     boolean invalid = hasInvalidName(headers);
@@ -165,7 +169,10 @@ public final class ForwardHeaders {
       }
       sent = tls;
     }
-    return new Values(n, host, xff, scheme, listenerPort, trace, sent, dropped, invalid && !dropped);
+    if (clientCert != null) {
+      clientCert.removeFrom(headers); // the load balancer's values, never the client's
+    }
+    return new Values(n, host, xff, scheme, listenerPort, trace, sent, clientCert, dropped, invalid && !dropped);
   }
 
   /**
@@ -220,12 +227,12 @@ public final class ForwardHeaders {
    * The values the load balancer gives a forwarded request's Host, X-Forwarded-For (null: none,
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
    * X-Amzn-Trace-Id headers, and its x-amzn-tls-version and x-amzn-tls-cipher-suite ({@code tls};
-   * null: none); {@code droppedInvalid}: headers with names that are not valid were removed
+   * null: none), and the mutual TLS headers ({@code clientCert}; null: none); {@code droppedInvalid}: headers with names that are not valid were removed
    * ({@code routing.http.drop_invalid_header_fields.enabled}); {@code forwardedInvalid}: there
    * were such headers, and they go on to the target.
    */
   public record Values(Names names, String host, String forwardedFor, String proto, String port, CharSequence traceId,
-      Tls tls, boolean droppedInvalid, boolean forwardedInvalid) {
+      Tls tls, ClientCertHeaders clientCert, boolean droppedInvalid, boolean forwardedInvalid) {
 
     /** Sets the headers on {@code headers}, in this order, after the others. */
     public void setOn(MultiMap headers) {
@@ -239,6 +246,9 @@ public final class ForwardHeaders {
       if (tls != null) {
         headers.add(tls.names().version(), tls.version());
         headers.add(tls.names().cipherSuite(), tls.cipherSuite());
+      }
+      if (clientCert != null) {
+        clientCert.setOn(headers);
       }
     }
 
@@ -254,6 +264,9 @@ public final class ForwardHeaders {
       if (tls != null) {
         line(buf, tls.names().versionLine(), tls.version());
         line(buf, tls.names().cipherLine(), tls.cipherSuite());
+      }
+      if (clientCert != null) {
+        clientCert.writeTo(buf);
       }
     }
 

@@ -1,6 +1,8 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.ForwardHeaders;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
@@ -55,6 +57,8 @@ final class ClientConnection implements Handler<Void> {
   private boolean last;
   /** The connection's TLS for the TLS headers, once asked for; {@link #CLEARTEXT} without TLS. */
   private ForwardHeaders.Tls tls;
+  /** The connection's mutual TLS headers, once asked for (a listener's mutual TLS lasts as long as its connections). */
+  private ClientCertHeaders clientCert;
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
@@ -222,6 +226,17 @@ final class ClientConnection implements Handler<Void> {
       tls = t == null ? CLEARTEXT : t;
     }
     return tls == CLEARTEXT ? null : tls;
+  }
+
+  /**
+   * The connection's mutual TLS headers (made once): those of its listener's mode, under
+   * {@code names}, for the certificate the client sent, if any.
+   */
+  ClientCertHeaders clientCert(MutualAuthentication.Mode mode, ClientCertHeaders.Names names) {
+    if (clientCert == null || clientCert.names() != names) {
+      clientCert = ClientCertHeaders.of(connection.sslSession(), mode, names);
+    }
+    return clientCert;
   }
 
   /**

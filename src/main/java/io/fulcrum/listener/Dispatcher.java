@@ -6,6 +6,7 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.balancer.TargetSelector;
 import io.fulcrum.balancer.Upstream;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.ProxySettings;
@@ -214,8 +215,11 @@ final class Dispatcher {
     if (tls != null) {
       tls = tls.named(plan.tlsNames());
     }
+    ClientCertHeaders clientCert = plan.clientCertNames() == null ? null
+        : client != null ? client.clientCert(plan.mutualTls(), plan.clientCertNames())
+        : ClientCertHeaders.of(null, plan.mutualTls(), plan.clientCertNames());
     ForwardHeaders.Values values = ForwardHeaders.rewrite(headers, proxy, host, forwardedFor,
-        plan.tls() == null ? "http" : "https", binding.portText, tls, headerBytes, now / 1000, random);
+        plan.tls() == null ? "http" : "https", binding.portText, tls, clientCert, headerBytes, now / 1000, random);
     if (values.droppedInvalid()) {
       binding.meters.droppedInvalidHeader();
     }

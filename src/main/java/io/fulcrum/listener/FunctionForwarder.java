@@ -8,6 +8,7 @@ import io.fulcrum.bus.FunctionReply;
 import io.fulcrum.bus.FunctionRequest;
 import io.fulcrum.bus.LambdaError;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.ElbError;
 import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
@@ -83,9 +84,11 @@ final class FunctionForwarder {
     if (tls != null) {
       tls = tls.named(plan.tlsNames());
     }
+    ClientCertHeaders clientCert = plan.clientCertNames() == null ? null
+        : ClientCertHeaders.of(req.connection().sslSession(), plan.mutualTls(), plan.clientCertNames());
     ForwardHeaders.Values forwarded = ForwardHeaders.prepare(req.headers(), proxy, host,
         ForwardHeaders.forwardedFor(req.remoteAddress(), proxy.xffClientPort()), scheme, Integer.toString(plan.port()),
-        tls, headerBytes, now / 1000, random);
+        tls, clientCert, headerBytes, now / 1000, random);
     if (forwarded.droppedInvalid()) {
       meters.loadBalancer().droppedInvalidHeader();
     }

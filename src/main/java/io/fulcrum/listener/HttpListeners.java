@@ -114,7 +114,7 @@ final class HttpListeners {
       ListenerPlan plan = desired.get(e.getKey());
       Binding b = e.getValue();
       if (plan != null && !sameSocket(b.plan, plan)) {
-        // Changes kind (cleartext, TLS, h2c): its connections are closed with it, and the new server
+        // Changes kind (cleartext, TLS, h2c, mutual TLS): its connections are closed with it, and the new server
         // binds once every verticle's old one is gone (see SocketHandover).
         it.remove();
         String socket = e.getKey();
@@ -198,10 +198,13 @@ final class HttpListeners {
 
   /**
    * Whether a server bound for {@code a} can serve {@code b} as it is: the same cleartext or TLS,
-   * ALPN offer and h2c. Certificates and policy are swapped on the running server.
+   * ALPN offer, h2c and mutual TLS. Certificates and policy are swapped on the running server. A
+   * change of mutual TLS (mode, trust store, expiry, CA names) closes the open connections, so that
+   * none goes on with a client certificate judged by other settings (or one since revoked).
    */
   private static boolean sameSocket(ListenerPlan a, ListenerPlan b) {
-    return (a.tls() == null) == (b.tls() == null) && a.http2() == b.http2() && a.h2c() == b.h2c();
+    return (a.tls() == null) == (b.tls() == null) && a.http2() == b.http2() && a.h2c() == b.h2c()
+        && (a.tls() == null || a.tls().mutualAuthentication().equals(b.tls().mutualAuthentication()));
   }
 
   private Future<HttpServer> bind(Binding b) {

@@ -1,6 +1,8 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.bus.ListenerTls;
+import io.fulcrum.model.MutualAuthentication;
+import io.fulcrum.tls.ClientTrustOptions;
 import io.fulcrum.tls.TlsEngine;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
@@ -15,6 +17,7 @@ import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.internal.tls.SslContextManager;
 import io.vertx.core.internal.tls.SslContextProvider;
 import io.vertx.core.net.ServerSSLOptions;
+import java.time.Clock;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -60,7 +63,8 @@ final class Tls {
     options.setSsl(true).setSslEngineOptions(TlsEngine.current().vertxOptions());
     ServerSSLOptions ssl = sslOptions(tls);
     options.setSni(ssl.isSni()).setKeyCertOptions(ssl.getKeyCertOptions())
-        .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols());
+        .setEnabledSecureTransportProtocols(ssl.getEnabledSecureTransportProtocols())
+        .setClientAuth(ssl.getClientAuth()).setTrustOptions(ssl.getTrustOptions());
     ssl.getEnabledCipherSuites().forEach(options::addEnabledCipherSuite);
     options.setUseAlpn(true)
         .setAlpnVersions(http2 ? List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1) : List.of(HttpVersion.HTTP_1_1));
@@ -88,9 +92,18 @@ final class Tls {
     return tls == null ? null : tls.applicationProtocol();
   }
 
-  /** Certificates, SNI, and the protocols and cipher suites of the policy that this JVM offers. */
+  /**
+   * Certificates, SNI, the protocols and cipher suites of the policy that this JVM offers, and
+   * mutual TLS: passthrough asks for a client certificate and takes any, verify requires one that
+   * the trust store vouches for (a handshake without one fails).
+   */
   static ServerSSLOptions sslOptions(ListenerTls tls) {
     ServerSSLOptions options = new ServerSSLOptions().setSni(true);
+    MutualAuthentication mtls = tls.mutualAuthentication();
+    if (mtls.on()) {
+      options.setClientAuth(mtls.mode() == MutualAuthentication.Mode.VERIFY ? ClientAuth.REQUIRED : ClientAuth.REQUEST)
+          .setTrustOptions(new ClientTrustOptions(mtls, Clock.systemUTC()));
+    }
     if (tls.pkcs12File() != null) {
       options.setKeyCertOptions(new PfxOptions().setPath(tls.pkcs12File()).setPassword(tls.password()));
     } else {

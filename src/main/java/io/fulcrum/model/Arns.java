@@ -30,6 +30,11 @@ public record Arns(String region, String account) {
         + listenerId + "/" + id;
   }
 
+  /** A trust store's ARN: {@code ...:truststore/<name>/<id>}, the id derived from the name. */
+  public String trustStore(String name) {
+    return PREFIX + region + ":" + account + ":truststore/" + name + "/" + stableId("truststore", name);
+  }
+
   /** An ACM-style certificate ARN derived from where the certificate comes from. */
   public String certificate(String source) {
     String h = stableId("certificate", source) + stableId("certificate-2", source);

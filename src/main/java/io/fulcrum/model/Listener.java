@@ -13,10 +13,12 @@ import java.util.List;
  *                   carried over to this one's keys (a change between HTTP and HTTPS)
  * @param alpnPolicy a TLS listener's ALPN policy ({@link AlpnPolicy}), or null when none was given
  *                   (which negotiates nothing, as {@code None} does)
+ * @param mutualAuthentication an HTTPS listener's mutual TLS ({@link MutualAuthentication#OFF} when
+ *                   none was given, and for every other protocol)
  */
 public record Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules,
     List<Certificate> certificates, String sslPolicy, boolean h2c, ListenerAttributes attributes,
-    AlpnPolicy alpnPolicy) {
+    AlpnPolicy alpnPolicy, MutualAuthentication mutualAuthentication) {
 
   /** The security policy of HTTPS listeners created without one, as in the ELBv2 API. */
   public static final String DEFAULT_SSL_POLICY = "ELBSecurityPolicy-2016-08";
@@ -26,25 +28,27 @@ public record Listener(String arn, Protocol protocol, int port, List<Action> def
     rules = rules.stream().sorted((a, b) -> Integer.compare(a.priority(), b.priority())).toList();
     certificates = List.copyOf(certificates);
     attributes = attributes == null ? ListenerAttributes.defaults(protocol) : attributes.forProtocol(protocol);
+    mutualAuthentication = mutualAuthentication == null || protocol != Protocol.HTTPS ? MutualAuthentication.OFF
+        : mutualAuthentication;
   }
 
   /** A listener without certificates and without h2c. */
   public Listener(String arn, Protocol protocol, int port, List<Action> defaultActions, List<Rule> rules) {
-    this(arn, protocol, port, defaultActions, rules, List.of(), null, false, null, null);
+    this(arn, protocol, port, defaultActions, rules, List.of(), null, false, null, null, null);
   }
 
   public Listener withRules(List<Rule> newRules) {
     return new Listener(arn, protocol, port, defaultActions, newRules, certificates, sslPolicy, h2c, attributes,
-        alpnPolicy);
+        alpnPolicy, mutualAuthentication);
   }
 
   public Listener withAttributes(ListenerAttributes newAttributes) {
     return new Listener(arn, protocol, port, defaultActions, rules, certificates, sslPolicy, h2c, newAttributes,
-        alpnPolicy);
+        alpnPolicy, mutualAuthentication);
   }
 
   public Listener withCertificates(List<Certificate> newCertificates) {
     return new Listener(arn, protocol, port, defaultActions, rules, newCertificates, sslPolicy, h2c, attributes,
-        alpnPolicy);
+        alpnPolicy, mutualAuthentication);
   }
 }

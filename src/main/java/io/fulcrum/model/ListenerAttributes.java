@@ -4,6 +4,7 @@ import static io.fulcrum.model.AttributeSpec.bool;
 import static io.fulcrum.model.AttributeSpec.range;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -180,10 +181,19 @@ public final class ListenerAttributes {
       Problems problems) {
     int before = problems.size();
     Attributes a = Attributes.resolve(specs(protocol), base == null ? null : base.all, given, "Listener", problems);
-    if (problems.size() == before && protocol == Protocol.HTTPS
-        && a.get(TLS_VERSION_NAME).equalsIgnoreCase(a.get(TLS_CIPHER_SUITE_NAME))) {
-      problems.at(given.containsKey(TLS_CIPHER_SUITE_NAME) ? TLS_CIPHER_SUITE_NAME : TLS_VERSION_NAME)
-          .add("the TLS version and cipher suite headers need names of their own");
+    if (problems.size() == before && protocol == Protocol.HTTPS) {
+      // Each renamed header needs a name of its own: blame the one given that takes a name already taken.
+      Map<String, String> taken = new HashMap<>();
+      for (String key : RENAMED.keySet()) {
+        String attribute = REQUEST + key + NAME;
+        String other = taken.putIfAbsent(a.get(attribute).toLowerCase(Locale.ROOT), attribute);
+        if (other != null) {
+          String blamed = given.containsKey(attribute) ? attribute : other;
+          problems.at(blamed).add("'" + a.get(blamed) + "' names another request header already ("
+              + (blamed.equals(attribute) ? other : attribute) + "); each needs a name of its own");
+          break;
+        }
+      }
     }
     return problems.size() > before ? null : new ListenerAttributes(protocol, a);
   }
@@ -225,6 +235,22 @@ public final class ListenerAttributes {
   public String tlsCipherSuiteHeader() {
     String v = all.get(TLS_CIPHER_SUITE_NAME);
     return v == null ? RENAMED.get("x_amzn_tls_cipher_suite") : v;
+  }
+
+  /**
+   * The names of an HTTPS listener's mutual TLS request headers, in this order: the client
+   * certificate's serial number, issuer, subject, validity and leaf (verify mode), and its chain
+   * (passthrough).
+   */
+  public List<String> clientCertHeaders() {
+    List<String> names = new ArrayList<>(6);
+    RENAMED.forEach((key, header) -> {
+      if (key.startsWith("x_amzn_mtls_")) {
+        String v = all.get(REQUEST + key + NAME);
+        names.add(v == null ? header : v);
+      }
+    });
+    return names;
   }
 
   /** NLB's idle timeout of a TCP or TLS listener's flows, in seconds. */

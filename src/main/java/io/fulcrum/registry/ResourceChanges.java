@@ -3,6 +3,7 @@ package io.fulcrum.registry;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.Target;
@@ -146,7 +147,20 @@ final class ResourceChanges {
     if (was.h2c() != now.h2c()) {
       what.add("h2c " + was.h2c() + " \u2192 " + now.h2c());
     }
+    if (!was.mutualAuthentication().equals(now.mutualAuthentication())) {
+      what.add("mutual authentication " + mtls(was) + " \u2192 " + mtls(now));
+    }
     return what;
+  }
+
+  /** A listener's mutual TLS in a few words: its mode, and in verify mode its trust store and options. */
+  private static String mtls(Listener l) {
+    MutualAuthentication m = l.mutualAuthentication();
+    if (m.trustStore() == null) {
+      return m.mode().wire();
+    }
+    return m.mode().wire() + " (" + m.trustStore().name() + (m.ignoreClientCertificateExpiry() ? ", expiry ignored" : "")
+        + (m.advertiseTrustStoreCaNames() ? ", CA names advertised" : "") + ")";
   }
 
   private static String alpnName(Listener l) {

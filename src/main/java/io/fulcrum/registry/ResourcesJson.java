@@ -15,6 +15,7 @@ import io.fulcrum.model.LoadBalancerAttributes;
 import io.fulcrum.model.LoadBalancerIpAddressType;
 import io.fulcrum.model.LoadBalancerScheme;
 import io.fulcrum.model.LoadBalancerType;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.ProtocolVersion;
@@ -28,6 +29,7 @@ import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TargetGroupAttributes;
 import io.fulcrum.model.TargetType;
 import io.fulcrum.model.Targets;
+import io.fulcrum.model.TrustStore;
 import io.fulcrum.model.WireEnum;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -82,6 +84,9 @@ public final class ResourcesJson {
               .put("certificateFile", c.certificateFile()).put("privateKeyFile", c.privateKeyFile())
               .put("pkcs12File", c.pkcs12File()).put("password", c.password())));
           listener.put("certificates", certificates);
+        }
+        if (l.mutualAuthentication().on()) {
+          listener.put("mutualAuthentication", mutualAuthentication(l.mutualAuthentication()));
         }
         listener.put("attributes", new JsonObject(new LinkedHashMap<>(l.attributes().asMap())));
         listeners.add(listener);
@@ -279,6 +284,47 @@ public final class ResourcesJson {
     return out;
   }
 
+  /** A listener's mutual TLS, its trust store's files with it (as a listener's certificates are kept). */
+  private static JsonObject mutualAuthentication(MutualAuthentication m) {
+    JsonObject o = new JsonObject().put("mode", m.mode().wire());
+    if (m.trustStore() != null) {
+      TrustStore t = m.trustStore();
+      o.put("trustStore", new JsonObject().put("arn", t.arn()).put("name", t.name())
+          .put("caCertificates", t.caCertificates()).put("revocations", new JsonArray(new ArrayList<>(t.revocationFiles())))
+          .put("caCount", t.caCount()).put("revokedCount", t.revokedCount()));
+    }
+    if (m.ignoreClientCertificateExpiry()) {
+      o.put("ignoreClientCertificateExpiry", true);
+    }
+    if (m.advertiseTrustStoreCaNames()) {
+      o.put("advertiseTrustStoreCaNames", true);
+    }
+    return o;
+  }
+
+  private static MutualAuthentication mutualAuthentication(JsonObject o, Problems p) {
+    if (o == null) {
+      return null;
+    }
+    MutualAuthentication.Mode mode = MutualAuthentication.Mode.named(o.getString("mode"));
+    if (mode == null) {
+      p.at("mode").add(MutualAuthentication.Mode.unknown(String.valueOf(o.getString("mode"))));
+      return null;
+    }
+    JsonObject t = o.getJsonObject("trustStore");
+    TrustStore store = t == null ? null : new TrustStore(t.getString("arn"), t.getString("name"),
+        t.getString("caCertificates"), strings(t.getJsonArray("revocations", new JsonArray())), t.getInteger("caCount", 0),
+        t.getInteger("revokedCount", 0));
+    boolean ignore = o.getBoolean("ignoreClientCertificateExpiry", false);
+    boolean advertise = o.getBoolean("advertiseTrustStoreCaNames", false);
+    String problem = MutualAuthentication.problem(mode, store != null, ignore, advertise ? "on" : "off");
+    if (problem != null) {
+      p.add(problem);
+      return null;
+    }
+    return new MutualAuthentication(mode, store, ignore, advertise);
+  }
+
   private static AlpnPolicy alpnPolicy(String name, Problems p) {
     AlpnPolicy policy = name == null ? null : AlpnPolicy.named(name);
     if (name != null && policy == null) {
@@ -333,7 +379,8 @@ public final class ResourcesJson {
           : ListenerAttributes.resolve(protocol, null, given, p.at("listeners").at(i).at("attributes"));
       listeners.add(new Listener(l.getString("arn"), protocol, l.getInteger("port"), actions(l.getJsonArray("defaultActions")),
           rules, certificates, l.getString("sslPolicy"), l.getBoolean("h2c", false), listenerAttributes,
-          alpnPolicy(l.getString("alpnPolicy"), p.at("listeners").at(i).at("alpnPolicy"))));
+          alpnPolicy(l.getString("alpnPolicy"), p.at("listeners").at(i).at("alpnPolicy")),
+          mutualAuthentication(l.getJsonObject("mutualAuthentication"), p.at("listeners").at(i).at("mutualAuthentication"))));
     }
     if (p.size() > before) {
       return null;

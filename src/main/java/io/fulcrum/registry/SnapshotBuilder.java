@@ -74,7 +74,8 @@ final class SnapshotBuilder {
         certs.add(c.certificateFile());
         keys.add(c.privateKeyFile());
       } else {
-        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy, alpn);
+        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy, alpn,
+            l.mutualAuthentication());
       }
     }
     if (certs.isEmpty()) {
@@ -84,7 +85,7 @@ final class SnapshotBuilder {
       certs.add(selfSigned.certificate().toString());
       keys.add(selfSigned.privateKey().toString());
     }
-    return new ListenerTls(certs, keys, null, null, policy, alpn);
+    return new ListenerTls(certs, keys, null, null, policy, alpn, l.mutualAuthentication());
   }
 
   /**

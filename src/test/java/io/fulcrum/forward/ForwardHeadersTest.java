@@ -99,7 +99,7 @@ class ForwardHeadersTest {
   void values_areWrittenAsHeaderLines_inTheirOrder_withCharactersPastLatin1AsQuestionMarks() {
     ForwardHeaders.Values values = new ForwardHeaders.Values(ForwardHeaders.Names.HTTP1, "café.example:8080",
         "203.0.113.7", "http", "8080", "Root=1-\u20ac", new ForwardHeaders.Tls("TLSv1.3", "TLS_AES_128_GCM_SHA256"),
-        false, false);
+        null, false, false);
     ByteBuf buf = Unpooled.buffer();
 
     values.writeTo(buf);

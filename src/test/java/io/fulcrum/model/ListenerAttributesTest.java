@@ -136,7 +136,24 @@ class ListenerAttributesTest {
     assertThat(problems(Protocol.HTTP, ListenerAttributes.TLS_VERSION_NAME, "X-Tls")).singleElement()
         .asString().contains("is not recognized");
     assertThat(problems(Protocol.HTTPS, ListenerAttributes.TLS_VERSION_NAME, "x-amzn-tls-cipher-suite")).containsExactly(
-        ListenerAttributes.TLS_VERSION_NAME + ": the TLS version and cipher suite headers need names of their own");
+        ListenerAttributes.TLS_VERSION_NAME + ": 'x-amzn-tls-cipher-suite' names another request header already ("
+            + ListenerAttributes.TLS_CIPHER_SUITE_NAME + "); each needs a name of its own");
+  }
+
+  @Test
+  void mutualTlsHeaderNames_eachTheirOwn_inTheOrderTheyAreSent() {
+    String leaf = "routing.http.request.x_amzn_mtls_clientcert_leaf.header_name";
+    String chain = "routing.http.request.x_amzn_mtls_clientcert.header_name";
+    assertThat(problems(Protocol.HTTPS, chain, "X-Amzn-Mtls-Clientcert-Leaf")).containsExactly(chain
+        + ": 'X-Amzn-Mtls-Clientcert-Leaf' names another request header already (" + leaf
+        + "); each needs a name of its own");
+    Problems problems = new Problems();
+    ListenerAttributes renamed = ListenerAttributes.resolve(Protocol.HTTPS, null, Map.of(chain, "X-Client-Chain"),
+        problems);
+    assertThat(problems.isEmpty()).isTrue();
+    assertThat(renamed.clientCertHeaders()).containsExactly("X-Amzn-Mtls-Clientcert-Serial-Number",
+        "X-Amzn-Mtls-Clientcert-Issuer", "X-Amzn-Mtls-Clientcert-Subject", "X-Amzn-Mtls-Clientcert-Validity",
+        "X-Amzn-Mtls-Clientcert-Leaf", "X-Client-Chain");
   }
 
   @Test

@@ -1,0 +1,90 @@
+package io.fulcrum.api;
+
+import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.MutualAuthentication;
+import io.fulcrum.model.TrustStore;
+import io.vertx.core.Future;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+
+/**
+ * Trust stores (mutual TLS verify mode): DescribeTrustStores and DescribeTrustStoreAssociations.
+ * Trust stores come from the config file's {@code trust-stores} (their CA bundles and revocation
+ * lists are files; there is no S3 to read them from), so the operations that create, change or
+ * delete one, or read its bundle back, are refused with {@code OperationNotPermitted}.
+ */
+final class TrustStoreOperations {
+
+  /** What ELBv2 offers that needs S3: refused here. */
+  private static final List<String> REFUSED = List.of("CreateTrustStore", "ModifyTrustStore", "DeleteTrustStore",
+      "AddTrustStoreRevocations", "RemoveTrustStoreRevocations", "GetTrustStoreCaCertificatesBundle",
+      "GetTrustStoreRevocationContent", "DescribeTrustStoreRevocations", "DeleteSharedTrustStoreAssociation");
+
+  private TrustStoreOperations() {
+  }
+
+  static void register(ElbApi api) {
+    api.register("DescribeTrustStores", TrustStoreOperations::describe)
+        .register("DescribeTrustStoreAssociations", TrustStoreOperations::associations);
+    for (String action : REFUSED) {
+      api.register(action, (p, ctx) -> {
+        throw ApiError.sender("OperationNotPermitted", action + " is not available: trust stores come from the"
+            + " config file's trust-stores (CA bundles and revocation lists are files there; there is no S3)");
+      });
+    }
+  }
+
+  /** A trust store this deployment knows by ARN. */
+  static TrustStore trustStore(ApiContext ctx, String arn) {
+    return ctx.trustStores().stream().filter(t -> t.arn().equals(arn)).findFirst()
+        .orElseThrow(() -> LbResources.refusal("TrustStoreNotFound", "Trust store '" + arn + "' not found (this"
+            + " deployment has those listed under trust-stores in its config file)"));
+  }
+
+  /** Those named by {@code TrustStoreArns} or {@code Names} (an unknown one is {@code TrustStoreNotFound}), or all; paged. */
+  static Future<List<Xml>> describe(QueryParams p, ApiContext ctx) {
+    List<String> arns = p.strings("TrustStoreArns");
+    List<String> names = p.strings("Names");
+    if (!arns.isEmpty() && !names.isEmpty()) {
+      throw ApiError.validation("Trust store ARNs and names cannot be specified at the same time");
+    }
+    List<TrustStore> selected = new ArrayList<>();
+    if (!arns.isEmpty()) {
+      new LinkedHashSet<>(arns).forEach(a -> selected.add(trustStore(ctx, a)));
+    } else if (!names.isEmpty()) {
+      for (String name : new LinkedHashSet<>(names)) {
+        selected.add(ctx.trustStores().stream().filter(t -> t.name().equals(name)).findFirst()
+            .orElseThrow(() -> ApiError.sender("TrustStoreNotFound", "Trust store '" + name + "' not found")));
+      }
+    } else {
+      selected.addAll(ctx.trustStores());
+    }
+    MarkerPaging.Page<TrustStore> page = MarkerPaging.page(selected, p);
+    return Future.succeededFuture(List.of(
+        Xml.list("TrustStores", page.items(), t -> Xml.el("member")
+            .add("Name", t.name())
+            .add("TrustStoreArn", t.arn())
+            .add("Status", "ACTIVE")
+            .add("NumberOfCaCertificates", t.caCount())
+            .add("TotalRevokedEntries", t.revokedCount())),
+        Xml.text("NextMarker", page.nextMarker())));
+  }
+
+  /** The load balancers with a listener that verifies clients with the trust store; paged. */
+  static Future<List<Xml>> associations(QueryParams p, ApiContext ctx) {
+    TrustStore store = trustStore(ctx, p.required("TrustStoreArn"));
+    List<String> using = new ArrayList<>();
+    for (LoadBalancer lb : ctx.resources().loadBalancers()) {
+      boolean uses = lb.listeners().stream().map(l -> l.mutualAuthentication())
+          .anyMatch(m -> m.mode() == MutualAuthentication.Mode.VERIFY && m.trustStore().arn().equals(store.arn()));
+      if (uses) {
+        using.add(lb.arn());
+      }
+    }
+    MarkerPaging.Page<String> page = MarkerPaging.page(using, p);
+    return Future.succeededFuture(List.of(
+        Xml.list("TrustStoreAssociations", page.items(), a -> Xml.el("member").add("ResourceArn", a)),
+        Xml.text("NextMarker", page.nextMarker())));
+  }
+}

@@ -1,0 +1,23 @@
+package io.fulcrum.model;
+
+import java.util.List;
+
+/**
+ * A trust store (ALB's mutual TLS verify mode): the certificate authorities a listener trusts to
+ * have issued its clients' certificates, and the revocation lists it checks them against. Files,
+ * read when a listener that uses it binds.
+ *
+ * @param arn             its identity as the API reports it, derived from its name
+ * @param name            its name (1-32 letters, digits and hyphens)
+ * @param caCertificates  a PEM file holding the CA certificates (roots and intermediates alike are trusted)
+ * @param revocationFiles certificate revocation lists (PEM or DER), each signed by one of the CAs
+ * @param caCount         how many CA certificates the bundle held when it was read
+ * @param revokedCount    how many revoked certificates its lists named when they were read
+ */
+public record TrustStore(String arn, String name, String caCertificates, List<String> revocationFiles, int caCount,
+    int revokedCount) {
+
+  public TrustStore {
+    revocationFiles = List.copyOf(revocationFiles);
+  }
+}

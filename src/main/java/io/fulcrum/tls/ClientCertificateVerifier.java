@@ -1,0 +1,309 @@
+package io.fulcrum.tls;
+
+import io.fulcrum.model.TrustStore;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertPathBuilder;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertStore;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.CollectionCertStoreParameters;
+import java.security.cert.PKIXBuilderParameters;
+import java.security.cert.PKIXCertPathBuilderResult;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509CRL;
+import java.security.cert.X509CRLEntry;
+import java.security.cert.X509CertSelector;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Date;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedTrustManager;
+import javax.security.auth.x500.X500Principal;
+
+/**
+ * ALB's mutual TLS verify mode: a client's certificate must chain, through the intermediates it
+ * sends, to a certificate of the trust store (roots and intermediates of the CA bundle alike are
+ * trusted), be within its validity (unless expiry is ignored) and not be on a revocation list of
+ * the trust store. Anything else fails the handshake. The client's chain may come in any order
+ * and may include the trusted certificate itself.
+ *
+ * <p>Built once per listener setup, off the event loop (the files are read then); a check runs on
+ * the event loop during the handshake and reads nothing. The verdict's reason is named as ALB's
+ * connection log names it ({@code ClientCertExpired}, {@code ClientCertRevoked}, ...).
+ */
+public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
+
+  /** Why a client certificate was refused, as ALB's connection log names it. */
+  public enum Failure {
+    /** No certificate was sent. */
+    ClientCertMissing,
+    /** It does not chain to the trust store, or a signature in the chain is wrong. */
+    ClientCertUntrusted,
+    /** It is past its validity. */
+    ClientCertExpired,
+    /** Its validity has not begun. */
+    ClientCertNotYetValid,
+    /** It, or a certificate between it and the trust store, is on a revocation list. */
+    ClientCertRevoked
+  }
+
+  /** A refused client certificate: a handshake failure that names its reason. */
+  public static final class Refused extends CertificateException {
+    private final Failure failure;
+
+    Refused(Failure failure, String detail) {
+      super(failure + ": " + detail);
+      this.failure = failure;
+    }
+
+    public Failure failure() {
+      return failure;
+    }
+  }
+
+  private final List<X509Certificate> authorities;
+  private final Set<TrustAnchor> anchors;
+  private final List<X509CRL> revocations;
+  private final boolean ignoreExpiry;
+  private final X509Certificate[] advertised;
+  private final Clock clock;
+
+  private ClientCertificateVerifier(List<X509Certificate> authorities, List<X509CRL> revocations, boolean ignoreExpiry,
+      boolean advertise, Clock clock) {
+    this.authorities = List.copyOf(authorities);
+    Set<TrustAnchor> a = new HashSet<>();
+    authorities.forEach(c -> a.add(new TrustAnchor(c, null)));
+    this.anchors = Set.copyOf(a);
+    this.revocations = List.copyOf(revocations);
+    this.ignoreExpiry = ignoreExpiry;
+    this.advertised = advertise ? authorities.toArray(X509Certificate[]::new) : new X509Certificate[0];
+    this.clock = clock;
+  }
+
+  /**
+   * Reads a trust store's files: its CA certificates (PEM, at least one) and its revocation lists
+   * (PEM or DER), each of which must be signed by one of those CAs.
+   *
+   * @throws IllegalArgumentException naming the file and what is wrong with it
+   */
+  public static ClientCertificateVerifier load(TrustStore store, boolean ignoreExpiry, boolean advertise, Clock clock) {
+    List<X509Certificate> cas = readAuthorities(store.caCertificates());
+    List<X509CRL> crls = new ArrayList<>();
+    for (String file : store.revocationFiles()) {
+      crls.addAll(readRevocations(file, cas));
+    }
+    return new ClientCertificateVerifier(cas, crls, ignoreExpiry, advertise, clock);
+  }
+
+  /** The CA certificates of a PEM bundle. */
+  public static List<X509Certificate> readAuthorities(String file) {
+    byte[] bytes = read(file);
+    List<X509Certificate> cas = new ArrayList<>();
+    try {
+      for (java.security.cert.Certificate c : CertificateFactory.getInstance("X.509")
+          .generateCertificates(new ByteArrayInputStream(bytes))) {
+        cas.add((X509Certificate) c);
+      }
+    } catch (CertificateException e) {
+      throw new IllegalArgumentException("'" + file + "' is not a PEM bundle of CA certificates: " + e.getMessage());
+    }
+    if (cas.isEmpty()) {
+      throw new IllegalArgumentException("'" + file + "' holds no certificate (expected PEM CA certificates)");
+    }
+    for (X509Certificate ca : cas) {
+      if (ca.getVersion() != 3) {
+        throw new IllegalArgumentException("'" + file + "': " + name(ca) + " is an X.509v" + ca.getVersion()
+            + " certificate; CA certificates must be X.509v3");
+      }
+    }
+    return cas;
+  }
+
+  /** The revocation lists of a file, each checked against the CA that issued it. */
+  private static List<X509CRL> readRevocations(String file, List<X509Certificate> cas) {
+    byte[] bytes = read(file);
+    Collection<? extends java.security.cert.CRL> read;
+    try {
+      read = CertificateFactory.getInstance("X.509").generateCRLs(new ByteArrayInputStream(bytes));
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException("'" + file + "' is not a certificate revocation list: " + e.getMessage());
+    }
+    if (read.isEmpty()) {
+      throw new IllegalArgumentException("'" + file + "' holds no certificate revocation list (expected PEM or DER)");
+    }
+    List<X509CRL> out = new ArrayList<>();
+    for (java.security.cert.CRL c : read) {
+      X509CRL crl = (X509CRL) c;
+      X509Certificate issuer = cas.stream().filter(ca -> ca.getSubjectX500Principal().equals(crl.getIssuerX500Principal()))
+          .filter(ca -> signedBy(crl, ca)).findFirst().orElse(null);
+      if (issuer == null) {
+        throw new IllegalArgumentException("'" + file + "': the revocation list of " + crl.getIssuerX500Principal()
+            .getName(X500Principal.RFC2253) + " is not signed by a CA of the trust store");
+      }
+      out.add(crl);
+    }
+    return out;
+  }
+
+  private static boolean signedBy(X509CRL crl, X509Certificate ca) {
+    try {
+      crl.verify(ca.getPublicKey());
+      return true;
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
+  private static byte[] read(String file) {
+    try {
+      return Files.readAllBytes(Path.of(file));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("'" + file + "' cannot be read (paths are relative to the working directory)");
+    }
+  }
+
+  private static String name(X509Certificate c) {
+    return c.getSubjectX500Principal().getName(X500Principal.RFC2253);
+  }
+
+  /** How many CA certificates the trust store holds. */
+  public int authorities() {
+    return authorities.size();
+  }
+
+  /** How many certificates its revocation lists name. */
+  public int revokedEntries() {
+    int n = 0;
+    for (X509CRL crl : revocations) {
+      n += crl.getRevokedCertificates() == null ? 0 : crl.getRevokedCertificates().size();
+    }
+    return n;
+  }
+
+  /**
+   * Checks a client's chain (its own certificate first).
+   *
+   * @throws Refused naming why it is refused
+   */
+  public void verify(X509Certificate[] chain) throws Refused {
+    if (chain == null || chain.length == 0) {
+      throw new Refused(Failure.ClientCertMissing, "the client sent no certificate");
+    }
+    X509Certificate leaf = chain[0];
+    Instant now = clock.instant();
+    // Validity is judged here, so that the reason is exact; the path is then built at a moment the
+    // client's certificate is valid (now, or with expiry ignored the nearest end of its validity).
+    Date at = Date.from(now);
+    if (now.isAfter(leaf.getNotAfter().toInstant())) {
+      if (!ignoreExpiry) {
+        throw new Refused(Failure.ClientCertExpired, name(leaf) + " expired at " + leaf.getNotAfter().toInstant());
+      }
+      at = leaf.getNotAfter();
+    } else if (now.isBefore(leaf.getNotBefore().toInstant())) {
+      if (!ignoreExpiry) {
+        throw new Refused(Failure.ClientCertNotYetValid, name(leaf) + " is valid from " + leaf.getNotBefore().toInstant());
+      }
+      at = leaf.getNotBefore();
+    }
+    List<X509Certificate> path = path(leaf, Arrays.asList(chain).subList(1, chain.length), at);
+    for (X509Certificate c : path) {
+      X509CRLEntry revoked = revokedEntry(c);
+      if (revoked != null) {
+        throw new Refused(Failure.ClientCertRevoked, name(c) + " (serial " + c.getSerialNumber().toString(16)
+            + ") was revoked at " + revoked.getRevocationDate().toInstant());
+      }
+    }
+  }
+
+  /** The certificates from the leaf up to, not including, the trusted one. */
+  private List<X509Certificate> path(X509Certificate leaf, List<X509Certificate> intermediates, Date at) throws Refused {
+    X509CertSelector target = new X509CertSelector();
+    target.setCertificate(leaf);
+    try {
+      PKIXBuilderParameters params = new PKIXBuilderParameters(anchors, target);
+      params.setRevocationEnabled(false); // the trust store's own lists are checked after
+      params.setDate(at);
+      List<X509Certificate> pool = new ArrayList<>(intermediates);
+      pool.add(leaf);
+      params.addCertStore(CertStore.getInstance("Collection", new CollectionCertStoreParameters(pool)));
+      PKIXCertPathBuilderResult result = (PKIXCertPathBuilderResult) CertPathBuilder.getInstance("PKIX").build(params);
+      List<X509Certificate> certs = new ArrayList<>();
+      result.getCertPath().getCertificates().forEach(c -> certs.add((X509Certificate) c));
+      if (certs.isEmpty()) {
+        certs.add(leaf); // the client's certificate is itself in the trust store
+      }
+      // The trusted certificate can be revoked by a list of its own issuer, when that issuer is in the trust store too.
+      certs.add(result.getTrustAnchor().getTrustedCert());
+      return certs;
+    } catch (CertPathBuilderException e) {
+      throw new Refused(Failure.ClientCertUntrusted, name(leaf) + " does not chain to the trust store"
+          + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")"));
+    } catch (GeneralSecurityException e) {
+      throw new Refused(Failure.ClientCertUntrusted, name(leaf) + ": " + e.getMessage());
+    }
+  }
+
+  private X509CRLEntry revokedEntry(X509Certificate c) {
+    BigInteger serial = c.getSerialNumber();
+    X500Principal issuer = c.getIssuerX500Principal();
+    for (X509CRL crl : revocations) {
+      if (crl.getIssuerX500Principal().equals(issuer)) {
+        X509CRLEntry e = crl.getRevokedCertificate(serial);
+        if (e != null) {
+          return e;
+        }
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+    verify(chain);
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+    verify(chain);
+  }
+
+  @Override
+  public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+    verify(chain);
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+    throw new CertificateException("a listener's trust store checks clients only");
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) throws CertificateException {
+    checkServerTrusted(chain, authType);
+  }
+
+  @Override
+  public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
+    checkServerTrusted(chain, authType);
+  }
+
+  /** The CAs named in the handshake's certificate request: the trust store's when advertised, else none. */
+  @Override
+  public X509Certificate[] getAcceptedIssuers() {
+    return advertised.clone();
+  }
+}
