@@ -44,13 +44,18 @@ final class TrustStoreParser {
         continue;
       }
       List<String> crls = revocations == null ? List.of() : revocations;
+      try {
+        ClientCertificateVerifier.readAuthorities(bundle);
+      } catch (IllegalArgumentException e) {
+        t.at("ca-certificates").add(e.getMessage());
+        continue;
+      }
       ClientCertificateVerifier read;
       try {
         read = ClientCertificateVerifier.load(new TrustStore(null, name, bundle, crls, 0, 0), false, false,
             Clock.systemUTC());
       } catch (IllegalArgumentException e) {
-        boolean inBundle = e.getMessage().startsWith("'" + bundle + "'");
-        t.at(inBundle ? "ca-certificates" : "revocations").add(e.getMessage());
+        t.at("revocations").add(e.getMessage()); // the bundle was read above
         continue;
       }
       out.put(name, new TrustStore(arns.trustStore(name), name, bundle, crls, read.authorities(), read.revokedEntries()));
