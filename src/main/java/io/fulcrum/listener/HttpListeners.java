@@ -257,6 +257,15 @@ final class HttpListeners {
       server.exceptionHandler(e -> {
         if (SocketFailures.tlsFailure(e)) {
           b.meters.clientTlsNegotiationError();
+          if (LOG.isDebugEnabled()) {
+            Throwable cause = e;
+            while (cause.getCause() != null && cause.getCause() != cause) {
+              cause = cause.getCause();
+            }
+            // A refused client certificate names its reason (ClientCertExpired, ...).
+            LOG.debug("{}:{}: a client's TLS handshake failed: {}", b.node.address(), b.plan.port(),
+                cause.getMessage());
+          }
         }
       });
     }

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.Scrape;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestPki;
 import io.fulcrum.testing.TestVertx;
@@ -29,8 +31,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.x500.X500Principal;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -216,6 +220,9 @@ class MutualTlsTest {
           .isInstanceOf(IOException.class);
     }
     assertThat(backend.hits()).as("nothing reached the target").isZero();
+    Http http = new Http(backends);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+        Scrape.of(http, gateway.controlPort()).sum("ClientTLSNegotiationErrorCount", Map.of())).isEqualTo(4));
     assertThat(get(alice.clientContext(server.x509()), HttpClient.Version.HTTP_1_1, verifyPort, "/p").statusCode())
         .isEqualTo(200);
   }
