@@ -132,14 +132,20 @@ public final class ConfigLoader {
     return validate(json);
   }
 
+  /**
+   * Parses off the event loop: checking the file reads the files it names (trust stores' CA bundles
+   * and revocation lists, function jars). Ordered, so edits are delivered in the order they were read.
+   */
   private Future<FulcrumConfig> validate(JsonObject json) {
     json.remove(EMPTY_FILE_KEY);
-    Problems problems = new Problems();
-    FulcrumConfig config = ConfigParser.parse(json, problems, defaultDataDir);
-    if (!problems.isEmpty()) {
-      return Future.failedFuture(new InvalidModelException(problems.list()));
-    }
-    return Future.succeededFuture(config);
+    return vertx.executeBlocking(() -> {
+      Problems problems = new Problems();
+      FulcrumConfig config = ConfigParser.parse(json, problems, defaultDataDir);
+      if (!problems.isEmpty()) {
+        throw new InvalidModelException(problems.list());
+      }
+      return config;
+    });
   }
 
   private InvalidModelException unreadable(Throwable cause) {

@@ -40,7 +40,8 @@ class ApiCoreTest {
   void sdkRequest_isVerifiedAndAnsweredInTheAwsErrorShape() {
     // An operation Fulcrum does not answer: a signed request reaches the dispatcher, InvalidAction, parsed by the SDK.
     try (ElasticLoadBalancingV2Client elb = ElbClients.client(gateway.controlPort())) {
-      assertThatThrownBy(() -> elb.describeTrustStores(b -> { }))
+      assertThatThrownBy(() -> elb.getResourcePolicy(b -> b.resourceArn(
+          "arn:aws:elasticloadbalancing:us-east-1:000000000000:truststore/ts/0123456789abcdef")))
           .isInstanceOfSatisfying(ElasticLoadBalancingV2Exception.class, e -> {
             assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidAction");
             assertThat(e.statusCode()).isEqualTo(400);
