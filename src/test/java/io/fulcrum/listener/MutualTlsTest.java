@@ -13,6 +13,7 @@ import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestPki;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayInputStream;
@@ -25,6 +26,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.Principal;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -32,12 +34,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.x500.X500Principal;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -65,8 +69,14 @@ class MutualTlsTest {
   private final TestPki.Issued alice = TestPki.client(issuing, "alice");
   private final TestPki.Issued revoked = TestPki.client(issuing, "revoked");
 
+  private final TlsEngine engine = TlsEngine.current();
+
+  /** Tests named {@code jdkEngine...} run the listeners on the JDK's TLS engine rather than BoringSSL. */
   @BeforeEach
-  void start() throws Exception {
+  void start(TestInfo test) throws Exception {
+    if (test.getTestMethod().orElseThrow().getName().startsWith("jdkEngine")) {
+      TlsEngine.use(TlsEngine.JDK);
+    }
     dir = Files.createTempDirectory("mtls");
     server = TestCertificates.pem(dir, "lb", "127.0.0.1");
     Path bundle = TestPki.bundle(dir.resolve("clients-ca.pem"), root.certificate(), issuing.certificate());
@@ -105,7 +115,7 @@ class MutualTlsTest {
               - protocol: HTTPS
                 port: %d
                 certificates: [{certificate: '%s', private-key: '%s'}]
-                mutual-authentication: {mode: verify, trust-store: clients}
+                mutual-authentication: {mode: verify, trust-store: clients, advertise-trust-store-ca-names: on}
                 attributes:
                   routing.http.request.x_amzn_mtls_clientcert_subject.header_name: X-Client-Subject
                 default-actions: [{type: forward, target-group: tg}]
@@ -136,6 +146,7 @@ class MutualTlsTest {
     }
     backends.close();
     System.clearProperty("fulcrum.directPath");
+    TlsEngine.use(engine);
   }
 
   private HttpResponse<String> get(SSLContext tls, HttpClient.Version version, int port, String path, String... headers)
@@ -256,6 +267,50 @@ class MutualTlsTest {
     assertThat(headers.getString("x-client-subject")).isEqualTo("CN=alice,O=Fulcrum Tests,C=US");
     assertThat(headers.containsKey("x-amzn-mtls-clientcert-subject")).isFalse();
     assertThat(headers.getString("x-amzn-mtls-clientcert-issuer")).isEqualTo("CN=Clients Issuing CA,O=Fulcrum Tests,C=US");
+  }
+
+  @Test
+  void caNames_areInTheCertificateRequestOnlyWhereAdvertised() throws Exception {
+    List<List<Principal>> requests = new CopyOnWriteArrayList<>();
+
+    received(alice.clientContext(server.x509(), requests::add), HttpClient.Version.HTTP_1_1, renamedPort);
+    received(alice.clientContext(server.x509(), requests::add), HttpClient.Version.HTTP_1_1, verifyPort);
+
+    assertThat(requests).hasSize(2);
+    assertThat(requests.get(0)).extracting(p -> p.getName())
+        .containsExactlyInAnyOrder(root.certificate().getSubjectX500Principal().getName(),
+            issuing.certificate().getSubjectX500Principal().getName());
+    assertThat(requests.get(1)).as("advertise-trust-store-ca-names off, the default").isEmpty();
+  }
+
+  @Test
+  void aSecondConnection_mayResumeTheSession_andStillCarriesTheCertificatesHeaders() throws Exception {
+    SSLContext tls = alice.clientContext(server.x509());
+    for (int i = 0; i < 3; i++) {
+      // A new client each time: a new connection, which resumes the context's session where it can.
+      JsonObject headers = received(tls, HttpClient.Version.HTTP_1_1, verifyPort);
+      assertThat(headers.getString("x-amzn-mtls-clientcert-subject")).as("connection %d", i)
+          .isEqualTo("CN=alice,O=Fulcrum Tests,C=US");
+    }
+  }
+
+  @Test
+  void jdkEngine_verifiesAndPassesThroughAlike() throws Exception {
+    assertThat(TlsEngine.current()).isEqualTo(TlsEngine.JDK);
+    List<List<Principal>> requests = new CopyOnWriteArrayList<>();
+
+    JsonObject verified = received(alice.clientContext(server.x509(), requests::add), HttpClient.Version.HTTP_2,
+        renamedPort);
+    assertThat(verified.getString("x-client-subject")).isEqualTo("CN=alice,O=Fulcrum Tests,C=US");
+    assertThat(requests).singleElement().asList().hasSize(2);
+    assertThatThrownBy(() -> get(revoked.clientContext(server.x509()), HttpClient.Version.HTTP_1_1, verifyPort, "/p"))
+        .isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> get(TestCertificates.trusting(server.x509()), HttpClient.Version.HTTP_1_1, verifyPort,
+        "/p")).isInstanceOf(IOException.class);
+    JsonObject passedThrough = received(alice.clientContext(server.x509()), HttpClient.Version.HTTP_1_1,
+        passthroughPort);
+    assertThat(decoded(passedThrough.getString("x-amzn-mtls-clientcert"))).containsExactly(alice.certificate(),
+        issuing.certificate());
   }
 
   @Test

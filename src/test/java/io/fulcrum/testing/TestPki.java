@@ -6,10 +6,13 @@ import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
+import java.security.Principal;
+import java.security.PrivateKey;
 import java.security.SecureRandom;
 import java.security.cert.X509CRL;
 import java.security.cert.X509Certificate;
@@ -18,9 +21,13 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedKeyManager;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.CRLReason;
@@ -56,6 +63,14 @@ public final class TestPki {
 
     /** A client context presenting this certificate and its chain, trusting {@code server}. */
     public SSLContext clientContext(X509Certificate server) {
+      return clientContext(server, issuers -> { });
+    }
+
+    /**
+     * As {@link #clientContext(X509Certificate)}, telling {@code certificateRequest} the CA names
+     * each server's certificate request carries (none: an empty list).
+     */
+    public SSLContext clientContext(X509Certificate server, Consumer<List<Principal>> certificateRequest) {
       try {
         KeyStore ks = KeyStore.getInstance("PKCS12");
         ks.load(null, null);
@@ -67,8 +82,9 @@ public final class TestPki {
         ks.setKeyEntry("client", keys.getPrivate(), new char[0], presented);
         KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(ks, new char[0]);
+        X509ExtendedKeyManager keys = (X509ExtendedKeyManager) kmf.getKeyManagers()[0];
         SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(kmf.getKeyManagers(), trustManagers(server), new SecureRandom());
+        ctx.init(new KeyManager[] {new Recording(keys, certificateRequest)}, trustManagers(server), new SecureRandom());
         return ctx;
       } catch (Exception e) {
         throw new IllegalStateException(e);
@@ -90,6 +106,54 @@ public final class TestPki {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+  }
+
+  /** A client's key manager that tells what CA names the server asked for, then answers as {@code keys} does. */
+  private static final class Recording extends X509ExtendedKeyManager {
+    private final X509ExtendedKeyManager keys;
+    private final Consumer<List<Principal>> certificateRequest;
+
+    Recording(X509ExtendedKeyManager keys, Consumer<List<Principal>> certificateRequest) {
+      this.keys = keys;
+      this.certificateRequest = certificateRequest;
+    }
+
+    @Override
+    public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+      certificateRequest.accept(issuers == null ? List.of() : List.of(issuers));
+      return keys.chooseEngineClientAlias(keyType, null, engine);
+    }
+
+    @Override
+    public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+      certificateRequest.accept(issuers == null ? List.of() : List.of(issuers));
+      return keys.chooseClientAlias(keyType, null, socket);
+    }
+
+    @Override
+    public String[] getClientAliases(String keyType, Principal[] issuers) {
+      return keys.getClientAliases(keyType, issuers);
+    }
+
+    @Override
+    public String[] getServerAliases(String keyType, Principal[] issuers) {
+      return keys.getServerAliases(keyType, issuers);
+    }
+
+    @Override
+    public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+      return keys.chooseServerAlias(keyType, issuers, socket);
+    }
+
+    @Override
+    public X509Certificate[] getCertificateChain(String alias) {
+      return keys.getCertificateChain(alias);
+    }
+
+    @Override
+    public PrivateKey getPrivateKey(String alias) {
+      return keys.getPrivateKey(alias);
     }
   }
 
