@@ -5,7 +5,10 @@ import static org.assertj.core.groups.Tuple.tuple;
 
 import io.fulcrum.model.Resources;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.TestPki;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What the journal records of a configuration change, read from two real configurations. */
 class ResourceChangesTest {
@@ -79,6 +82,26 @@ class ResourceChangesTest {
             + " health check path / \u2192 /health"),
         tuple("TargetRegistered", null, "web", "127.0.0.1:9002", null),
         tuple("TargetGroupDeleted", null, "legacy", null, null));
+  }
+
+  @Test
+  void aListenersMutualTls_isNamedWithItsTrustStoreAndOptions(@TempDir Path dir) {
+    Path bundle = TestPki.bundle(dir.resolve("ca.pem"), TestPki.root("Root").certificate());
+    String yaml = """
+        trust-stores: [{name: clients, ca-certificates: '%s'}]
+        load-balancers:
+          - name: shop
+            listeners:
+              - protocol: HTTPS
+                port: 8443
+                mutual-authentication: %s
+                default-actions: [{type: fixed-response, status-code: "200"}]
+        """;
+
+    assertThat(ResourceChanges.between(parse(yaml.formatted(bundle, "{mode: passthrough}")),
+        parse(yaml.formatted(bundle, "{mode: verify, trust-store: clients, ignore-client-certificate-expiry: true}"))))
+        .extracting(ResourceChanges.Change::description)
+        .containsExactly("HTTPS:8443: mutual authentication passthrough \u2192 verify (clients, expiry ignored)");
   }
 
   @Test

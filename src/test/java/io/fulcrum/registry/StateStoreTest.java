@@ -8,8 +8,10 @@ import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerIpAddressType;
 import io.fulcrum.model.LoadBalancerScheme;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Resources;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.TestPki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -72,6 +74,41 @@ class StateStoreTest {
     assertThat(store.load(c.environment())).contains(r);
     assertThat(store.load(c.environment()).orElseThrow().loadBalancers().get(0).listeners())
         .extracting(l -> l.alpnPolicy()).containsExactly(io.fulcrum.model.AlpnPolicy.HTTP2_ONLY, null);
+  }
+
+  @Test
+  void httpsListenersMutualTls_roundTrips_trustStoreIncluded() throws IOException {
+    TestPki.Issued root = TestPki.root("Root");
+    Path bundle = TestPki.bundle(dir.resolve("ca.pem"), root.certificate());
+    Path crl = TestPki.crl(dir.resolve("ca.crl"), root, TestPki.client(root, "gone").certificate());
+    FulcrumConfig c = Gateway.config("""
+        trust-stores:
+          - {name: clients, ca-certificates: '%s', revocations: ['%s']}
+        load-balancers:
+          - name: web
+            listeners:
+              - protocol: HTTPS
+                port: 8443
+                mutual-authentication: {mode: verify, trust-store: clients, ignore-client-certificate-expiry: true,
+                  advertise-trust-store-ca-names: on}
+                default-actions: [{type: fixed-response, status-code: 200}]
+              - protocol: HTTPS
+                port: 9443
+                mutual-authentication: {mode: passthrough}
+                default-actions: [{type: fixed-response, status-code: 200}]
+              - protocol: HTTPS
+                port: 10443
+                default-actions: [{type: fixed-response, status-code: 200}]
+        """.formatted(bundle, crl));
+    Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups());
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    assertThat(store.load(c.environment())).contains(r);
+    assertThat(r.loadBalancers().get(0).listeners()).extracting(l -> l.mutualAuthentication().mode())
+        .containsExactly(MutualAuthentication.Mode.VERIFY, MutualAuthentication.Mode.PASSTHROUGH,
+            MutualAuthentication.Mode.OFF);
+    assertThat(r.loadBalancers().get(0).listeners().get(0).mutualAuthentication().trustStore().revokedCount())
+        .isEqualTo(1);
   }
 
   @Test
