@@ -35,21 +35,23 @@ import javax.net.ssl.X509ExtendedTrustManager;
 import javax.security.auth.x500.X500Principal;
 
 /**
- * ALB's mutual TLS verify mode: a client's certificate must chain, through the intermediates it
- * sends, to a certificate of the trust store (roots and intermediates of the CA bundle alike are
- * trusted), be within its validity (unless expiry is ignored) and not be on a revocation list of
- * the trust store. Anything else fails the handshake. The client's chain may come in any order
- * and may include the trusted certificate itself.
+ * ALB's mutual TLS verify mode: a client's certificate must be an X.509v3 certificate meant for
+ * client authentication (its key usage and extended key usage, when it has them, allow it, as
+ * OpenSSL's purpose check has it), chain, through the intermediates it sends, to a certificate of
+ * the trust store (roots and intermediates of the CA bundle alike are trusted), be within its
+ * validity (unless expiry is ignored) and not be on a revocation list of the trust store. Anything
+ * else fails the handshake. The client's chain may come in any order and may include the trusted
+ * certificate itself.
  *
  * <p>Built once per listener setup, off the event loop (the files are read then); a check runs on
  * the event loop during the handshake and reads nothing. The verdict's reason is named as ALB's
- * connection log names it ({@code ClientCertExpired}, {@code ClientCertRevoked}, ...).
+ * connection log names it ({@code ClientCertExpired}, {@code ClientCertCrlHit}, ...).
  */
 public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
 
   /** Why a client certificate was refused, as ALB's connection log names it. */
   public enum Failure {
-    /** No certificate was sent. */
+    /** No certificate was sent (ALB names no code for it; BoringSSL refuses such a handshake before asking). */
     ClientCertMissing,
     /** It does not chain to the trust store, or a signature in the chain is wrong. */
     ClientCertUntrusted,
@@ -58,8 +60,17 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
     /** Its validity has not begun. */
     ClientCertNotYetValid,
     /** It, or a certificate between it and the trust store, is on a revocation list. */
-    ClientCertRevoked
+    ClientCertCrlHit,
+    /** It is not an X.509v3 certificate. */
+    ClientCertTypeUnsupported,
+    /** Its key usage or extended key usage does not allow client authentication. */
+    ClientCertPurposeInvalid
   }
+
+  /** The extended key usages that allow TLS client authentication: clientAuth, and any. */
+  private static final Set<String> CLIENT_AUTH_USAGES = Set.of("1.3.6.1.5.5.7.3.2", "2.5.29.37.0");
+  private static final int DIGITAL_SIGNATURE = 0;
+  private static final int KEY_AGREEMENT = 4;
 
   /** A refused client certificate: a handshake failure that names its reason. */
   public static final class Refused extends CertificateException {
@@ -204,6 +215,10 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
       throw new Refused(Failure.ClientCertMissing, "the client sent no certificate");
     }
     X509Certificate leaf = chain[0];
+    if (leaf.getVersion() != 3) {
+      throw new Refused(Failure.ClientCertTypeUnsupported, name(leaf) + " is an X.509v" + leaf.getVersion()
+          + " certificate (X.509v3 expected)");
+    }
     Instant now = clock.instant();
     // Validity is judged here, so that the reason is exact; the path is then built at a moment the
     // client's certificate is valid (now, or with expiry ignored the nearest end of its validity).
@@ -220,13 +235,38 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
       at = leaf.getNotBefore();
     }
     List<X509Certificate> path = path(leaf, Arrays.asList(chain).subList(1, chain.length), at);
+    // As OpenSSL, the purpose is judged once the chain is: a stranger's certificate is untrusted, whatever it is for.
+    String purpose = purposeProblem(leaf);
+    if (purpose != null) {
+      throw new Refused(Failure.ClientCertPurposeInvalid, name(leaf) + ": " + purpose);
+    }
     for (X509Certificate c : path) {
       X509CRLEntry revoked = revokedEntry(c);
       if (revoked != null) {
-        throw new Refused(Failure.ClientCertRevoked, name(c) + " (serial " + c.getSerialNumber().toString(16)
+        throw new Refused(Failure.ClientCertCrlHit, name(c) + " (serial " + c.getSerialNumber().toString(16)
             + ") was revoked at " + revoked.getRevocationDate().toInstant());
       }
     }
+  }
+
+  /**
+   * Why a certificate may not authenticate a TLS client, or null: an extended key usage without
+   * clientAuth (or any), a key usage without digitalSignature (or keyAgreement).
+   */
+  private static String purposeProblem(X509Certificate c) {
+    try {
+      List<String> extended = c.getExtendedKeyUsage();
+      if (extended != null && extended.stream().noneMatch(CLIENT_AUTH_USAGES::contains)) {
+        return "its extended key usage " + extended + " does not include clientAuth (1.3.6.1.5.5.7.3.2)";
+      }
+    } catch (java.security.cert.CertificateParsingException e) {
+      return "its extended key usage cannot be read";
+    }
+    boolean[] usage = c.getKeyUsage();
+    if (usage != null && !usage[DIGITAL_SIGNATURE] && !(usage.length > KEY_AGREEMENT && usage[KEY_AGREEMENT])) {
+      return "its key usage allows neither digitalSignature nor keyAgreement";
+    }
+    return null;
   }
 
   /** The certificates from the leaf up to, not including, the trusted one. */

@@ -38,6 +38,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.x500.X500Principal;
 import org.awaitility.Awaitility;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -219,21 +221,25 @@ class MutualTlsTest {
   }
 
   @Test
-  void verify_aClientWithoutACertificate_orAnUntrustedExpiredOrRevokedOne_failsItsHandshake() throws Exception {
+  void verify_aClientWithoutACertificate_orAnUntrustedExpiredRevokedOrServerOnlyOne_failsItsHandshake()
+      throws Exception {
     TestPki.Issued stranger = TestPki.client(TestPki.root("Other Root"), "mallory");
     TestPki.Issued expired = TestPki.client(issuing, "expired", Instant.now().minus(Duration.ofDays(30)),
         Instant.now().minus(Duration.ofDays(1)));
+    TestPki.Issued serverOnly = TestPki.client(issuing, "server-only", KeyUsage.digitalSignature,
+        KeyPurposeId.id_kp_serverAuth);
     SSLContext anonymous = TestCertificates.trusting(server.x509());
 
     for (SSLContext refused : List.of(anonymous, stranger.clientContext(server.x509()),
-        expired.clientContext(server.x509()), revoked.clientContext(server.x509()))) {
+        expired.clientContext(server.x509()), revoked.clientContext(server.x509()),
+        serverOnly.clientContext(server.x509()))) {
       assertThatThrownBy(() -> get(refused, HttpClient.Version.HTTP_1_1, verifyPort, "/p"))
           .isInstanceOf(IOException.class);
     }
     assertThat(backend.hits()).as("nothing reached the target").isZero();
     Http http = new Http(backends);
     Awaitility.await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-        Scrape.of(http, gateway.controlPort()).sum("ClientTLSNegotiationErrorCount", Map.of())).isEqualTo(4));
+        Scrape.of(http, gateway.controlPort()).sum("ClientTLSNegotiationErrorCount", Map.of())).isEqualTo(5));
     assertThat(get(alice.clientContext(server.x509()), HttpClient.Version.HTTP_1_1, verifyPort, "/p").statusCode())
         .isEqualTo(200);
   }

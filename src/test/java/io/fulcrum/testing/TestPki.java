@@ -31,11 +31,15 @@ import javax.net.ssl.X509ExtendedKeyManager;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.CRLReason;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
 import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v1CertificateBuilder;
 import org.bouncycastle.cert.X509v2CRLBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509CRLConverter;
 import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v1CertificateBuilder;
 import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
@@ -194,6 +198,31 @@ public final class TestPki {
     return new Issued(c, keys, chainOf(issuer));
   }
 
+  /**
+   * A client certificate of {@code issuer} with the given key usage bits (BouncyCastle's
+   * {@link KeyUsage} constants) and extended key usages (none: no such extension).
+   */
+  public static Issued client(Issued issuer, String cn, int keyUsage, KeyPurposeId... extendedKeyUsages) {
+    KeyPair keys = keyPair();
+    X509Certificate c = sign(cn, keys, name(issuer), issuer.keys(), false, Instant.now().minus(Duration.ofDays(1)),
+        Instant.now().plus(Duration.ofDays(365)), keyUsage, extendedKeyUsages);
+    return new Issued(c, keys, chainOf(issuer));
+  }
+
+  /** An X.509v1 client certificate of {@code issuer}: no extensions at all. */
+  public static Issued v1Client(Issued issuer, String cn) {
+    try {
+      KeyPair keys = keyPair();
+      X509v1CertificateBuilder b = new JcaX509v1CertificateBuilder(dn(name(issuer)),
+          BigInteger.valueOf(SERIALS.incrementAndGet()), Date.from(Instant.now().minus(Duration.ofDays(1))),
+          Date.from(Instant.now().plus(Duration.ofDays(365))), dn(cn), keys.getPublic());
+      ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.keys().getPrivate());
+      return new Issued(new JcaX509CertificateConverter().getCertificate(b.build(signer)), keys, chainOf(issuer));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The issuer's certificate and the intermediates above it (not the root). */
   private static List<X509Certificate> chainOf(Issued issuer) {
     if (issuer.chain().isEmpty() && issuer.certificate().getSubjectX500Principal()
@@ -255,6 +284,12 @@ public final class TestPki {
 
   private static X509Certificate sign(String subjectCn, KeyPair subject, String issuerName, KeyPair issuer, boolean ca,
       Instant notBefore, Instant notAfter) {
+    return sign(subjectCn, subject, issuerName, issuer, ca, notBefore, notAfter,
+        ca ? KeyUsage.keyCertSign | KeyUsage.cRLSign : KeyUsage.digitalSignature);
+  }
+
+  private static X509Certificate sign(String subjectCn, KeyPair subject, String issuerName, KeyPair issuer, boolean ca,
+      Instant notBefore, Instant notAfter, int keyUsage, KeyPurposeId... extendedKeyUsages) {
     try {
       X500Name subjectName = dn(subjectCn);
       X500Name issuerDn = issuerName == null ? subjectName : dn(issuerName);
@@ -262,8 +297,10 @@ public final class TestPki {
           BigInteger.valueOf(SERIALS.incrementAndGet()), Date.from(notBefore), Date.from(notAfter),
           subjectName, subject.getPublic());
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
-      b.addExtension(Extension.keyUsage, true, ca ? new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign)
-          : new KeyUsage(KeyUsage.digitalSignature));
+      b.addExtension(Extension.keyUsage, true, new KeyUsage(keyUsage));
+      if (extendedKeyUsages.length > 0) {
+        b.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(extendedKeyUsages));
+      }
       ContentSigner signer = new JcaContentSignerBuilder("SHA256withECDSA").build(issuer.getPrivate());
       return new JcaX509CertificateConverter().getCertificate(b.build(signer));
     } catch (Exception e) {

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,13 +123,30 @@ class ClientCertificateVerifierTest {
         intermediate.certificate());
 
     assertThat(failure(v, presented(alice))).isNull();
-    assertThat(failure(v, presented(carol))).isEqualTo(ClientCertificateVerifier.Failure.ClientCertRevoked);
+    assertThat(failure(v, presented(carol))).isEqualTo(ClientCertificateVerifier.Failure.ClientCertCrlHit);
     assertThat(v.revokedEntries()).isEqualTo(1);
 
     Path rootCrl = TestPki.crl(dir.resolve("root.crl"), root, intermediate.certificate());
     ClientCertificateVerifier revokedCa = verifier(Clock.systemUTC(), false, false, List.of(rootCrl.toString()),
         root.certificate());
-    assertThat(failure(revokedCa, presented(alice))).isEqualTo(ClientCertificateVerifier.Failure.ClientCertRevoked);
+    assertThat(failure(revokedCa, presented(alice))).isEqualTo(ClientCertificateVerifier.Failure.ClientCertCrlHit);
+  }
+
+  @Test
+  void aCertificateNotMeantForClients_orOfX509v1_isRefused_evenFromATrustedCa() {
+    ClientCertificateVerifier v = verifier(root.certificate());
+    int signing = KeyUsage.digitalSignature;
+
+    assertThat(failure(v, presented(TestPki.client(root, "server", signing, KeyPurposeId.id_kp_serverAuth))))
+        .isEqualTo(ClientCertificateVerifier.Failure.ClientCertPurposeInvalid);
+    assertThat(failure(v, presented(TestPki.client(root, "ca-like", KeyUsage.keyCertSign))))
+        .isEqualTo(ClientCertificateVerifier.Failure.ClientCertPurposeInvalid);
+    assertThat(failure(v, presented(TestPki.v1Client(root, "old"))))
+        .isEqualTo(ClientCertificateVerifier.Failure.ClientCertTypeUnsupported);
+    assertThat(failure(v, presented(TestPki.client(root, "both", signing, KeyPurposeId.id_kp_serverAuth,
+        KeyPurposeId.id_kp_clientAuth)))).isNull();
+    assertThat(failure(v, presented(TestPki.client(root, "any", KeyUsage.keyAgreement,
+        KeyPurposeId.anyExtendedKeyUsage)))).isNull();
   }
 
   @Test
