@@ -3,6 +3,7 @@ package io.fulcrum.bus;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroupKind;
+import io.fulcrum.observe.LogDestination;
 import java.util.List;
 
 /**
@@ -41,11 +42,19 @@ public record Registrations(long version, List<Group> groups) {
    *                                 connections at once (SPEC §2.1, §3); 0 for every other group
    * @param proxyProtocol            a network load balancer's group with {@code proxy_protocol_v2.enabled}:
    *                                 its checks start with a PROXY protocol header too (SPEC §1.5)
+   * @param healthCheckLog           where each check's result is logged: its application load
+   *                                 balancer's {@code health_check_logs.s3}; null while that is off
    */
   public record Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets,
-      int unhealthyDrainingSeconds, boolean proxyProtocol) {
+      int unhealthyDrainingSeconds, boolean proxyProtocol, LogDestination healthCheckLog) {
     public Group {
       targets = List.copyOf(targets);
+    }
+
+    /** A group whose checks go to no health check log. */
+    public Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets,
+        int unhealthyDrainingSeconds, boolean proxyProtocol) {
+      this(arn, name, kind, healthCheck, targets, unhealthyDrainingSeconds, proxyProtocol, null);
     }
   }
 }

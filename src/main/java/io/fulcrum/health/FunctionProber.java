@@ -59,7 +59,8 @@ final class FunctionProber {
           if (reply.error() == LambdaError.CONNECTION_TIMEOUT) {
             result.handle(CheckResult.fail(TargetHealth.TIMEOUT, -1, latency));
           } else if (!reply.ok()) {
-            result.handle(CheckResult.fail(TargetHealth.FAILED, -1, latency));
+            // The function failed (or its answer was not one): the target's error, in the health check log.
+            result.handle(CheckResult.fail(TargetHealth.FAILED, -1, latency, "TargetError"));
           } else if (check.matcher().matches(reply.statusCode())) {
             result.handle(CheckResult.pass(reply.statusCode(), latency));
           } else {

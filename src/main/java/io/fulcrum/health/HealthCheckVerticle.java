@@ -12,6 +12,9 @@ import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
+import io.fulcrum.observe.AccessLogs;
+import io.fulcrum.observe.LogDestination;
+import io.fulcrum.observe.LoopLog;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -39,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * {@value #MAX_FIRST_CHECK_JITTER_MS} ms (a few targets are checked at once, a thousand over
  * five seconds); after that
  * checks run every interval, however long the target takes to answer. After every change in a
- * group it publishes the group's whole {@link GroupHealth}.
+ * group it publishes the group's whole {@link GroupHealth}. Each check's result goes to its
+ * application load balancer's health check log when that is on ({@link HealthCheckLogLine}).
  */
 public final class HealthCheckVerticle extends VerticleBase {
 
@@ -62,6 +66,10 @@ public final class HealthCheckVerticle extends VerticleBase {
   /** Checks of network groups with the PROXY protocol: every connection starts with its header. */
   private Prober proxied;
   private FunctionProber functions;
+  /** The health check log's lines, collected by the access log's writer as the listeners' are. */
+  private AccessLogs accessLogs;
+  private LoopLog log;
+  private Runnable unregisterLog;
 
   public HealthCheckVerticle(Timers timers, RandomGenerator random) {
     this.timers = timers;
@@ -74,6 +82,9 @@ public final class HealthCheckVerticle extends VerticleBase {
     tcp = new TcpProber(vertx, timers);
     proxied = new ProxyProtocolProber(vertx, timers);
     functions = new FunctionProber(vertx, timers);
+    accessLogs = AccessLogs.of(vertx);
+    log = accessLogs.newLoop();
+    unregisterLog = accessLogs.register(context, log);
     var updates = vertx.eventBus().<Registrations>localConsumer(Addresses.REGISTRATIONS, m -> apply(m.body()));
     var reports = vertx.eventBus().<String>localConsumer(Addresses.HEALTH_REPORT, m -> m.reply(report(m.body())));
     return Future.all(updates.completion(), reports.completion())
@@ -99,6 +110,8 @@ public final class HealthCheckVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     groups.values().forEach(g -> g.targets.values().forEach(WatchedTarget::cancel));
+    log.retain(Set.of()); // what the log holds goes to the writer now
+    unregisterLog.run();
     return Future.succeededFuture();
   }
 
@@ -126,6 +139,13 @@ public final class HealthCheckVerticle extends VerticleBase {
         it.remove();
       }
     }
+    Set<LogDestination> logged = new HashSet<>();
+    next.groups().forEach(g -> {
+      if (g.healthCheckLog() != null) {
+        logged.add(g.healthCheckLog());
+      }
+    });
+    log.retain(logged);
   }
 
   private void publish(GroupState g) {
@@ -341,6 +361,7 @@ public final class HealthCheckVerticle extends VerticleBase {
       inFlight = true;
       HealthCheckVerticle.this.inFlight.incrementAndGet();
       int myEpoch = epoch;
+      long startedAt = timers.now();
       boolean nlb = group.group.kind() == TargetGroupKind.NLB;
       Prober prober = group.group.proxyProtocol() ? proxied : hc.protocol() == Protocol.TCP ? tcp : http;
       Handler<CheckResult> onResult = result -> {
@@ -348,6 +369,10 @@ public final class HealthCheckVerticle extends VerticleBase {
           return;
         }
         inFlight = false;
+        LogDestination logTo = group.group.healthCheckLog();
+        if (logTo != null && accessLogs.writing()) {
+          HealthCheckLogLine.append(log.lines(logTo), startedAt, group.group, target, port(), result);
+        }
         HealthCheck current = group.group.healthCheck();
         TargetHealth before = tracker.health();
         if (tracker.record(result, current.healthyThreshold(), current.unhealthyThreshold(), drainingSeconds() > 0,

@@ -158,11 +158,14 @@ final class HttpProber implements Prober {
           }
         }
         if (code == null) {
-          attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, latency));
+          // An answer without a grpc-status (or an empty one) is GRPCStatusHeaderEmpty in the health check log.
+          attempt.finish(rar.succeeded() ? CheckResult.fail(TargetHealth.FAILED, -1, latency, "GRPCStatusHeaderEmpty")
+              : CheckResult.fail(TargetHealth.FAILED, -1, latency));
         } else if (check.matcher().matches(code)) {
           attempt.finish(CheckResult.pass(code, latency));
         } else {
-          attempt.finish(CheckResult.fail(TargetHealth.responseCodeMismatch(code), code, latency));
+          attempt.finish(CheckResult.fail(TargetHealth.responseCodeMismatch(code), code, latency,
+              "GRPCUnexpectedStatus"));
         }
         request.connection().close();
       });

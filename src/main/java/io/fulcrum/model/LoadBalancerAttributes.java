@@ -31,8 +31,11 @@ public final class LoadBalancerAttributes {
   public static final String ACCESS_LOGS = "access_logs.s3.enabled";
   public static final String ACCESS_LOGS_BUCKET = "access_logs.s3.bucket";
   public static final String ACCESS_LOGS_PREFIX = "access_logs.s3.prefix";
-  /** ALB's other log destinations: each {@code <kind>.s3.enabled}, {@code .bucket} and {@code .prefix}. */
-  static final List<String> LOGS = List.of("connection_logs", "health_check_logs");
+  public static final String HEALTH_CHECK_LOGS = "health_check_logs.s3.enabled";
+  public static final String HEALTH_CHECK_LOGS_BUCKET = "health_check_logs.s3.bucket";
+  public static final String HEALTH_CHECK_LOGS_PREFIX = "health_check_logs.s3.prefix";
+  /** ALB's connection log: {@code .s3.enabled} (off only), {@code .bucket} and {@code .prefix}. */
+  static final String CONNECTION_LOGS = "connection_logs";
   /** Fulcrum's own: the connect timeout toward targets; ALB's is a fixed 10 s. */
   public static final String CONNECT_TIMEOUT_MS = "fulcrum.target_connect_timeout_ms";
 
@@ -53,18 +56,19 @@ public final class LoadBalancerAttributes {
       s.add(oneOf(DESYNC_MODE, "defensive", List.of("monitor", "defensive", "strictest")));
       s.add(range(CLIENT_KEEP_ALIVE, 3600, 60, 604800));
       // Accepted as ALB has them, so that tools sending the whole set (Terraform, CloudFormation) work:
-      // with no WAF and no zonal shift they change nothing; connection and health check logs can only be
-      // off (see logsOff). Access logs are written to a local directory named after the bucket.
+      // with no WAF and no zonal shift they change nothing; connection logs can only be off (see logsOff).
+      // Access and health check logs are written to a local directory named after the bucket.
       s.add(bool(WAF_FAIL_OPEN, false));
       s.add(bool(ZONAL_SHIFT, false));
       s.add(bool(ACCESS_LOGS, false));
       s.add(new AttributeSpec(ACCESS_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
       s.add(new AttributeSpec(ACCESS_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
-      for (String log : LOGS) {
-        s.add(logsOff(log + ".s3.enabled"));
-        s.add(new AttributeSpec(log + ".s3.bucket", "", v -> null));
-        s.add(new AttributeSpec(log + ".s3.prefix", "", v -> null));
-      }
+      s.add(logsOff(CONNECTION_LOGS + ".s3.enabled"));
+      s.add(new AttributeSpec(CONNECTION_LOGS + ".s3.bucket", "", v -> null));
+      s.add(new AttributeSpec(CONNECTION_LOGS + ".s3.prefix", "", v -> null));
+      s.add(bool(HEALTH_CHECK_LOGS, false));
+      s.add(new AttributeSpec(HEALTH_CHECK_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
+      s.add(new AttributeSpec(HEALTH_CHECK_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
       // An ALB always balances across zones at the load balancer level; target groups may turn it off.
       s.add(oneOf(CROSS_ZONE, "true", List.of("true")));
       s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
@@ -80,7 +84,7 @@ public final class LoadBalancerAttributes {
   /** A log to S3 that Fulcrum does not write: {@code false} only, and a refusal that says why. */
   private static AttributeSpec logsOff(String key) {
     return new AttributeSpec(key, "false", v -> v.equals("false") ? null
-        : v.equals("true") ? "Fulcrum writes no connection or health check logs; its access log is access_logs.s3"
+        : v.equals("true") ? "Fulcrum writes no connection log; its logs are access_logs.s3 and health_check_logs.s3"
         : "expected: false");
   }
 
@@ -133,6 +137,10 @@ public final class LoadBalancerAttributes {
     Attributes a = Attributes.resolve(specs(type), base == null ? null : base.all, given, "Load balancer", problems);
     if (problems.size() == before && a.getBoolean(ACCESS_LOGS) && a.get(ACCESS_LOGS_BUCKET).isEmpty()) {
       problems.at(ACCESS_LOGS_BUCKET).add("a bucket is required while " + ACCESS_LOGS + " is true");
+    }
+    if (problems.size() == before && type == LoadBalancerType.APPLICATION && a.getBoolean(HEALTH_CHECK_LOGS)
+        && a.get(HEALTH_CHECK_LOGS_BUCKET).isEmpty()) {
+      problems.at(HEALTH_CHECK_LOGS_BUCKET).add("a bucket is required while " + HEALTH_CHECK_LOGS + " is true");
     }
     return problems.size() > before ? null : new LoadBalancerAttributes(a);
   }
@@ -196,6 +204,17 @@ public final class LoadBalancerAttributes {
   /** The access log's bucket (a directory under the data dir's {@code s3/}), or null while the log is off. */
   public String accessLogBucket() {
     return "true".equals(all.get(ACCESS_LOGS)) ? all.get(ACCESS_LOGS_BUCKET) : null;
+  }
+
+  /** The health check log's bucket (a directory under the data dir's {@code s3/}), or null while the log is off. */
+  public String healthCheckLogBucket() {
+    return "true".equals(all.get(HEALTH_CHECK_LOGS)) ? all.get(HEALTH_CHECK_LOGS_BUCKET) : null;
+  }
+
+  /** The health check log's key prefix, {@code ""} for none. */
+  public String healthCheckLogPrefix() {
+    String v = all.get(HEALTH_CHECK_LOGS_PREFIX);
+    return v == null ? "" : v;
   }
 
   /** The access log's key prefix, {@code ""} for none. */

@@ -358,7 +358,8 @@ public final class RegistryVerticle extends VerticleBase {
         plans.put(g.arn(), plan(g, zones));
       }
     }
-    registrations = SnapshotBuilder.registrations(++version, resources, inUse, deregistrations.targets());
+    registrations = SnapshotBuilder.registrations(++version, environment, resources, inUse,
+        deregistrations.targets());
     publishSnapshot();
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.REGISTRATIONS, registrations);

@@ -25,9 +25,11 @@ import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
 import io.fulcrum.observe.GroupGauges;
+import io.fulcrum.observe.LogDestination;
 import io.fulcrum.routing.RouteTable;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -194,9 +196,23 @@ final class SnapshotBuilder {
     return Integer.parseInt(g.attributes().get(TargetGroupAttributes.UNHEALTHY_DRAINING_INTERVAL));
   }
 
-  /** What the health checker watches: every group, each target with why it is or is not checked. */
-  static Registrations registrations(long version, Resources resources, Map<String, List<String>> inUse,
-      Map<String, List<Target>> draining) {
+  /**
+   * What the health checker watches: every group, each target with why it is or is not checked,
+   * and where its checks are logged (the health check log of the application load balancer using
+   * it, written as its first zone's node: the checks are made once for every node).
+   */
+  static Registrations registrations(long version, Environment environment, Resources resources,
+      Map<String, List<String>> inUse, Map<String, List<Target>> draining) {
+    Map<String, LogDestination> logs = new HashMap<>();
+    for (LoadBalancer lb : resources.loadBalancers()) {
+      String bucket = lb.type() == LoadBalancerType.APPLICATION ? lb.attributes().healthCheckLogBucket() : null;
+      String node = environment.nodes().stream().filter(n -> n.zone().equals(lb.zones().get(0))).map(Node::address)
+          .findFirst().orElse(null);
+      if (bucket != null && node != null) {
+        LogDestination log = LogDestination.healthChecks(bucket, lb.attributes().healthCheckLogPrefix(), lb.arn(), node);
+        lb.targetGroupArns().forEach(arn -> logs.putIfAbsent(arn, log));
+      }
+    }
     List<Registrations.Group> groups = new ArrayList<>();
     for (TargetGroup g : resources.targetGroups()) {
       List<String> zones = inUse.get(g.arn());
@@ -217,7 +233,7 @@ final class SnapshotBuilder {
       }
       groups.add(new Registrations.Group(g.arn(), g.name(), g.kind(), g.healthCheck(), entries,
           unhealthyDrainingSeconds(g), g.kind() == TargetGroupKind.NLB
-              && "true".equals(g.attributes().get(TargetGroupAttributes.PROXY_PROTOCOL_V2))));
+              && "true".equals(g.attributes().get(TargetGroupAttributes.PROXY_PROTOCOL_V2)), logs.get(g.arn())));
     }
     return new Registrations(version, groups);
   }

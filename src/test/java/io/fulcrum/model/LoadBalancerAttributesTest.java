@@ -74,7 +74,7 @@ class LoadBalancerAttributesTest {
   }
 
   @Test
-  void connectionAndHealthCheckLogs_canOnlyBeOff_andSaySo() {
+  void connectionLogs_canOnlyBeOff_andSaySo() {
     Problems problems = new Problems();
     LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
         Map.of("connection_logs.s3.enabled", "false", "connection_logs.s3.bucket", "my-logs", "waf.fail_open.enabled",
@@ -83,11 +83,38 @@ class LoadBalancerAttributesTest {
     assertThat(problems.isEmpty()).isTrue();
     assertThat(a.get("connection_logs.s3.bucket")).isEqualTo("my-logs");
 
-    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("health_check_logs.s3.enabled", "true"),
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("connection_logs.s3.enabled", "true"),
         problems);
     assertThat(problems.list()).extracting(Object::toString).containsExactly(
-        "health_check_logs.s3.enabled: 'true' is not valid (Fulcrum writes no connection or health check logs; its"
-            + " access log is access_logs.s3)");
+        "connection_logs.s3.enabled: 'true' is not valid (Fulcrum writes no connection log; its logs are"
+            + " access_logs.s3 and health_check_logs.s3)");
+  }
+
+  @Test
+  void healthCheckLogs_needABucket_checkedAsTheAccessLogsIs() {
+    Problems ok = new Problems();
+    LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
+        Map.of("health_check_logs.s3.enabled", "true", "health_check_logs.s3.bucket", "hc-logs",
+            "health_check_logs.s3.prefix", "team/web"), ok);
+    assertThat(ok.isEmpty()).isTrue();
+    assertThat(a.healthCheckLogBucket()).isEqualTo("hc-logs");
+    assertThat(a.healthCheckLogPrefix()).isEqualTo("team/web");
+    assertThat(LoadBalancerAttributes.defaults(LoadBalancerType.APPLICATION).healthCheckLogBucket()).isNull();
+    assertThat(LoadBalancerAttributes.defaults(LoadBalancerType.NETWORK).healthCheckLogBucket()).isNull();
+
+    Problems problems = new Problems();
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("health_check_logs.s3.enabled", "true"),
+        problems);
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("health_check_logs.s3.enabled", "true",
+        "health_check_logs.s3.bucket", "../up"), problems);
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("health_check_logs.s3.prefix",
+        "AWSLogs/x"), problems);
+    assertThat(problems.list()).extracting(Object::toString).containsExactly(
+        "health_check_logs.s3.bucket: a bucket is required while health_check_logs.s3.enabled is true",
+        "health_check_logs.s3.bucket: '../up' is not valid (expected an S3 bucket name: 3-63 lowercase letters,"
+            + " digits, dots and hyphens)",
+        "health_check_logs.s3.prefix: 'AWSLogs/x' is not valid (expected a prefix that neither starts nor ends"
+            + " with '/', without 'AWSLogs', '//', '\\' or spaces)");
   }
 
   @Test
