@@ -367,6 +367,17 @@ class LoadBalancerApiTest {
         "ValidationError");
     h.refusedUnchanged(() -> h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb + "0")
         .attributes(a -> a.key("idle_timeout.timeout_seconds").value("5"))), "LoadBalancerNotFound");
+    assertThat(h.refusedUnchanged(() -> h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb)
+        .attributes(a -> a.key("health_check_logs.s3.enabled").value("true"))), "ValidationError"))
+        .hasMessageContaining("a bucket is required while health_check_logs.s3.enabled is true");
+    assertThat(h.refusedUnchanged(() -> h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb)
+        .attributes(a -> a.key("connection_logs.s3.enabled").value("true"))), "ValidationError"))
+        .hasMessageContaining("Fulcrum writes no connection log");
+    List<LoadBalancerAttribute> logs = h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb).attributes(
+        a -> a.key("health_check_logs.s3.enabled").value("true"), a -> a.key("health_check_logs.s3.bucket")
+            .value("hc-logs"))).attributes();
+    assertThat(attribute(logs, "health_check_logs.s3.enabled")).isEqualTo("true");
+    assertThat(h.resources().loadBalancers().get(0).attributes().healthCheckLogBucket()).isEqualTo("hc-logs");
   }
 
   @Test
