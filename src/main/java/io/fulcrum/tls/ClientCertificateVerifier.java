@@ -135,13 +135,7 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
     if (cas.isEmpty()) {
       throw new IllegalArgumentException("'" + file + "' holds no certificate (expected PEM CA certificates)");
     }
-    for (X509Certificate ca : cas) {
-      if (ca.getVersion() != 3) {
-        throw new IllegalArgumentException("'" + file + "': " + name(ca) + " is an X.509v" + ca.getVersion()
-            + " certificate; CA certificates must be X.509v3");
-      }
-    }
-    return cas;
+    return cas; // an old X.509v1 root is trusted too, as OpenSSL trusts one; the clients' certificates must be v3
   }
 
   /** The revocation lists of a file, each checked against the CA that issued it. */

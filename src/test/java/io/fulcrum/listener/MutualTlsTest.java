@@ -181,7 +181,7 @@ class MutualTlsTest {
   }
 
   @ParameterizedTest(name = "{0}, direct path {1}")
-  @CsvSource({"HTTP_1_1, true", "HTTP_1_1, false", "HTTP_2, true"})
+  @CsvSource({"HTTP_1_1, true", "HTTP_1_1, false", "HTTP_2, true", "HTTP_2, false"})
   void verify_aTrustedClient_reachesTheTarget_whichLearnsWhoItIs(HttpClient.Version version, boolean directPath)
       throws Exception {
     System.setProperty("fulcrum.directPath", Boolean.toString(directPath));
