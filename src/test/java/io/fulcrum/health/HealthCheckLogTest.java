@@ -1,22 +1,17 @@
 package io.fulcrum.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.model.Resources;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -25,8 +20,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,27 +127,9 @@ class HealthCheckLogTest {
     time.advance(Duration.ofMillis(left), () -> gateway.fulcrum().healthChecksInFlight() == silentOpen.get());
   }
 
-  /** The complete log files under the data dir's {@code s3/}, once {@code count} are there. */
+  /** The complete log files, once {@code count} are there. */
   private List<Path> files(int count) {
-    Path s3 = data.resolve("s3");
-    return await().atMost(Duration.ofSeconds(10)).until(() -> {
-      if (!Files.isDirectory(s3)) {
-        return List.<Path>of();
-      }
-      try (Stream<Path> s = Files.walk(s3)) {
-        return s.filter(p -> p.getFileName().toString().endsWith(".log.gz")).sorted().toList();
-      }
-    }, l -> l.size() == count);
-  }
-
-  private static List<String> lines(Path file) {
-    try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
-      String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-      assertThat(text).endsWith("\n");
-      return List.of(text.split("\n"));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LogFiles.await(data.resolve("s3"), count);
   }
 
   @Test
@@ -167,7 +142,7 @@ class HealthCheckLogTest {
         .matches(Pattern.quote("s3/hc-logs/team/AWSLogs/000000000000/elasticloadbalancing/us-east-1/2026/01/01/"
             + "health_check_log_000000000000_elasticloadbalancing_us-east-1_app.web." + id
             + "_20260101T0005Z_127.0.0.1_") + "[a-z0-9]{8}\\.log\\.gz");
-    List<String[]> lines = lines(files.get(0)).stream().map(l -> l.split(" ")).toList();
+    List<String[]> lines = LogFiles.lines(files.get(0)).stream().map(l -> l.split(" ")).toList();
     // Every target checked about every 10 s for 5 minutes.
     Map<String, List<String[]>> byTarget = lines.stream().collect(Collectors.groupingBy(f -> f[3]));
     assertThat(byTarget).hasSize(6);

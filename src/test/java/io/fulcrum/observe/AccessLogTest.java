@@ -8,6 +8,7 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Interop;
+import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawHttp;
@@ -19,9 +20,7 @@ import io.fulcrum.testing.VirtualTime;
 import io.fulcrum.testing.WebSocketTarget;
 import io.vertx.core.Vertx;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +29,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -169,25 +167,7 @@ class AccessLogTest {
 
   /** The bucket's complete log files, once {@code count} are there. */
   private List<Path> files(int count) {
-    Path bucket = data.resolve("s3").resolve("my-logs");
-    return await().atMost(Duration.ofSeconds(10)).until(() -> {
-      if (!Files.isDirectory(bucket)) {
-        return List.<Path>of();
-      }
-      try (Stream<Path> s = Files.walk(bucket)) {
-        return s.filter(p -> p.getFileName().toString().endsWith(".log.gz")).sorted().toList();
-      }
-    }, l -> l.size() == count);
-  }
-
-  private static List<String> lines(Path file) {
-    try (InputStream in = new GZIPInputStream(Files.newInputStream(file))) {
-      String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII);
-      assertThat(text).endsWith("\n");
-      return List.of(text.split("\n"));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return LogFiles.await(data.resolve("s3").resolve("my-logs"), count);
   }
 
   /** A line's fields, in order from 1 as ALB numbers them (index 0 is unused). */
@@ -287,7 +267,7 @@ class AccessLogTest {
         "s3/my-logs/team/web/AWSLogs/000000000000/elasticloadbalancing/us-east-1/2026/01/01/000000000000"
             + "_elasticloadbalancing_us-east-1_app.web." + lb.substring(lb.lastIndexOf('/') + 1) + "_" + end
             + "_127.0.0.1_") + "[a-z0-9]{8}\\.log\\.gz");
-    List<String> lines = lines(file);
+    List<String> lines = LogFiles.lines(file);
     assertThat(lines).hasSize(11);
 
     String elb = lb.substring(lb.indexOf("loadbalancer/") + "loadbalancer/".length());
@@ -388,8 +368,8 @@ class AccessLogTest {
     List<Path> two = files(2);
     assertThat(two.get(0).getFileName().toString()).contains("_20260101T0005Z_");
     assertThat(two.get(1).getFileName().toString()).contains("_20260101T0010Z_");
-    assertThat(lines(two.get(0))).singleElement().asString().contains("/first ");
-    assertThat(lines(two.get(1))).singleElement().asString().contains("/second ");
+    assertThat(LogFiles.lines(two.get(0))).singleElement().asString().contains("/first ");
+    assertThat(LogFiles.lines(two.get(1))).singleElement().asString().contains("/second ");
 
     // A period without requests has no file; a gateway that stops completes the file under way.
     endPeriod();
@@ -398,7 +378,7 @@ class AccessLogTest {
     Await.result(gateway.fulcrum().shutdown());
     List<Path> three = files(3);
     assertThat(three.get(2).getFileName().toString()).contains("_20260101T0020Z_");
-    assertThat(lines(three.get(2))).singleElement().asString().contains("/last ");
+    assertThat(LogFiles.lines(three.get(2))).singleElement().asString().contains("/last ");
     try (Stream<Path> s = Files.walk(data.resolve("s3"))) {
       assertThat(s.filter(p -> p.getFileName().toString().endsWith(".tmp"))).isEmpty();
     } catch (IOException ex) {
@@ -438,7 +418,7 @@ class AccessLogTest {
           .until(() -> Scrape.of(http, gateway.controlPort()).sum("ActiveConnectionCount", java.util.Map.of()) == 0);
     }
     endPeriod();
-    List<String> w = line(lines(files(1).get(0)), "/chat");
+    List<String> w = line(LogFiles.lines(files(1).get(0)), "/chat");
     assertThat(w.get(1)).isEqualTo("ws");
     assertThat(w.get(5)).isEqualTo("127.0.0.1:" + chat.port());
     assertThat(w.subList(9, 11)).containsExactly("101", "101");
