@@ -37,7 +37,10 @@ public interface ApiContext {
     return List.of(Certificate.selfSigned(environment().arns().selfSignedCertificate()));
   }
 
-  /** The trust stores listeners may verify clients with, by ARN: those of the config file (there is no S3 to read bundles from). */
+  /**
+   * The trust stores listeners may verify clients with, by ARN: those of the config file (there is
+   * no S3 to read bundles from).
+   */
   default List<TrustStore> trustStores() {
     return List.of();
   }

@@ -127,7 +127,8 @@ final class ListenerOperations {
       QueryParams m = mutualAuthentication;
       String modeName = m.string("Mode");
       if (modeName == null) {
-        throw LbResources.refusal("ValidationError", "MutualAuthentication.Mode is required (off, passthrough or verify)");
+        throw LbResources.refusal("ValidationError",
+            "MutualAuthentication.Mode is required (off, passthrough or verify)");
       }
       MutualAuthentication.Mode mode = MutualAuthentication.Mode.named(modeName);
       if (mode == null) {

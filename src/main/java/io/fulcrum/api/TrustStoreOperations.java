@@ -42,7 +42,10 @@ final class TrustStoreOperations {
             + " deployment has those listed under trust-stores in its config file)"));
   }
 
-  /** Those named by {@code TrustStoreArns} or {@code Names} (an unknown one is {@code TrustStoreNotFound}), or all; paged. */
+  /**
+   * Those named by {@code TrustStoreArns} or {@code Names} (an unknown one is
+   * {@code TrustStoreNotFound}), or all; paged.
+   */
   static Future<List<Xml>> describe(QueryParams p, ApiContext ctx) {
     List<String> arns = p.strings("TrustStoreArns");
     List<String> names = p.strings("Names");

@@ -227,7 +227,8 @@ public final class ForwardHeaders {
    * The values the load balancer gives a forwarded request's Host, X-Forwarded-For (null: none,
    * the client's kept or removed as configured), X-Forwarded-Proto, X-Forwarded-Port and
    * X-Amzn-Trace-Id headers, and its x-amzn-tls-version and x-amzn-tls-cipher-suite ({@code tls};
-   * null: none), and the mutual TLS headers ({@code clientCert}; null: none); {@code droppedInvalid}: headers with names that are not valid were removed
+   * null: none), and the mutual TLS headers ({@code clientCert}; null: none); {@code droppedInvalid}:
+   * headers with names that are not valid were removed
    * ({@code routing.http.drop_invalid_header_fields.enabled}); {@code forwardedInvalid}: there
    * were such headers, and they go on to the target.
    */

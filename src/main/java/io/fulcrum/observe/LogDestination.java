@@ -11,8 +11,8 @@ import java.time.ZonedDateTime;
  * and the key ALB would write to in it. The access log's files and the health check log's differ
  * by the start of their names. Immutable.
  *
- * @param bucket       {@code access_logs.s3.bucket}
- * @param prefix       {@code access_logs.s3.prefix}, {@code ""} for none
+ * @param bucket       the log's {@code .s3.bucket} ({@code access_logs.s3.bucket}, {@code health_check_logs.s3.bucket})
+ * @param prefix       the log's {@code .s3.prefix}, {@code ""} for none
  * @param account      the account of the load balancer's ARN
  * @param region       the region of the load balancer's ARN
  * @param loadBalancer {@code app/<name>/<id>}
