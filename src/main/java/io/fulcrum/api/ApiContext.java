@@ -39,10 +39,10 @@ public interface ApiContext {
 
   /**
    * The trust stores listeners may verify clients with, by ARN: those of the config file (there is
-   * no S3 to read bundles from).
+   * no S3 to read bundles from), as of its last reload.
    */
   default List<TrustStore> trustStores() {
-    return List.of();
+    return List.copyOf(environment().trustStores().values());
   }
 
   /** The current resources (an immutable value). */

@@ -7,7 +7,6 @@ import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
-import io.fulcrum.model.TrustStore;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.time.Timers;
 import io.vertx.core.Future;
@@ -39,11 +38,6 @@ final class FulcrumApiContext implements ApiContext {
   @Override
   public List<Certificate> certificates() {
     return fulcrum.config().certificates();
-  }
-
-  @Override
-  public List<TrustStore> trustStores() {
-    return fulcrum.config().trustStores();
   }
 
   @Override

@@ -3,6 +3,8 @@ package io.fulcrum.config;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
+import io.fulcrum.model.TrustStore;
+import io.fulcrum.tls.ClientCertificateVerifier;
 import io.vertx.config.ConfigRetriever;
 import io.vertx.config.ConfigRetrieverOptions;
 import io.vertx.config.ConfigStoreOptions;
@@ -16,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +56,17 @@ public final class ConfigLoader {
   private ConfigRetriever watcher;
   /** The document {@link #load} last read, which the configuration in force was made from; null before. */
   private JsonObject loaded;
+  /**
+   * The configuration in force as this loader knows it (loaded, or the last change delivered), and
+   * the document it was made from: what is read again when a file it names changes. Guarded by this.
+   */
+  private FulcrumConfig current;
+  private JsonObject currentJson;
+  /** The periodic check of the files the configuration names (trust stores'); -1 while not watching. */
+  private long filesTimer = -1;
+  private final AtomicBoolean checkingFiles = new AtomicBoolean();
+  /** The digests of named files whose new contents were refused, not reported again until they change. */
+  private volatile String refusedFiles;
 
   /**
    * @param file the YAML file
@@ -75,8 +89,14 @@ public final class ConfigLoader {
             return Future.failedFuture(unreadable(ar.cause()));
           }
           loaded = ar.result().copy();
-          return validate(ar.result());
+          JsonObject json = ar.result().copy();
+          return validate(ar.result()).onSuccess(c -> inForce(c, json));
         });
+  }
+
+  private synchronized void inForce(FulcrumConfig config, JsonObject json) {
+    current = config;
+    currentJson = json;
   }
 
   /**
@@ -87,6 +107,11 @@ public final class ConfigLoader {
    * {@link #load} read it before and it has been edited since (during start-up), that edit is
    * delivered too.
    *
+   * <p>The files the configuration names whose contents Fulcrum keeps (trust stores' CA bundles and
+   * revocation lists) are looked at every period too, off the event loop: when one has changed, the
+   * file is read again and the configuration it gives is delivered, so that a revocation list
+   * replaced in place applies without an edit of the file.
+   *
    * @return completes once the file as it is now has been read (or found unreadable): the edits
    *         delivered are those made after that
    */
@@ -95,23 +120,86 @@ public final class ConfigLoader {
     ConfigRetriever retriever = retriever(periodMillis);
     watcher = retriever;
     retriever.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
-    Consumer<JsonObject> edited = json -> validateEdit(json)
-        .onSuccess(onChange::accept)
-        .onFailure(e -> onInvalid.accept(e instanceof InvalidModelException ime ? ime.problems()
-            : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())))));
+    Consumer<List<Problem>> refused = onInvalid;
+    Consumer<JsonObject> edited = json -> {
+      JsonObject document = json.copy();
+      validateEdit(json)
+          .onSuccess(c -> {
+            synchronized (this) {
+              inForce(c, document);
+              onChange.accept(c);
+            }
+          })
+          .onFailure(e -> refused.accept(problems(e)));
+    };
+    filesTimer = vertx.setPeriodic(periodMillis, id -> checkFiles(onChange, onInvalid));
     return retriever.getConfig().transform(primed -> {
       if (primed.succeeded() && loaded != null && !primed.result().equals(loaded)) {
         edited.accept(primed.result());
+      } else if (primed.succeeded() && loaded == null) {
+        // Watched without a load: the file as it is now is the baseline of the named files' checks.
+        JsonObject document = primed.result().copy();
+        validate(primed.result().copy()).onSuccess(c -> inForce(c, document));
       }
       retriever.listen(change -> edited.accept(change.getNewConfiguration()));
       return Future.succeededFuture();
     });
   }
 
+  private List<Problem> problems(Throwable e) {
+    return e instanceof InvalidModelException ime ? ime.problems()
+        : List.of(new Problem(file.toString(), Problem.VALIDATION_ERROR, String.valueOf(e.getMessage())));
+  }
+
+  /**
+   * Reads the trust stores' files again when their contents differ from what the configuration in
+   * force was made with, and delivers the configuration the file then gives; one check at a time.
+   */
+  private void checkFiles(Consumer<FulcrumConfig> onChange, Consumer<List<Problem>> onInvalid) {
+    FulcrumConfig config;
+    JsonObject json;
+    synchronized (this) {
+      config = current;
+      json = currentJson;
+    }
+    if (config == null || config.environment().trustStores().isEmpty() || !checkingFiles.compareAndSet(false, true)) {
+      return;
+    }
+    vertx.<String>executeBlocking(() -> {
+      StringBuilder now = new StringBuilder();
+      boolean changed = false;
+      for (TrustStore t : config.environment().trustStores().values()) {
+        String digest = ClientCertificateVerifier.digest(t);
+        changed |= !digest.equals(t.digest());
+        now.append(digest);
+      }
+      return changed ? now.toString() : null;
+    }).compose(now -> now == null || now.equals(refusedFiles) ? Future.succeededFuture()
+        : validate(json.copy()).transform(ar -> {
+          if (ar.failed()) {
+            refusedFiles = now;
+            onInvalid.accept(problems(ar.cause()));
+            return Future.succeededFuture();
+          }
+          synchronized (this) {
+            if (current == config) { // not edited meanwhile: the edit has read the files itself
+              LOG.info("a trust store's files changed: {} read again", file);
+              inForce(ar.result(), json);
+              onChange.accept(ar.result());
+            }
+          }
+          return Future.succeededFuture();
+        })).onComplete(ar -> checkingFiles.set(false));
+  }
+
   public void stopWatching() {
     if (watcher != null) {
       watcher.close();
       watcher = null;
+    }
+    if (filesTimer != -1) {
+      vertx.cancelTimer(filesTimer);
+      filesTimer = -1;
     }
   }
 

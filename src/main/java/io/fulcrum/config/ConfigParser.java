@@ -8,6 +8,7 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Environment;
+import io.fulcrum.model.FunctionDefinition;
 import io.fulcrum.model.Instance;
 import io.fulcrum.model.IpAddresses;
 import io.fulcrum.model.LoadBalancer;
@@ -25,6 +26,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -74,7 +76,11 @@ public final class ConfigParser {
     List<Node> nodes = parseNodes(root);
     List<Cidr> vpcCidrs = parseCidrs(root, "vpc-cidrs", List.of("127.0.0.0/8", "::1/128"));
     Map<String, Instance> instances = parseInstances(root, nodes);
-    Environment env = new Environment(region, account, nodes, vpcCidrs, instances, FunctionRegistryParser.parse(root));
+    Map<String, FunctionDefinition> functions = FunctionRegistryParser.parse(root);
+    Map<String, TrustStore> trustStores = TrustStoreParser.parse(root, new Arns(region, account));
+    Map<String, TrustStore> trustStoresByArn = new LinkedHashMap<>();
+    trustStores.values().stream().filter(Objects::nonNull).forEach(t -> trustStoresByArn.put(t.arn(), t));
+    Environment env = new Environment(region, account, nodes, vpcCidrs, instances, functions, trustStoresByArn);
 
     ConfigNode controlNode = root.object("control");
     String controlAddress = controlNode.string("address", "127.0.0.1");
@@ -144,7 +150,6 @@ public final class ConfigParser {
 
     Map<String, String> tgArns = new LinkedHashMap<>();
     List<TargetGroup> groups = TargetGroupParser.parse(root, env, tgArns);
-    Map<String, TrustStore> trustStores = TrustStoreParser.parse(root, env.arns());
     List<LoadBalancer> lbs = LoadBalancerParser.parse(root, env, tgArns, dnsDomain, trustStores);
     Resources resources = new Resources(lbs, groups);
     List<Certificate> certificates = parseCertificates(root, env.arns(), lbs);
@@ -154,8 +159,7 @@ public final class ConfigParser {
     root.finish();
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
-        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
-        List.copyOf(trustStores.values()));
+        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates);
   }
 
   /**

@@ -3,7 +3,6 @@ package io.fulcrum.config;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.Resources;
-import io.fulcrum.model.TrustStore;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
@@ -25,7 +24,6 @@ import java.util.OptionalLong;
  * @param demoTargets     embedded demo backends to start
  * @param certificates    the certificates the API's HTTPS listeners may use, by ARN: the self-signed
  *                        one first, then the file's
- * @param trustStores     the trust stores of mutual TLS (verify mode), from the file's {@code trust-stores}
  */
 public record FulcrumConfig(
     Environment environment,
@@ -39,8 +37,7 @@ public record FulcrumConfig(
     int shutdownTimeoutSeconds,
     OptionalLong randomSeed,
     List<DemoTarget> demoTargets,
-    List<Certificate> certificates,
-    List<TrustStore> trustStores) {
+    List<Certificate> certificates) {
 
   public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
   public static final int DEFAULT_CONTROL_PORT = 9090;
@@ -50,7 +47,6 @@ public record FulcrumConfig(
   public FulcrumConfig {
     demoTargets = List.copyOf(demoTargets);
     certificates = List.copyOf(certificates);
-    trustStores = List.copyOf(trustStores);
   }
 
   /** Who owns the load balancers and target groups. */

@@ -23,7 +23,10 @@ final class TrustStoreParser {
   private TrustStoreParser() {
   }
 
-  /** The trust stores by name, in the file's order; those with problems are left out. */
+  /**
+   * The trust stores by name, in the file's order; one with problems is there without a value
+   * (null), so that a listener naming it is not told it does not exist as well.
+   */
   static Map<String, TrustStore> parse(ConfigNode root, Arns arns) {
     Map<String, TrustStore> out = new LinkedHashMap<>();
     for (ConfigNode t : root.objects("trust-stores")) {
@@ -41,6 +44,9 @@ final class TrustStoreParser {
       List<String> revocations = t.strings("revocations");
       t.finish();
       if (t.problems().size() > before) {
+        if (name != null && !out.containsKey(name)) {
+          out.put(name, null);
+        }
         continue;
       }
       List<String> crls = revocations == null ? List.of() : revocations;
@@ -48,17 +54,20 @@ final class TrustStoreParser {
         ClientCertificateVerifier.readAuthorities(bundle);
       } catch (IllegalArgumentException e) {
         t.at("ca-certificates").add(e.getMessage());
+        out.put(name, null);
         continue;
       }
+      TrustStore files = new TrustStore(arns.trustStore(name), name, bundle, crls);
+      String digest = ClientCertificateVerifier.digest(files);
       ClientCertificateVerifier read;
       try {
-        read = ClientCertificateVerifier.load(new TrustStore(null, name, bundle, crls, 0, 0), false, false,
-            Clock.systemUTC());
+        read = ClientCertificateVerifier.load(files, false, false, Clock.systemUTC());
       } catch (IllegalArgumentException e) {
         t.at("revocations").add(e.getMessage()); // the bundle was read above
+        out.put(name, null);
         continue;
       }
-      out.put(name, new TrustStore(arns.trustStore(name), name, bundle, crls, read.authorities(), read.revokedEntries()));
+      out.put(name, new TrustStore(files.arn(), name, bundle, crls, read.authorities(), read.revokedEntries(), digest));
     }
     return out;
   }
@@ -81,9 +90,12 @@ final class TrustStoreParser {
     }
     String storeName = m.string("trust-store", null);
     TrustStore store = null;
+    if (storeName != null && trustStores.containsKey(storeName) && trustStores.get(storeName) == null) {
+      return null; // a trust store with problems of its own, reported at its key
+    }
     if (storeName != null) {
-      store = trustStores.values().stream().filter(s -> s.name().equals(storeName) || s.arn().equals(storeName))
-          .findFirst().orElse(null);
+      store = trustStores.values().stream().filter(s -> s != null && (s.name().equals(storeName)
+          || s.arn().equals(storeName))).findFirst().orElse(null);
       if (store == null) {
         m.at("trust-store").add("TrustStoreNotFound", "no trust store named '" + storeName
             + "' (trust-stores: " + String.join(", ", trustStores.keySet()) + ")");

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * What a deployment of Fulcrum looks like to the resources it runs: region and account (for
  * ARNs), its nodes (zones and addresses), its "VPC" CIDRs (where IP targets may live besides the
- * private ranges), the instance inventory and the function registry. Immutable.
+ * private ranges), the instance inventory, the function registry and the trust stores (by ARN; a
+ * listener takes its trust store's files from here, as they are now). Immutable.
  */
 public record Environment(
     String region,
@@ -14,7 +15,8 @@ public record Environment(
     List<Node> nodes,
     List<Cidr> vpcCidrs,
     Map<String, Instance> instances,
-    Map<String, FunctionDefinition> functions) {
+    Map<String, FunctionDefinition> functions,
+    Map<String, TrustStore> trustStores) {
 
   public static final String DEFAULT_REGION = "us-east-1";
   public static final String DEFAULT_ACCOUNT = "000000000000";
@@ -25,6 +27,13 @@ public record Environment(
     vpcCidrs = List.copyOf(vpcCidrs);
     instances = Map.copyOf(instances);
     functions = Map.copyOf(functions);
+    trustStores = Map.copyOf(trustStores);
+  }
+
+  /** A deployment without trust stores. */
+  public Environment(String region, String account, List<Node> nodes, List<Cidr> vpcCidrs,
+      Map<String, Instance> instances, Map<String, FunctionDefinition> functions) {
+    this(region, account, nodes, vpcCidrs, instances, functions, Map.of());
   }
 
   /** A deployment without functions. */

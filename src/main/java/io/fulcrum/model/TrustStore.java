@@ -13,11 +13,18 @@ import java.util.List;
  * @param revocationFiles certificate revocation lists (PEM or DER), each signed by one of the CAs
  * @param caCount         how many CA certificates the bundle held when it was read
  * @param revokedCount    how many revoked certificates its lists named when they were read
+ * @param digest          a digest of the files' contents when they were read (a changed file makes
+ *                        another trust store, which listeners using it take up); null when not known
  */
 public record TrustStore(String arn, String name, String caCertificates, List<String> revocationFiles, int caCount,
-    int revokedCount) {
+    int revokedCount, String digest) {
 
   public TrustStore {
     revocationFiles = List.copyOf(revocationFiles);
+  }
+
+  /** A trust store whose files have not been read. */
+  public TrustStore(String arn, String name, String caCertificates, List<String> revocationFiles) {
+    this(arn, name, caCertificates, revocationFiles, 0, 0, null);
   }
 }

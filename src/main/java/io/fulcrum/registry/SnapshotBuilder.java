@@ -14,6 +14,7 @@ import io.fulcrum.model.Environment;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerType;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
@@ -24,6 +25,7 @@ import io.fulcrum.model.TargetGroupAttributes;
 import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetHealth;
 import io.fulcrum.model.TargetState;
+import io.fulcrum.model.TrustStore;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.routing.RouteTable;
@@ -49,7 +51,7 @@ final class SnapshotBuilder {
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
         listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l), proxy,
-            tls(l, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
+            tls(l, env, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
             l.attributes()));
       }
     }
@@ -57,7 +59,7 @@ final class SnapshotBuilder {
   }
 
   /** The TLS side of an HTTPS or TLS listener: its certificates, or the self-signed one when it has none. */
-  private static ListenerTls tls(Listener l, SelfSignedCertificate.PemFiles selfSigned) {
+  private static ListenerTls tls(Listener l, Environment env, SelfSignedCertificate.PemFiles selfSigned) {
     if (!l.protocol().isTls()) {
       return null;
     }
@@ -77,7 +79,7 @@ final class SnapshotBuilder {
         keys.add(c.privateKeyFile());
       } else {
         return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy, alpn,
-            l.mutualAuthentication());
+            mutualAuthentication(l, env));
       }
     }
     if (certs.isEmpty()) {
@@ -87,7 +89,19 @@ final class SnapshotBuilder {
       certs.add(selfSigned.certificate().toString());
       keys.add(selfSigned.privateKey().toString());
     }
-    return new ListenerTls(certs, keys, null, null, policy, alpn, l.mutualAuthentication());
+    return new ListenerTls(certs, keys, null, null, policy, alpn, mutualAuthentication(l, env));
+  }
+
+  /**
+   * A listener's mutual TLS with its trust store as the deployment has it now (its files, and what
+   * they held when last read): a trust store pointed at other files, or whose files changed, is
+   * taken up by every listener using it. One the deployment no longer has stays as the listener has it.
+   */
+  private static MutualAuthentication mutualAuthentication(Listener l, Environment env) {
+    MutualAuthentication m = l.mutualAuthentication();
+    TrustStore current = m.trustStore() == null ? null : env.trustStores().get(m.trustStore().arn());
+    return current == null || current.equals(m.trustStore()) ? m
+        : new MutualAuthentication(m.mode(), current, m.ignoreClientCertificateExpiry(), m.advertiseTrustStoreCaNames());
   }
 
   /**

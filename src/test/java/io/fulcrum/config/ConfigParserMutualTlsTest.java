@@ -59,7 +59,7 @@ class ConfigParserMutualTlsTest {
     FulcrumConfig config = parse(config(store(), "HTTPS", "{mode: verify, trust-store: clients,"
         + " ignore-client-certificate-expiry: true, advertise-trust-store-ca-names: on}"));
 
-    TrustStore clients = config.trustStores().get(0);
+    TrustStore clients = config.environment().trustStores().values().iterator().next();
     assertThat(clients.name()).isEqualTo("clients");
     assertThat(clients.arn()).matches("arn:aws:elasticloadbalancing:us-east-1:\\d{12}:truststore/clients/[0-9a-f]{16}");
     assertThat(clients.caCount()).isEqualTo(2);

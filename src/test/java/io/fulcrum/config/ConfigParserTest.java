@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The whole document: the demo file, defaults, the deployment keys, unknown keys and wrong types. */
 class ConfigParserTest {
 
-  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, control, dns, credentials, resources,"
-      + " data-dir, reload, shutdown, random-seed, demo, target-groups, trust-stores, load-balancers, certificates";
+  private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, trust-stores, control, dns, credentials, resources,"
+      + " data-dir, reload, shutdown, random-seed, demo, target-groups, load-balancers, certificates";
 
   @Test
   void demoFile_parsesWithNoProblems() throws IOException {

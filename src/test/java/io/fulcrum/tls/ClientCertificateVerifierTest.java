@@ -34,7 +34,7 @@ class ClientCertificateVerifierTest {
   private ClientCertificateVerifier verifier(Clock clock, boolean ignoreExpiry, boolean advertise, List<String> crls,
       X509Certificate... cas) {
     Path bundle = TestPki.bundle(dir.resolve("bundle-" + System.nanoTime() + ".pem"), cas);
-    return ClientCertificateVerifier.load(new TrustStore("arn", "ts", bundle.toString(), crls, 0, 0), ignoreExpiry,
+    return ClientCertificateVerifier.load(new TrustStore("arn", "ts", bundle.toString(), crls), ignoreExpiry,
         advertise, clock);
   }
 
@@ -162,15 +162,15 @@ class ClientCertificateVerifierTest {
     Path bundle = TestPki.bundle(dir.resolve("ok.pem"), root.certificate());
     Path foreignCrl = TestPki.crl(dir.resolve("foreign.crl"), TestPki.root("Other"));
 
-    assertThatThrownBy(() -> ClientCertificateVerifier.load(new TrustStore("a", "t", empty.toString(), List.of(), 0, 0),
+    assertThatThrownBy(() -> ClientCertificateVerifier.load(new TrustStore("a", "t", empty.toString(), List.of()),
         false, false, Clock.systemUTC())).hasMessageContaining("'" + empty + "' holds no certificate");
     assertThatThrownBy(() -> ClientCertificateVerifier.load(new TrustStore("a", "t", dir.resolve("absent.pem")
-        .toString(), List.of(), 0, 0), false, false, Clock.systemUTC())).hasMessageContaining("cannot be read");
+        .toString(), List.of()), false, false, Clock.systemUTC())).hasMessageContaining("cannot be read");
     assertThatThrownBy(() -> ClientCertificateVerifier.load(new TrustStore("a", "t", bundle.toString(),
-        List.of(foreignCrl.toString()), 0, 0), false, false, Clock.systemUTC()))
+        List.of(foreignCrl.toString())), false, false, Clock.systemUTC()))
         .hasMessageContaining("'" + foreignCrl + "'").hasMessageContaining("not signed by a CA of the trust store");
     assertThatThrownBy(() -> ClientCertificateVerifier.load(new TrustStore("a", "t", bundle.toString(),
-        List.of(bundle.toString()), 0, 0), false, false, Clock.systemUTC()))
+        List.of(bundle.toString())), false, false, Clock.systemUTC()))
         .hasMessageContaining("is not a certificate revocation list");
   }
 }
