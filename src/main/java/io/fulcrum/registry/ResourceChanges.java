@@ -8,6 +8,7 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TrustStore;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -148,7 +149,12 @@ final class ResourceChanges {
       what.add("h2c " + was.h2c() + " \u2192 " + now.h2c());
     }
     if (!was.mutualAuthentication().equals(now.mutualAuthentication())) {
-      what.add("mutual authentication " + mtls(was) + " \u2192 " + mtls(now));
+      String before = mtls(was);
+      String after = mtls(now);
+      TrustStore store = now.mutualAuthentication().trustStore();
+      what.add(!before.equals(after) ? "mutual authentication " + before + " \u2192 " + after
+          : "trust store " + store.name() + " read again (" + store.caCount() + " CA certificates, "
+              + store.revokedCount() + " revoked)");
     }
     return what;
   }

@@ -102,6 +102,18 @@ class ResourceChangesTest {
         parse(yaml.formatted(bundle, "{mode: verify, trust-store: clients, ignore-client-certificate-expiry: true}"))))
         .extracting(ResourceChanges.Change::description)
         .containsExactly("HTTPS:8443: mutual authentication passthrough \u2192 verify (clients, expiry ignored)");
+
+    // The same settings, the trust store's list replaced in place: read again.
+    String verify = "{mode: verify, trust-store: clients}";
+    String withList = yaml.replace("ca-certificates: '%s'}", "ca-certificates: '%s', revocations: ['%s']}");
+    TestPki.Issued root = TestPki.root("Root");
+    Path ca = TestPki.bundle(dir.resolve("ca2.pem"), root.certificate());
+    Path crl = TestPki.crl(dir.resolve("ca2.crl"), root);
+    Resources before = parse(withList.formatted(ca, crl, verify));
+    TestPki.crl(crl, root, TestPki.client(root, "gone").certificate());
+    assertThat(ResourceChanges.between(before, parse(withList.formatted(ca, crl, verify))))
+        .extracting(ResourceChanges.Change::description)
+        .containsExactly("HTTPS:8443: trust store clients read again (1 CA certificates, 1 revoked)");
   }
 
   @Test
