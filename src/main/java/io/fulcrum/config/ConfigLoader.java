@@ -12,6 +12,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +69,8 @@ public final class ConfigLoader {
   private final AtomicBoolean checkingFiles = new AtomicBoolean();
   /** The digests of named files whose new contents were refused, not reported again until they change. */
   private volatile String refusedFiles;
+  /** The named files' modification times and sizes at the last check: only a file whose stamp moved is read. */
+  private final Map<String, String> fileStamps = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * @param file the YAML file
@@ -166,6 +170,9 @@ public final class ConfigLoader {
       return;
     }
     vertx.<String>executeBlocking(() -> {
+      if (!stampsMoved(config)) {
+        return null; // nothing touched since the last look: nothing is read (a list can be large)
+      }
       StringBuilder now = new StringBuilder();
       boolean changed = false;
       for (TrustStore t : config.environment().trustStores().values()) {
@@ -190,6 +197,26 @@ public final class ConfigLoader {
           }
           return Future.succeededFuture();
         })).onComplete(ar -> checkingFiles.set(false));
+  }
+
+  /** Whether a trust store file's modification time or size moved since the last look (the first look: yes). */
+  private boolean stampsMoved(FulcrumConfig config) {
+    boolean moved = false;
+    for (TrustStore t : config.environment().trustStores().values()) {
+      List<String> files = new ArrayList<>(t.revocationFiles());
+      files.add(t.caCertificates());
+      for (String f : files) {
+        String stamp;
+        try {
+          Path p = Path.of(f);
+          stamp = Files.getLastModifiedTime(p).toMillis() + ":" + Files.size(p);
+        } catch (IOException e) {
+          stamp = "unreadable";
+        }
+        moved |= !stamp.equals(fileStamps.put(f, stamp));
+      }
+    }
+    return moved;
   }
 
   public void stopWatching() {
