@@ -3,6 +3,7 @@ package io.fulcrum.bootstrap;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.TargetGroup;
@@ -58,8 +59,15 @@ final class Banner {
             }
             String url = l.protocol().wire().toLowerCase() + "://" + host(n.address()) + ":" + l.port() + "/";
             b.append("  ").append(url).append(" (").append(n.zone()).append(')');
-            firstUrls.add(url);
+            if (l.mutualAuthentication().mode() != MutualAuthentication.Mode.VERIFY) {
+              firstUrls.add(url); // a verify listener answers no curl without a client certificate: not a first try
+            }
           }
+        }
+        MutualAuthentication mtls = l.mutualAuthentication();
+        if (mtls.on()) {
+          b.append("  [mutual TLS: ").append(mtls.mode().wire())
+              .append(mtls.trustStore() == null ? "" : ", trust store " + mtls.trustStore().name()).append(']');
         }
         b.append('\n');
       }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.TestPki;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The start-up banner shows each load balancer's zones and node addresses, and the DNS responder. */
 class BannerTest {
@@ -64,6 +66,27 @@ class BannerTest {
     assertThat(banner).doesNotContain("very-secret")
         .contains("  export AWS_ACCESS_KEY_ID=AKIAOWN AWS_SECRET_ACCESS_KEY=<the configured secret>")
         .contains("(read-only: x.yaml owns the resources)");
+  }
+
+  @Test
+  void banner_marksMutualTlsListeners_andOffersNoCurlWithoutACertificate(@TempDir Path dir) {
+    Path bundle = TestPki.bundle(dir.resolve("ca.pem"), TestPki.root("Root").certificate());
+    FulcrumConfig config = Gateway.config("""
+        trust-stores: [{name: clients, ca-certificates: '%s'}]
+        load-balancers:
+          - name: secure
+            listeners:
+              - {protocol: HTTPS, port: 8443, mutual-authentication: {mode: verify, trust-store: clients},
+                 default-actions: [{type: fixed-response, status-code: 200}]}
+              - {protocol: HTTPS, port: 9443, mutual-authentication: {mode: passthrough},
+                 default-actions: [{type: fixed-response, status-code: 200}]}
+        """.formatted(bundle));
+
+    String banner = Banner.render(config, 9090, -1, 1, "x.yaml");
+
+    assertThat(banner).contains("HTTPS 8443:  https://127.0.0.1:8443/ (zone-a)  [mutual TLS: verify, trust store"
+        + " clients]").contains("HTTPS 9443:  https://127.0.0.1:9443/ (zone-a)  [mutual TLS: passthrough]")
+        .contains("curl -sk https://127.0.0.1:9443/").doesNotContain("curl -sk https://127.0.0.1:8443/");
   }
 
   @Test
