@@ -13,6 +13,7 @@ import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestPki;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
+import io.fulcrum.testing.WebSocketTarget;
 import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
@@ -23,6 +24,7 @@ import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.security.auth.x500.X500Principal;
 import org.awaitility.Awaitility;
@@ -60,6 +63,7 @@ class MutualTlsTest {
   private final Vertx backends = TestVertx.create();
   private Gateway gateway;
   private Backend backend;
+  private WebSocketTarget chat;
   private Path dir;
   private TestCertificates.Pem server;
   private int verifyPort;
@@ -84,6 +88,7 @@ class MutualTlsTest {
     Path bundle = TestPki.bundle(dir.resolve("clients-ca.pem"), root.certificate(), issuing.certificate());
     Path crl = TestPki.crl(dir.resolve("issuing.crl"), issuing, revoked.certificate());
     backend = Backend.start(backends, "b");
+    chat = WebSocketTarget.start(backends, "chat", null);
     verifyPort = Ports.free();
     passthroughPort = Ports.free();
     renamedPort = Ports.free();
@@ -109,6 +114,9 @@ class MutualTlsTest {
                   - priority: 2
                     conditions: [{field: path-pattern, values: [/h2]}]
                     actions: [{type: forward, target-group: h2}]
+                  - priority: 3
+                    conditions: [{field: path-pattern, values: [/chat]}]
+                    actions: [{type: forward, target-group: chat}]
               - protocol: HTTPS
                 port: %d
                 certificates: [{certificate: '%s', private-key: '%s'}]
@@ -136,9 +144,14 @@ class MutualTlsTest {
             port: 80
             protocol-version: HTTP2
             targets: [{id: 127.0.0.1, port: %d}]
+          - name: chat
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            targets: [{id: 127.0.0.1, port: %d}]
         """.formatted(bundle, crl, verifyPort, server.certificate(), server.privateKey(), passthroughPort,
         server.certificate(), server.privateKey(), renamedPort, server.certificate(), server.privateKey(),
-        backend.port(), backend.port()));
+        backend.port(), backend.port(), chat.port()));
   }
 
   @AfterEach
@@ -242,6 +255,19 @@ class MutualTlsTest {
         Scrape.of(http, gateway.controlPort()).sum("ClientTLSNegotiationErrorCount", Map.of())).isEqualTo(5));
     assertThat(get(alice.clientContext(server.x509()), HttpClient.Version.HTTP_1_1, verifyPort, "/p").statusCode())
         .isEqualTo(200);
+  }
+
+  @Test
+  void verify_aWebSocketsHandshake_carriesTheHeadersToo_andNoneTheClientForged() throws Exception {
+    HttpClient client = HttpClient.newBuilder().sslContext(alice.clientContext(server.x509())).build();
+    WebSocket ws = client.newWebSocketBuilder().header("X-Amzn-Mtls-Clientcert-Subject", "CN=admin")
+        .buildAsync(URI.create("wss://127.0.0.1:" + verifyPort + "/chat"), new WebSocket.Listener() { })
+        .get(10, TimeUnit.SECONDS);
+    ws.abort();
+
+    JsonObject handshake = chat.handshakes().get(0);
+    assertThat(handshake.getString("x-amzn-mtls-clientcert-subject")).isEqualTo("CN=alice,O=Fulcrum Tests,C=US");
+    assertThat(handshake.getString("x-amzn-mtls-clientcert-serial-number")).isNotBlank();
   }
 
   @Test
