@@ -9,7 +9,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
- * Trust stores (mutual TLS verify mode): DescribeTrustStores and DescribeTrustStoreAssociations.
+ * Trust stores (mutual TLS verify mode): DescribeTrustStores, DescribeTrustStoreAssociations and
+ * DescribeTrustStoreRevocations.
  * Trust stores come from the config file's {@code trust-stores} (their CA bundles and revocation
  * lists are files; there is no S3 to read them from), so the operations that create, change or
  * delete one, or read its bundle back, are refused with {@code OperationNotPermitted}.
@@ -19,14 +20,15 @@ final class TrustStoreOperations {
   /** What ELBv2 offers that needs S3: refused here. */
   private static final List<String> REFUSED = List.of("CreateTrustStore", "ModifyTrustStore", "DeleteTrustStore",
       "AddTrustStoreRevocations", "RemoveTrustStoreRevocations", "GetTrustStoreCaCertificatesBundle",
-      "GetTrustStoreRevocationContent", "DescribeTrustStoreRevocations", "DeleteSharedTrustStoreAssociation");
+      "GetTrustStoreRevocationContent", "DeleteSharedTrustStoreAssociation");
 
   private TrustStoreOperations() {
   }
 
   static void register(ElbApi api) {
     api.register("DescribeTrustStores", TrustStoreOperations::describe)
-        .register("DescribeTrustStoreAssociations", TrustStoreOperations::associations);
+        .register("DescribeTrustStoreAssociations", TrustStoreOperations::associations)
+        .register("DescribeTrustStoreRevocations", TrustStoreOperations::revocations);
     for (String action : REFUSED) {
       api.register(action, (p, ctx) -> {
         throw ApiError.sender("OperationNotPermitted", action + " is not available: trust stores come from the"
@@ -71,6 +73,42 @@ final class TrustStoreOperations {
             .add("Status", "ACTIVE")
             .add("NumberOfCaCertificates", t.caCount())
             .add("TotalRevokedEntries", t.revokedCount())),
+        Xml.text("NextMarker", page.nextMarker())));
+  }
+
+  /**
+   * A trust store's revocation lists: each file of its {@code revocations}, numbered from 1 in their
+   * order as its {@code RevocationId}, with how many certificates it revokes; those of
+   * {@code RevocationIds} (an unknown one is {@code RevocationIdNotFound}), or all; paged.
+   */
+  static Future<List<Xml>> revocations(QueryParams p, ApiContext ctx) {
+    TrustStore store = trustStore(ctx, p.required("TrustStoreArn"));
+    List<Integer> ids = new ArrayList<>();
+    for (String id : new LinkedHashSet<>(p.strings("RevocationIds"))) {
+      int n;
+      try {
+        n = Integer.parseInt(id);
+      } catch (NumberFormatException e) {
+        throw ApiError.validation("RevocationIds: '" + id + "' is not a revocation id (a number)");
+      }
+      if (n < 1 || n > store.revocationFiles().size()) {
+        throw ApiError.sender("RevocationIdNotFound", "Revocation id " + id + " not found in trust store '"
+            + store.name() + "'");
+      }
+      ids.add(n);
+    }
+    if (ids.isEmpty()) {
+      for (int i = 1; i <= store.revocationFiles().size(); i++) {
+        ids.add(i);
+      }
+    }
+    MarkerPaging.Page<Integer> page = MarkerPaging.page(ids, p);
+    return Future.succeededFuture(List.of(
+        Xml.list("TrustStoreRevocations", page.items(), id -> Xml.el("member")
+            .add("TrustStoreArn", store.arn())
+            .add("RevocationId", id)
+            .add("RevocationType", "CRL")
+            .add("NumberOfRevokedEntries", id <= store.revokedPerList().size() ? store.revokedPerList().get(id - 1) : 0)),
         Xml.text("NextMarker", page.nextMarker())));
   }
 

@@ -67,7 +67,8 @@ final class TrustStoreParser {
         out.put(name, null);
         continue;
       }
-      out.put(name, new TrustStore(files.arn(), name, bundle, crls, read.authorities(), read.revokedEntries(), digest));
+      out.put(name, new TrustStore(files.arn(), name, bundle, crls, read.authorities(), read.revokedPerList(),
+          digest));
     }
     return out;
   }

@@ -12,19 +12,26 @@ import java.util.List;
  * @param caCertificates  a PEM file holding the CA certificates (roots and intermediates alike are trusted)
  * @param revocationFiles certificate revocation lists (PEM or DER), each signed by one of the CAs
  * @param caCount         how many CA certificates the bundle held when it was read
- * @param revokedCount    how many revoked certificates its lists named when they were read
+ * @param revokedPerList  how many revoked certificates each of its lists named when they were read,
+ *                        in the order of {@code revocationFiles}
  * @param digest          a digest of the files' contents when they were read (a changed file makes
  *                        another trust store, which listeners using it take up); null when not known
  */
 public record TrustStore(String arn, String name, String caCertificates, List<String> revocationFiles, int caCount,
-    int revokedCount, String digest) {
+    List<Integer> revokedPerList, String digest) {
 
   public TrustStore {
     revocationFiles = List.copyOf(revocationFiles);
+    revokedPerList = List.copyOf(revokedPerList);
   }
 
   /** A trust store whose files have not been read. */
   public TrustStore(String arn, String name, String caCertificates, List<String> revocationFiles) {
-    this(arn, name, caCertificates, revocationFiles, 0, 0, null);
+    this(arn, name, caCertificates, revocationFiles, 0, List.of(), null);
+  }
+
+  /** How many revoked certificates its lists name in all. */
+  public int revokedCount() {
+    return revokedPerList.stream().mapToInt(Integer::intValue).sum();
   }
 }

@@ -291,7 +291,8 @@ public final class ResourcesJson {
       TrustStore t = m.trustStore();
       o.put("trustStore", new JsonObject().put("arn", t.arn()).put("name", t.name())
           .put("caCertificates", t.caCertificates()).put("revocations", new JsonArray(new ArrayList<>(t.revocationFiles())))
-          .put("caCount", t.caCount()).put("revokedCount", t.revokedCount()).put("digest", t.digest()));
+          .put("caCount", t.caCount()).put("revokedPerList", new JsonArray(new ArrayList<>(t.revokedPerList())))
+          .put("digest", t.digest()));
     }
     if (m.ignoreClientCertificateExpiry()) {
       o.put("ignoreClientCertificateExpiry", true);
@@ -314,7 +315,7 @@ public final class ResourcesJson {
     JsonObject t = o.getJsonObject("trustStore");
     TrustStore store = t == null ? null : new TrustStore(t.getString("arn"), t.getString("name"),
         t.getString("caCertificates"), strings(t.getJsonArray("revocations", new JsonArray())), t.getInteger("caCount", 0),
-        t.getInteger("revokedCount", 0), t.getString("digest"));
+        integers(t.getJsonArray("revokedPerList", new JsonArray())), t.getString("digest"));
     boolean ignore = o.getBoolean("ignoreClientCertificateExpiry", false);
     boolean advertise = o.getBoolean("advertiseTrustStoreCaNames", false);
     String problem = MutualAuthentication.problem(mode, store != null, ignore, advertise ? "on" : "off");
@@ -440,6 +441,14 @@ public final class ResourcesJson {
             o.getString("path"), o.getString("query"), o.getInteger("statusCode")));
         default -> throw new IllegalArgumentException("unknown action type " + o.getString("type"));
       }
+    }
+    return out;
+  }
+
+  private static List<Integer> integers(JsonArray a) {
+    List<Integer> out = new ArrayList<>();
+    for (int i = 0; i < a.size(); i++) {
+      out.add(a.getInteger(i));
     }
     return out;
   }

@@ -93,17 +93,19 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
   private final List<X509Certificate> authorities;
   private final Set<TrustAnchor> anchors;
   private final List<X509CRL> revocations;
+  private final List<Integer> revokedPerList;
   private final boolean ignoreExpiry;
   private final X509Certificate[] advertised;
   private final Clock clock;
 
-  private ClientCertificateVerifier(List<X509Certificate> authorities, List<X509CRL> revocations, boolean ignoreExpiry,
-      boolean advertise, Clock clock) {
+  private ClientCertificateVerifier(List<X509Certificate> authorities, List<X509CRL> revocations,
+      List<Integer> revokedPerList, boolean ignoreExpiry, boolean advertise, Clock clock) {
     this.authorities = List.copyOf(authorities);
     Set<TrustAnchor> a = new HashSet<>();
     authorities.forEach(c -> a.add(new TrustAnchor(c, null)));
     this.anchors = Set.copyOf(a);
     this.revocations = List.copyOf(revocations);
+    this.revokedPerList = List.copyOf(revokedPerList);
     this.ignoreExpiry = ignoreExpiry;
     this.advertised = advertise ? authorities.toArray(X509Certificate[]::new) : new X509Certificate[0];
     this.clock = clock;
@@ -118,10 +120,14 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
   public static ClientCertificateVerifier load(TrustStore store, boolean ignoreExpiry, boolean advertise, Clock clock) {
     List<X509Certificate> cas = readAuthorities(store.caCertificates());
     List<X509CRL> crls = new ArrayList<>();
+    List<Integer> perList = new ArrayList<>();
     for (String file : store.revocationFiles()) {
-      crls.addAll(readRevocations(file, cas));
+      List<X509CRL> read = readRevocations(file, cas);
+      crls.addAll(read);
+      perList.add(read.stream().mapToInt(c -> c.getRevokedCertificates() == null ? 0 : c.getRevokedCertificates().size())
+          .sum());
     }
-    return new ClientCertificateVerifier(cas, crls, ignoreExpiry, advertise, clock);
+    return new ClientCertificateVerifier(cas, crls, perList, ignoreExpiry, advertise, clock);
   }
 
   /**
@@ -218,13 +224,9 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
     return authorities.size();
   }
 
-  /** How many certificates its revocation lists name. */
-  public int revokedEntries() {
-    int n = 0;
-    for (X509CRL crl : revocations) {
-      n += crl.getRevokedCertificates() == null ? 0 : crl.getRevokedCertificates().size();
-    }
-    return n;
+  /** How many certificates each of its revocation lists names, in the order of the trust store's files. */
+  public List<Integer> revokedPerList() {
+    return revokedPerList;
   }
 
   /**

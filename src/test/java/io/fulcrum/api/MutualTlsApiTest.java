@@ -19,6 +19,7 @@ import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.DescribeTrustStoreRevocation;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.Listener;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.MutualAuthenticationAttributes;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
@@ -53,7 +54,11 @@ class MutualTlsApiTest {
 
   private String trustStoreYaml() {
     Path bundle = TestPki.bundle(pkiDir.resolve("clients.pem"), root.certificate());
-    return "trust-stores:\n  - {name: clients, ca-certificates: '" + bundle + "'}\n";
+    Path lost = TestPki.crl(pkiDir.resolve("lost.crl"), root, TestPki.client(root, "lost").certificate());
+    Path left = TestPki.crl(pkiDir.resolve("left.crl"), root, TestPki.client(root, "left-1").certificate(),
+        TestPki.client(root, "left-2").certificate());
+    return "trust-stores:\n  - {name: clients, ca-certificates: '" + bundle + "', revocations: ['" + lost + "', '"
+        + left + "']}\n";
   }
 
   /** A GET over TLS with {@code context}: the answer, or the handshake's failure. */
@@ -101,7 +106,14 @@ class MutualTlsApiTest {
     assertThat(h.elb.describeTrustStores(b -> b.names("clients")).trustStores())
         .extracting(TrustStore::name, TrustStore::trustStoreArn, TrustStore::statusAsString,
             TrustStore::numberOfCaCertificates, TrustStore::totalRevokedEntries)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("clients", trustStore, "ACTIVE", 1, 0L));
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("clients", trustStore, "ACTIVE", 1, 3L));
+    assertThat(h.elb.describeTrustStoreRevocations(b -> b.trustStoreArn(trustStore)).trustStoreRevocations())
+        .extracting(DescribeTrustStoreRevocation::revocationId, DescribeTrustStoreRevocation::revocationTypeAsString,
+            DescribeTrustStoreRevocation::numberOfRevokedEntries)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, "CRL", 1L),
+            org.assertj.core.groups.Tuple.tuple(2L, "CRL", 2L));
+    assertThat(h.elb.describeTrustStoreRevocations(b -> b.trustStoreArn(trustStore).revocationIds(2L))
+        .trustStoreRevocations()).extracting(DescribeTrustStoreRevocation::revocationId).containsExactly(2L);
     assertThat(h.elb.describeTrustStoreAssociations(b -> b.trustStoreArn(trustStore)).trustStoreAssociations())
         .extracting(a -> a.resourceArn()).containsExactly(lb);
 
@@ -154,5 +166,7 @@ class MutualTlsApiTest {
         .caCertificatesBundleS3Key("ca.pem")), "OperationNotPermitted");
     h.refusedUnchanged(() -> h.elb.describeTrustStores(b -> b.trustStoreArns(ARNS.trustStore("partners"))),
         "TrustStoreNotFound");
+    h.refusedUnchanged(() -> h.elb.describeTrustStoreRevocations(b -> b.trustStoreArn(trustStore).revocationIds(3L)),
+        "RevocationIdNotFound");
   }
 }
