@@ -23,10 +23,4 @@ public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, 
     alpn = List.copyOf(alpn);
     mutualAuthentication = mutualAuthentication == null ? MutualAuthentication.OFF : mutualAuthentication;
   }
-
-  /** A listener without mutual TLS. */
-  public ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
-      SecurityPolicy policy, List<String> alpn) {
-    this(certificateFiles, keyFiles, pkcs12File, password, policy, alpn, MutualAuthentication.OFF);
-  }
 }

@@ -50,11 +50,5 @@ public record Registrations(long version, List<Group> groups) {
     public Group {
       targets = List.copyOf(targets);
     }
-
-    /** A group whose checks go to no health check log. */
-    public Group(String arn, String name, TargetGroupKind kind, HealthCheck healthCheck, List<Entry> targets,
-        int unhealthyDrainingSeconds, boolean proxyProtocol) {
-      this(arn, name, kind, healthCheck, targets, unhealthyDrainingSeconds, proxyProtocol, null);
-    }
   }
 }

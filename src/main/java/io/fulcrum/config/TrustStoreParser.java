@@ -4,6 +4,7 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.TrustStore;
 import io.fulcrum.tls.ClientCertificateVerifier;
+import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,8 +51,9 @@ final class TrustStoreParser {
         continue;
       }
       List<String> crls = revocations == null ? List.of() : revocations;
+      List<X509Certificate> cas;
       try {
-        ClientCertificateVerifier.readAuthorities(bundle);
+        cas = ClientCertificateVerifier.readAuthorities(bundle);
       } catch (IllegalArgumentException e) {
         t.at("ca-certificates").add(e.getMessage());
         out.put(name, null);
@@ -61,7 +63,7 @@ final class TrustStoreParser {
       String digest = ClientCertificateVerifier.digest(files);
       ClientCertificateVerifier read;
       try {
-        read = ClientCertificateVerifier.load(files, false, false, Clock.systemUTC());
+        read = ClientCertificateVerifier.load(cas, files, false, false, Clock.systemUTC());
       } catch (IllegalArgumentException e) {
         t.at("revocations").add(e.getMessage()); // the bundle was read above
         out.put(name, null);

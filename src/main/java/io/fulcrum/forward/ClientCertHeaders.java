@@ -9,6 +9,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -34,7 +35,7 @@ public record ClientCertHeaders(Names names, String[] values) {
   private static final int VALIDITY = 3;
   private static final int LEAF = 4;
   private static final int CHAIN = 5;
-  private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+  private static final HexFormat HEX = HexFormat.of().withUpperCase();
 
   /**
    * The six names: serial number, issuer, subject, validity, leaf, chain; as given (HTTP/1.1) and
@@ -138,11 +139,7 @@ public record ClientCertHeaders(Names names, String[] values) {
   static String serial(X509Certificate c) {
     byte[] bytes = c.getSerialNumber().toByteArray();
     int start = bytes.length > 1 && bytes[0] == 0 ? 1 : 0; // the sign byte of a positive number
-    StringBuilder out = new StringBuilder((bytes.length - start) * 2);
-    for (int i = start; i < bytes.length; i++) {
-      out.append(HEX[(bytes[i] >> 4) & 0xF]).append(HEX[bytes[i] & 0xF]);
-    }
-    return out.toString();
+    return HEX.formatHex(bytes, start, bytes.length);
   }
 
   /** A certificate in PEM, 64 characters a line. */
@@ -168,7 +165,7 @@ public record ClientCertHeaders(Names names, String[] values) {
       if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || "-._~+=/".indexOf(c) >= 0) {
         out.append(c);
       } else {
-        out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+        out.append('%').append(HEX.toHexDigits((byte) c));
       }
     }
     return out.toString();

@@ -118,7 +118,15 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
    * @throws IllegalArgumentException naming the file and what is wrong with it
    */
   public static ClientCertificateVerifier load(TrustStore store, boolean ignoreExpiry, boolean advertise, Clock clock) {
-    List<X509Certificate> cas = readAuthorities(store.caCertificates());
+    return load(readAuthorities(store.caCertificates()), store, ignoreExpiry, advertise, clock);
+  }
+
+  /**
+   * As {@link #load(TrustStore, boolean, boolean, Clock)}, with the CA certificates already read
+   * from the bundle ({@link #readAuthorities}): only the revocation lists are read.
+   */
+  public static ClientCertificateVerifier load(List<X509Certificate> cas, TrustStore store, boolean ignoreExpiry,
+      boolean advertise, Clock clock) {
     List<X509CRL> crls = new ArrayList<>();
     List<Integer> perList = new ArrayList<>();
     for (String file : store.revocationFiles()) {
