@@ -150,8 +150,13 @@ public final class Explainer {
         decidedBy = Integer.toString(rule.priority());
       }
     }
-    JsonObject action = ResourcesJson.actions(actions).getJsonObject(0);
-    if (actions.get(0) instanceof Action.Forward forward) {
+    // The routing action is the last; a jwt-validation action before it is shown as what the request must pass.
+    JsonArray all = ResourcesJson.actions(actions);
+    JsonObject action = all.getJsonObject(all.size() - 1);
+    if (all.size() > 1) {
+      action.put("after", all.getJsonObject(0));
+    }
+    if (actions.get(actions.size() - 1) instanceof Action.Forward forward) {
       JsonArray groups = action.getJsonArray("targetGroups");
       for (int i = 0; i < groups.size(); i++) {
         JsonObject g = groups.getJsonObject(i);

@@ -1,8 +1,12 @@
 package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Problems;
+import io.fulcrum.model.WireEnum;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -10,7 +14,7 @@ import java.util.Set;
 /**
  * Reads the {@code Actions} / {@code DefaultActions} parameter ({@code Actions.member.N.Type},
  * {@code TargetGroupArn}, {@code ForwardConfig}, {@code FixedResponseConfig}, {@code RedirectConfig},
- * {@code Order}) into model actions, checked by the model's validators. Forward actions come back
+ * {@code JwtValidationConfig}, {@code Order}) into model actions, checked by the model's validators. Forward actions come back
  * with target-group ARNs only: whether the groups exist is decided inside the change
  * ({@link LbResources#resolve}), against the resources it applies to.
  */
@@ -19,13 +23,16 @@ final class ActionsParser {
   static final List<String> TYPES = List.of("forward", "authenticate-oidc", "authenticate-cognito", "redirect",
       "fixed-response", "jwt-validation");
   private static final int MAX_ORDER = 50_000;
+  private static final List<String> FORMATS =
+      Arrays.stream(JwtValidation.ClaimFormat.values()).map(JwtValidation.ClaimFormat::wire).toList();
 
   private ActionsParser() {
   }
 
   /**
-   * The actions of a rule or the default actions of a listener: exactly one of forward,
-   * fixed-response or redirect.
+   * The actions of a rule or the default actions of a listener, in the order they run: one forward,
+   * fixed-response or redirect, after a jwt-validation action if there is one. Several actions each
+   * need an {@code Order} (distinct); they run lowest first.
    *
    * @param member the parameter ({@code Actions} or {@code DefaultActions})
    */
@@ -37,18 +44,33 @@ final class ActionsParser {
       }
       throw ApiError.validation("At least one action must be specified in " + member);
     }
-    List<Action> out = new ArrayList<>();
+    List<Ordered> read = new ArrayList<>();
+    Set<Integer> orders = new HashSet<>();
     for (int i = 0; i < given.size(); i++) {
-      out.add(action(given.get(i), member + ".member." + (i + 1)));
+      String where = member + ".member." + (i + 1);
+      Ordered a = action(given.get(i), where);
+      if (given.size() > 1 && a.order() == null) {
+        throw ApiError.validation(where + ": an Order is required for each action when there are several");
+      }
+      if (a.order() != null && !orders.add(a.order())) {
+        throw ApiError.validation(where + ": Order " + a.order() + " is used by another action");
+      }
+      read.add(a);
     }
-    if (out.size() > 1) {
-      throw ApiError.sender("InvalidLoadBalancerAction", member + " holds " + out.size() + " actions; Fulcrum supports"
-          + " exactly one forward, fixed-response or redirect action per rule (authenticate actions are not supported)");
-    }
+    List<Action> out = read.stream()
+        .sorted(Comparator.comparing(Ordered::order, Comparator.nullsFirst(Comparator.naturalOrder())))
+        .map(Ordered::action).toList();
+    Problems problems = new Problems();
+    JwtValidation.checkSequence(out, problems.at(member));
+    ModelProblems.throwFirst(problems, 0);
     return out;
   }
 
-  private static Action action(QueryParams a, String where) {
+  /** An action as given, with its {@code Order} (null when absent). */
+  private record Ordered(Action action, Integer order) {
+  }
+
+  private static Ordered action(QueryParams a, String where) {
     String type = a.string("Type");
     if (type == null) {
       throw ApiError.constraint(null, lower(where) + ".type", "not be null");
@@ -85,11 +107,32 @@ final class ActionsParser {
         yield Action.Redirect.of(c.string("Protocol"), c.string("Port"), c.string("Host"), c.string("Path"),
             c.string("Query"), status, problems.at(where + ".RedirectConfig"));
       }
+      case JwtValidation.TYPE -> jwtValidation(a, where, problems);
       default -> throw ApiError.sender("InvalidLoadBalancerAction", where + ": '" + type + "' actions are not"
-          + " supported by Fulcrum (expected: forward, fixed-response or redirect)");
+          + " supported by Fulcrum (expected: forward, fixed-response, redirect or jwt-validation)");
     };
     ModelProblems.throwFirst(problems, 0);
-    return action;
+    return new Ordered(action, order);
+  }
+
+  private static JwtValidation jwtValidation(QueryParams a, String where, Problems problems) {
+    if (!a.hasAny("JwtValidationConfig")) {
+      throw ApiError.validation(where + ": a jwt-validation action requires JwtValidationConfig");
+    }
+    QueryParams c = a.struct("JwtValidationConfig");
+    List<JwtValidation.Claim> claims = new ArrayList<>();
+    List<QueryParams> given = c.structs("AdditionalClaims");
+    for (int i = 0; i < given.size(); i++) {
+      QueryParams claim = given.get(i);
+      String format = claim.string("Format");
+      String at = lower(where) + ".jwtValidationConfig.additionalClaims." + (i + 1) + ".member.format";
+      JwtValidation.ClaimFormat f = format == null ? null
+          : WireEnum.parse(JwtValidation.ClaimFormat.class, format).orElseThrow(() -> ApiError.constraint(format,
+              at, "satisfy enum value set: " + FORMATS));
+      claims.add(new JwtValidation.Claim(claim.string("Name"), f, claim.strings("Values")));
+    }
+    return JwtValidation.of(c.string("JwksEndpoint"), c.string("Issuer"), claims,
+        problems.at(where + ".JwtValidationConfig"));
   }
 
   private static Action forward(QueryParams a, String where, Problems problems) {

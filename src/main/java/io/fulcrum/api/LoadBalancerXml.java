@@ -2,6 +2,7 @@ package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Environment;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.MutualAuthentication;
@@ -155,6 +156,15 @@ final class LoadBalancerXml {
           .add("Path", r.path())
           .add("Query", r.query())
           .add("StatusCode", "HTTP_" + r.statusCode()));
+    } else if (a instanceof JwtValidation j) {
+      m.add(Xml.el("JwtValidationConfig")
+          .add("JwksEndpoint", j.jwksEndpoint())
+          .add("Issuer", j.issuer())
+          .add(j.additionalClaims().isEmpty() ? null : Xml.list("AdditionalClaims", j.additionalClaims(),
+              c -> Xml.el("member")
+                  .add("Format", c.format().wire())
+                  .add("Name", c.name())
+                  .add(Xml.strings("Values", c.values())))));
     }
     return m.add("Order", order);
   }

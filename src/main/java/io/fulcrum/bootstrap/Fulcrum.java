@@ -99,6 +99,7 @@ public final class Fulcrum {
         registry = new RegistryVerticle(config.environment(), initial, timers, store);
       }
       return registry.selfSigned(SelfSignedCertificate.ensure(config.dataDir(), certificateNames(config)))
+          .jwksCaCertificates(config.jwks().caCertificates())
           .keepJournalIn(config.dataDir());
     });
   }

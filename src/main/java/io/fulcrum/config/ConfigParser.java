@@ -19,6 +19,7 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TrustStore;
+import io.fulcrum.tls.ClientCertificateVerifier;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -146,6 +147,17 @@ public final class ConfigParser {
 
     Long seed = root.longValue("random-seed", null);
 
+    ConfigNode jwksNode = root.object("jwks");
+    String jwksCas = jwksNode.string("ca-certificates", null);
+    if (jwksCas != null) {
+      try {
+        ClientCertificateVerifier.readAuthorities(jwksCas);
+      } catch (IllegalArgumentException e) {
+        jwksNode.at("ca-certificates").add(e.getMessage());
+      }
+    }
+    jwksNode.finish();
+
     List<DemoTarget> demo = parseDemo(root, env);
 
     Map<String, String> tgArns = new LinkedHashMap<>();
@@ -159,7 +171,8 @@ public final class ConfigParser {
     root.finish();
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
-        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates);
+        seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
+        new FulcrumConfig.Jwks(jwksCas));
   }
 
   /**

@@ -24,6 +24,7 @@ import java.util.OptionalLong;
  * @param demoTargets     embedded demo backends to start
  * @param certificates    the certificates the API's HTTPS listeners may use, by ARN: the self-signed
  *                        one first, then the file's
+ * @param jwks            how jwt-validation actions reach their JWKS endpoints
  */
 public record FulcrumConfig(
     Environment environment,
@@ -37,7 +38,8 @@ public record FulcrumConfig(
     int shutdownTimeoutSeconds,
     OptionalLong randomSeed,
     List<DemoTarget> demoTargets,
-    List<Certificate> certificates) {
+    List<Certificate> certificates,
+    Jwks jwks) {
 
   public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
   public static final int DEFAULT_CONTROL_PORT = 9090;
@@ -88,6 +90,16 @@ public record FulcrumConfig(
 
   /** Whether and how often the config file is re-read. */
   public record Reload(boolean enabled, long scanPeriodMillis) {
+  }
+
+  /**
+   * How jwt-validation actions fetch their JWKS documents.
+   *
+   * @param caCertificates a PEM file of the CAs the endpoints' certificates must chain to, instead of
+   *                       the JDK's; null for the JDK's
+   */
+  public record Jwks(String caCertificates) {
+    public static final Jwks DEFAULT = new Jwks(null);
   }
 
   /** An embedded demo backend: answers with its id and zone, and has a {@code /health} path. */

@@ -2,9 +2,11 @@ package io.fulcrum.config;
 
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Cidr;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
 import io.fulcrum.model.RuleTransform;
+import io.fulcrum.model.WireEnum;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -108,31 +110,35 @@ final class RuleParser {
     return v == null ? List.of() : v;
   }
 
-  /** A rule's or listener's actions: exactly one forward, fixed-response or redirect. */
+  /**
+   * A rule's or listener's actions, in the order they run: one forward, fixed-response or redirect,
+   * after a jwt-validation action if there is one. (Their order is checked with the listener's
+   * protocol, by {@link io.fulcrum.model.ResourceRules}.)
+   */
   static List<Action> actions(ConfigNode owner, String key, Map<String, String> tgArns) {
     List<ConfigNode> nodes = owner.objects(key);
     List<Action> out = new ArrayList<>();
-    if (nodes.size() > 1) {
-      owner.at(key).add("exactly one action is expected (forward, fixed-response or redirect); found " + nodes.size());
-    }
     if (nodes.isEmpty() && key.equals("actions")) {
       owner.at(key).add("a rule needs an action (e.g. [{type: forward, target-group: web}])");
     }
+    boolean complete = true;
     for (ConfigNode a : nodes) {
       Action action = action(a, tgArns);
       a.finish();
       if (action != null) {
         out.add(action);
+      } else {
+        complete = false;
       }
     }
-    return out;
+    return complete ? out : List.of();
   }
 
   private static Action action(ConfigNode a, Map<String, String> tgArns) {
     int before = a.problems().size();
     String type = a.string("type", null);
     if (type == null) {
-      a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect)");
+      a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect, jwt-validation)");
       a.skipRest();
       return null;
     }
@@ -186,8 +192,23 @@ final class RuleParser {
             a.problems());
         return a.problems().size() > before ? null : redirect;
       }
+      case JwtValidation.TYPE: {
+        List<JwtValidation.Claim> claims = new ArrayList<>();
+        for (ConfigNode c : a.objects("additional-claims")) {
+          String format = c.string("format", null);
+          JwtValidation.ClaimFormat f = format == null ? null
+              : WireEnum.parse(JwtValidation.ClaimFormat.class, format, c.at("format"));
+          List<String> values = c.strings("values");
+          claims.add(format != null && f == null ? null
+              : new JwtValidation.Claim(c.string("name", null), f, values == null ? List.of() : values));
+          c.finish();
+        }
+        JwtValidation jwt = JwtValidation.of(a.string("jwks-endpoint", null), a.string("issuer", null), claims,
+            a.problems());
+        return a.problems().size() > before ? null : jwt;
+      }
       default:
-        a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect");
+        a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect, jwt-validation");
         a.skipRest();
         return null;
     }

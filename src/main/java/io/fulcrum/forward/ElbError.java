@@ -7,12 +7,15 @@ package io.fulcrum.forward;
 public enum ElbError {
   BAD_REQUEST(400, "Bad Request", "malformed request"),
   HEADER_TOO_LARGE(400, "Bad Request", "request header too large"),
+  TOKEN_MISSING(401, "Authorization Required", "no bearer token for the rule's jwt-validation action"),
+  TOKEN_INVALID(401, "Authorization Required", "the bearer token failed the rule's jwt-validation action"),
   METHOD_NOT_ALLOWED(405, "Method Not Allowed", "TRACE is not supported"),
   CLIENT_TIMEOUT(408, "Request Time-out", "client sent nothing before the idle timeout"),
   XFF_TOO_LONG(463, "", "X-Forwarded-For holds more than 30 addresses"),
   PROTOCOL_MISMATCH(464, "", "request protocol incompatible with the target group protocol version"),
   UNSUPPORTED_TRANSFER_ENCODING(501, "Not Implemented", "unsupported Transfer-Encoding"),
   TRANSFORM_FAILED(500, "Internal Server Error", "a rule's transform gave no valid URL or host"),
+  JWKS_UNAVAILABLE(500, "Internal Server Error", "the keys of the jwt-validation action's JWKS endpoint could not be read"),
   TARGET_REFUSED(502, "Bad Gateway", "target refused the connection"),
   TARGET_RESET(502, "Bad Gateway", "target reset or closed the connection"),
   TARGET_MALFORMED(502, "Bad Gateway", "malformed response from target"),
@@ -64,7 +67,7 @@ public enum ElbError {
    * The {@code grpc-status} a gRPC client gets for this answer: UNAVAILABLE (14) when no target
    * could serve, DEADLINE_EXCEEDED (4) for timeouts, UNIMPLEMENTED (12) for protocol mismatches
    * and unsupported methods, INTERNAL (13) for malformed requests and target errors,
-   * RESOURCE_EXHAUSTED (8) for limits.
+   * RESOURCE_EXHAUSTED (8) for limits, UNAUTHENTICATED (16) for a token a jwt-validation action refused.
    */
   public int grpcStatus() {
     return switch (this) {
@@ -73,8 +76,17 @@ public enum ElbError {
       case CONNECT_TIMEOUT, TARGET_TIMEOUT, GRPC_DEADLINE_EXCEEDED -> 4;
       case PROTOCOL_MISMATCH, METHOD_NOT_ALLOWED, UNSUPPORTED_TRANSFER_ENCODING, VERSION_NOT_SUPPORTED -> 12;
       case XFF_TOO_LONG, HEADER_TOO_LARGE -> 8;
+      case TOKEN_MISSING, TOKEN_INVALID -> 16;
       default -> 13;
     };
+  }
+
+  /**
+   * The {@code WWW-Authenticate} challenge of a 401 (RFC 6750 §3): {@code Bearer} when no token came,
+   * with {@code error="invalid_token"} when one did and failed; null for other answers.
+   */
+  public String challenge() {
+    return this == TOKEN_MISSING ? "Bearer" : this == TOKEN_INVALID ? "Bearer error=\"invalid_token\"" : null;
   }
 
   /** What happened, in words (logs, journal). */

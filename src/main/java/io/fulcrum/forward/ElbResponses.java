@@ -30,6 +30,7 @@ public final class ElbResponses {
   private static final CharSequence TEXT_HTML = HttpHeaders.createOptimized("text/html");
   static final CharSequence SERVER_NAME = HttpHeaders.createOptimized("Server");
   static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
+  private static final CharSequence WWW_AUTHENTICATE_NAME = HttpHeaders.createOptimized("WWW-Authenticate");
   static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
   /** How long a connection being closed after an error page may take to send it. */
   private static final long CLOSE_DEADLINE_SECONDS = 5;
@@ -96,6 +97,9 @@ public final class ElbResponses {
     MultiMap h = response.headers();
     h.clear();
     listener.server(h).set(CONTENT_TYPE_NAME, TEXT_HTML);
+    if (error.challenge() != null) {
+      h.set(WWW_AUTHENTICATE_NAME, error.challenge());
+    }
     if (close) {
       h.set(CONNECTION_NAME, HttpHeaders.CLOSE);
     }

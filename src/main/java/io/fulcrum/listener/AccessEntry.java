@@ -1,9 +1,11 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.forward.ForwardHeaders;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.routing.FixedRoute;
 import io.fulcrum.routing.ForwardRoute;
+import io.fulcrum.routing.JwtRoute;
 import io.fulcrum.routing.RouteAction;
 import io.vertx.core.net.SocketAddress;
 
@@ -91,10 +93,19 @@ final class AccessEntry {
     return b.append(uri).append(' ').append(version).toString();
   }
 
-  /** The rule that matched, and its action. */
+  /** The rule that matched, and its actions. */
   void routed(RouteAction route) {
     priority = route.priority();
-    action = route instanceof ForwardRoute ? "forward" : route instanceof FixedRoute ? "fixed-response" : "redirect";
+    action = route instanceof JwtRoute j ? JwtValidation.TYPE + "," + name(j.then()) : name(route);
+  }
+
+  private static String name(RouteAction route) {
+    return route instanceof ForwardRoute ? "forward" : route instanceof FixedRoute ? "fixed-response" : "redirect";
+  }
+
+  /** The rule's jwt-validation action refused the request: its routing action never ran. */
+  void refusedByJwtValidation() {
+    action = JwtValidation.TYPE;
   }
 
   /** What the forwarding rule's transforms did: {@code TRANSFORMED} or {@code FAILED}, with what they gave. */

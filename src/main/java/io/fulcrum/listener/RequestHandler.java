@@ -11,15 +11,19 @@ import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.forward.TraceIds;
 import io.fulcrum.forward.Upgrades;
+import io.fulcrum.jwt.JwkSet;
+import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.routing.FixedRoute;
 import io.fulcrum.routing.ForwardRoute;
+import io.fulcrum.routing.JwtRoute;
 import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
 import io.netty.handler.codec.TooLongFrameException;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
@@ -32,6 +36,8 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The request path of one listener verticle for requests Vert.x's server has parsed (those the
@@ -44,6 +50,7 @@ final class RequestHandler {
   private static final CharSequence CONTENT_TYPE_NAME = HttpHeaders.createOptimized("Content-Type");
   private static final CharSequence LOCATION_NAME = HttpHeaders.createOptimized("Location");
   private static final CharSequence CONNECTION_NAME = HttpHeaders.createOptimized("Connection");
+  private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
 
   private final ListenerVerticle verticle;
   private final HttpForwarder forwarder;
@@ -177,6 +184,70 @@ final class RequestHandler {
     if (entry != null) {
       entry.routed(action);
     }
+    if (action instanceof JwtRoute j) {
+      Request r = new Request(binding, req, facts, chunked, headerBytes, client, last, entry);
+      validate(r, j, true);
+    } else {
+      route(binding, req, facts, action, chunked, headerBytes, client, last, entry);
+    }
+  }
+
+  /** What {@link #validate} needs of a request to route it once its token passed. */
+  private record Request(Binding binding, HttpServerRequest req, NodeRequest facts, boolean chunked, long headerBytes,
+      ClientConnection client, boolean last, AccessEntry entry) {
+  }
+
+  /**
+   * A rule's jwt-validation action: the request goes on to the routing action with a valid token,
+   * and is answered 401 otherwise (500 while the JWKS endpoint's keys cannot be read). A token signed
+   * by a key the set lacks, or a set not read yet, waits (body paused) for the keys to be fetched again,
+   * once: a key rotated in at the issuer is taken up without a restart.
+   *
+   * @param mayRefresh whether the keys may be fetched again for this request
+   */
+  private void validate(Request r, JwtRoute j, boolean mayRefresh) {
+    HttpServerRequest req = r.req();
+    JwkSet keys = j.keys().keys();
+    TokenCheck.Outcome outcome = j.check().check(req.headers().get(HttpHeaders.AUTHORIZATION),
+        keys == null ? JwkSet.EMPTY : keys, clock.millis());
+    if (outcome == TokenCheck.Outcome.UNKNOWN_KEY && mayRefresh) {
+      boolean body = HttpForwarder.hasBody(req, r.chunked());
+      if (body) {
+        req.pause();
+      }
+      j.keys().refresh(Vertx.currentContext(), () -> {
+        if (req.response().ended() || req.response().closed()) {
+          return; // the client went away while the keys were fetched
+        }
+        if (body && !(j.then() instanceof ForwardRoute)) {
+          req.resume(); // the exchange resumes a forwarded request's body when its target takes it
+        }
+        validate(r, j, false);
+      });
+      return;
+    }
+    if (outcome == TokenCheck.Outcome.VALID) {
+      route(r.binding(), req, r.facts(), j.then(), r.chunked(), r.headerBytes(), r.client(), r.last(), r.entry());
+      return;
+    }
+    ElbError error = outcome == TokenCheck.Outcome.MISSING ? ElbError.TOKEN_MISSING
+        : outcome == TokenCheck.Outcome.UNKNOWN_KEY && keys == null ? ElbError.JWKS_UNAVAILABLE : ElbError.TOKEN_INVALID;
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("{} {} refused by the jwt-validation action of rule {}: {}{}", req.method(), req.uri(), j.priority(),
+          outcome.reason(), error == ElbError.JWKS_UNAVAILABLE ? " (JWKS " + j.keys().endpoint() + ": "
+              + j.keys().failure() + ")" : "");
+    }
+    if (r.entry() != null) {
+      r.entry().refusedByJwtValidation();
+    }
+    answer(r.binding(), r.entry(), req, error);
+  }
+
+  /** The routing action: forward, answer with a fixed response, or redirect. */
+  private void route(Binding binding, HttpServerRequest req, NodeRequest facts, RouteAction action, boolean chunked,
+      long headerBytes, ClientConnection client, boolean last, AccessEntry entry) {
+    ListenerPlan plan = binding.plan;
+    LoadBalancerMeters meters = binding.meters;
     if (action instanceof ForwardRoute f) {
       if (f.rewrites() != null && !rewrite(binding, req, facts, f, entry)) {
         return;

@@ -3,8 +3,11 @@ package io.fulcrum.model;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** A rule or default action (ELBv2 {@code Action}): forward, fixed-response or redirect. */
-public sealed interface Action {
+/**
+ * A rule or default action (ELBv2 {@code Action}): the routing actions forward, fixed-response and
+ * redirect, and {@link JwtValidation}, which runs before one.
+ */
+public sealed interface Action permits Action.Forward, Action.FixedResponse, Action.Redirect, JwtValidation {
 
   /** The AWS action type name. */
   String type();

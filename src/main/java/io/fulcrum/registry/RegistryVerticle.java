@@ -9,6 +9,8 @@ import io.fulcrum.bus.GroupHealth;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
+import io.fulcrum.jwt.KeySource;
+import io.fulcrum.jwt.KeySources;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
@@ -108,6 +110,26 @@ public final class RegistryVerticle extends VerticleBase {
     return this;
   }
 
+  /**
+   * The PEM bundle of the CAs that JWKS endpoints' certificates must chain to (null: the JDK's); set
+   * before the registry starts.
+   */
+  public RegistryVerticle jwksCaCertificates(String caBundle) {
+    this.jwksCaCertificates = caBundle;
+    return this;
+  }
+
+  private String jwksCaCertificates;
+  /** The JWKS endpoints of jwt-validation actions; created when the registry starts. */
+  private KeySources keySources;
+
+  private KeySource keySource(String endpoint) {
+    if (keySources == null) {
+      throw new IllegalStateException("jwt-validation actions need the registry deployed (JWKS " + endpoint + ")");
+    }
+    return keySources.source(endpoint);
+  }
+
   /** The certificate of HTTPS listeners configured without one; set before the registry starts. */
   public RegistryVerticle selfSigned(io.fulcrum.tls.SelfSignedCertificate.PemFiles files) {
     this.selfSigned = files;
@@ -182,6 +204,7 @@ public final class RegistryVerticle extends VerticleBase {
     if (journalWriter != null) {
       journalWriter.start(vertx, journal);
     }
+    keySources = new KeySources(vertx, timers, jwksCaCertificates);
     rebuildAll();
     scheduleAnomalyTick();
     var bus = vertx.eventBus();
@@ -199,7 +222,8 @@ public final class RegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return journalWriter == null ? Future.succeededFuture() : journalWriter.flush().otherwiseEmpty();
+    Future<?> keys = keySources == null ? Future.succeededFuture() : keySources.close().otherwiseEmpty();
+    return journalWriter == null ? keys : Future.all(keys, journalWriter.flush().otherwiseEmpty());
   }
 
   /**
@@ -348,7 +372,10 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
   private void rebuildAll() {
-    listeners = SnapshotBuilder.listeners(environment, resources, selfSigned);
+    listeners = SnapshotBuilder.listeners(environment, resources, selfSigned, this::keySource);
+    if (keySources != null) {
+      keySources.retain(SnapshotBuilder.jwksEndpoints(resources));
+    }
     inUse = SnapshotBuilder.groupsInUse(resources);
     loadBalancerCrossZone = SnapshotBuilder.loadBalancerCrossZone(resources);
     plans.clear();

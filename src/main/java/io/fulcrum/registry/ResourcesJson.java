@@ -7,6 +7,7 @@ import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.IpAddressType;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Certificate;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.ListenerAttributes;
@@ -178,6 +179,11 @@ public final class ResourcesJson {
       } else if (a instanceof Action.Redirect r) {
         o.put("protocol", r.protocol()).put("port", r.port()).put("host", r.host()).put("path", r.path())
             .put("query", r.query()).put("statusCode", r.statusCode());
+      } else if (a instanceof JwtValidation j) {
+        JsonArray claims = new JsonArray();
+        j.additionalClaims().forEach(c -> claims.add(new JsonObject().put("name", c.name())
+            .put("format", c.format().wire()).put("values", new JsonArray(c.values()))));
+        o.put("jwksEndpoint", j.jwksEndpoint()).put("issuer", j.issuer()).put("additionalClaims", claims);
       }
       out.add(o);
     }
@@ -439,6 +445,17 @@ public final class ResourcesJson {
             o.getString("messageBody", "")));
         case "redirect" -> out.add(new Action.Redirect(o.getString("protocol"), o.getString("port"), o.getString("host"),
             o.getString("path"), o.getString("query"), o.getInteger("statusCode")));
+        case JwtValidation.TYPE -> {
+          List<JwtValidation.Claim> claims = new ArrayList<>();
+          JsonArray c = o.getJsonArray("additionalClaims", new JsonArray());
+          for (int k = 0; k < c.size(); k++) {
+            JsonObject claim = c.getJsonObject(k);
+            claims.add(new JwtValidation.Claim(claim.getString("name"),
+                WireEnum.parse(JwtValidation.ClaimFormat.class, claim.getString("format")).orElseThrow(),
+                strings(claim.getJsonArray("values"))));
+          }
+          out.add(new JwtValidation(o.getString("jwksEndpoint"), o.getString("issuer"), claims));
+        }
         default -> throw new IllegalArgumentException("unknown action type " + o.getString("type"));
       }
     }

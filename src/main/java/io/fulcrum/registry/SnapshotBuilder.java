@@ -10,7 +10,9 @@ import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
+import io.fulcrum.jwt.KeySource;
 import io.fulcrum.model.Environment;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerType;
@@ -18,6 +20,7 @@ import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.Resources;
+import io.fulcrum.model.Rule;
 import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
@@ -32,10 +35,13 @@ import io.fulcrum.routing.RouteTable;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Stream;
 
 /** Compiles validated resources (and health) into what the data plane and the health checker run. */
 final class SnapshotBuilder {
@@ -43,14 +49,19 @@ final class SnapshotBuilder {
   private SnapshotBuilder() {
   }
 
-  /** Every listener with its compiled rules, bound on the nodes of its load balancer's zones. */
-  static List<ListenerPlan> listeners(Environment env, Resources resources, SelfSignedCertificate.PemFiles selfSigned) {
+  /**
+   * Every listener with its compiled rules, bound on the nodes of its load balancer's zones.
+   *
+   * @param keys the key source of each JWKS endpoint that jwt-validation actions name
+   */
+  static List<ListenerPlan> listeners(Environment env, Resources resources, SelfSignedCertificate.PemFiles selfSigned,
+      Function<String, KeySource> keys) {
     List<ListenerPlan> listeners = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
       List<Node> nodes = env.nodes().stream().filter(n -> lb.zones().contains(n.zone())).toList();
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
-        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l), proxy,
+        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l, keys), proxy,
             tls(l, env, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
             l.attributes()));
       }
@@ -102,6 +113,23 @@ final class SnapshotBuilder {
     TrustStore current = m.trustStore() == null ? null : env.trustStores().get(m.trustStore().arn());
     return current == null || current.equals(m.trustStore()) ? m
         : new MutualAuthentication(m.mode(), current, m.ignoreClientCertificateExpiry(), m.advertiseTrustStoreCaNames());
+  }
+
+  /** The JWKS endpoints that jwt-validation actions name. */
+  static Set<String> jwksEndpoints(Resources resources) {
+    Set<String> out = new HashSet<>();
+    for (LoadBalancer lb : resources.loadBalancers()) {
+      for (Listener l : lb.listeners()) {
+        Stream.concat(Stream.of(l.defaultActions()), l.rules().stream().map(Rule::actions))
+            .flatMap(List::stream)
+            .forEach(a -> {
+              if (a instanceof JwtValidation j) {
+                out.add(j.jwksEndpoint());
+              }
+            });
+      }
+    }
+    return out;
   }
 
   /**

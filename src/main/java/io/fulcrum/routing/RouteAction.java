@@ -4,7 +4,7 @@ package io.fulcrum.routing;
  * What a matched rule (or the default action) does with a request. Compiled once per snapshot,
  * immutable, shared by every event loop.
  */
-public sealed interface RouteAction permits ForwardRoute, FixedRoute, RedirectRoute {
+public sealed interface RouteAction permits ForwardRoute, FixedRoute, RedirectRoute, JwtRoute {
 
   /** The priority of the rule it came from; 0 for the default action (as in ALB's access log). */
   int priority();

@@ -1,11 +1,15 @@
 package io.fulcrum.routing;
 
+import io.fulcrum.jwt.KeySource;
+import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.model.Action;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * A listener's rules compiled for matching: evaluated in priority order, the first rule whose
@@ -33,8 +37,19 @@ public final class RouteTable {
     this.defaultAction = defaultAction;
   }
 
-  /** Compiles a validated listener (rules are already sorted by priority). */
+  /** Compiles a validated listener without jwt-validation actions (rules are already sorted by priority). */
   public static RouteTable compile(Listener listener) {
+    return compile(listener, endpoint -> {
+      throw new IllegalArgumentException("a jwt-validation action needs the key sources of its JWKS endpoints");
+    });
+  }
+
+  /**
+   * Compiles a validated listener (rules are already sorted by priority).
+   *
+   * @param keys the key source of each JWKS endpoint its jwt-validation actions name
+   */
+  public static RouteTable compile(Listener listener, Function<String, KeySource> keys) {
     List<Rule> rules = listener.rules();
     ConditionMatcher[][] conditions = new ConditionMatcher[rules.size()][];
     String[][] pathStarts = new String[rules.size()][];
@@ -49,9 +64,19 @@ public final class RouteTable {
         }
       }
       conditions[i] = ms.toArray(ConditionMatcher[]::new);
-      actions[i] = compile(rule.priority(), rule.actions().get(0), Rewrites.of(rule.transforms()));
+      actions[i] = compile(rule.priority(), rule.actions(), Rewrites.of(rule.transforms()), keys);
     }
-    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions().get(0), null));
+    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions(), null, keys));
+  }
+
+  /** A rule's actions: the routing action (the last), behind the jwt-validation action before it, if any. */
+  private static RouteAction compile(int priority, List<Action> list, Rewrites rewrites,
+      Function<String, KeySource> keys) {
+    RouteAction routing = compile(priority, list.get(list.size() - 1), rewrites);
+    if (list.size() > 1 && list.get(0) instanceof JwtValidation jwt) {
+      return new JwtRoute(priority, new TokenCheck(jwt), keys.apply(jwt.jwksEndpoint()), routing);
+    }
+    return routing;
   }
 
   /** The part of each pattern before its first wildcard; null if one of them has none. */
@@ -150,10 +175,16 @@ public final class RouteTable {
     return false;
   }
 
-  /** Every action of the table, default last (to find which target groups a listener uses). */
+  /**
+   * Every routing action of the table (a jwt-validation's, that behind it), default last (to find
+   * which target groups a listener uses).
+   */
   public List<RouteAction> actions() {
-    List<RouteAction> all = new ArrayList<>(List.of(actions));
-    all.add(defaultAction);
+    List<RouteAction> all = new ArrayList<>();
+    for (RouteAction a : actions) {
+      all.add(a instanceof JwtRoute j ? j.then() : a);
+    }
+    all.add(defaultAction instanceof JwtRoute j ? j.then() : defaultAction);
     return all;
   }
 }

@@ -1,0 +1,240 @@
+package io.fulcrum.listener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fulcrum.testing.Await;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.TestJwts;
+import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.VirtualTime;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLContext;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * ALB's jwt-validation action on a running HTTPS listener, with a real JWKS endpoint over HTTPS:
+ * a request with a valid bearer token goes on to the rule's routing action with the token as it
+ * came; one without gets 401 and a Bearer challenge, an invalid one 401 {@code invalid_token}, and
+ * neither reaches a target. Keys rotated in at the issuer are fetched again (not more often than
+ * every 10 s), every 5 minutes anyway, and a JWKS that cannot be read answers 500. The control
+ * plane and the data plane run on virtual time.
+ */
+class JwtValidationTest {
+
+  private static final String ISSUER = "https://issuer.example.com";
+  private static final TestJwts.Key K1 = TestJwts.Key.rsa("k1");
+  private static final TestJwts.Key K2 = TestJwts.Key.rsa("k2");
+
+  private final Vertx backends = TestVertx.create();
+  private final VirtualTime time = new VirtualTime();
+  private final AtomicReference<String> jwks = new AtomicReference<>(TestJwts.jwks(K1));
+  private final AtomicInteger fetches = new AtomicInteger();
+  private Gateway gateway;
+  private Backend backend;
+  private HttpServer idp;
+  private int port;
+  private SSLContext trust;
+
+  @BeforeEach
+  void start() throws Exception {
+    Path dir = Files.createTempDirectory("jwt");
+    TestCertificates.Pem server = TestCertificates.pem(dir, "lb", "127.0.0.1");
+    TestCertificates.Pem idpCert = TestCertificates.pem(dir, "idp", "127.0.0.1");
+    trust = TestCertificates.trusting(server.x509());
+    backend = Backend.start(backends, "b", "127.0.0.1",
+        req -> req.body().onSuccess(b -> req.response().end("got " + b.length() + " bytes: " + b)));
+    idp = backends.createHttpServer(new HttpServerOptions().setSsl(true).setPort(0).setHost("127.0.0.1")
+        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(idpCert.certificate().toString())
+            .setKeyPath(idpCert.privateKey().toString())));
+    idp.requestHandler(req -> {
+      if (req.path().equals("/jwks")) {
+        fetches.incrementAndGet();
+        req.response().putHeader("Content-Type", "application/json").end(jwks.get());
+      } else {
+        req.response().setStatusCode(503).end("down");
+      }
+    });
+    Await.result(idp.listen());
+    port = Ports.free();
+    String endpoint = "https://127.0.0.1:" + idp.actualPort();
+    gateway = Gateway.start(TestVertx.create(), """
+        jwks: {ca-certificates: '%s'}
+        load-balancers:
+          - name: lb
+            listeners:
+              - protocol: HTTPS
+                port: %d
+                certificates: [{certificate: '%s', private-key: '%s'}]
+                default-actions: [{type: forward, target-group: tg}]
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: [/api/*]}]
+                    actions:
+                      - type: jwt-validation
+                        jwks-endpoint: %s/jwks
+                        issuer: %s
+                        additional-claims: [{name: scope, format: space-separated-values, values: [orders:read]}]
+                      - {type: forward, target-group: tg}
+                  - priority: 2
+                    conditions: [{field: path-pattern, values: [/hello]}]
+                    actions:
+                      - {type: jwt-validation, jwks-endpoint: '%s/jwks', issuer: '%s'}
+                      - {type: fixed-response, status-code: '200', message-body: hello}
+                  - priority: 3
+                    conditions: [{field: path-pattern, values: [/down/*]}]
+                    actions:
+                      - {type: jwt-validation, jwks-endpoint: '%s/down', issuer: '%s'}
+                      - {type: forward, target-group: tg}
+        target-groups:
+          - name: tg
+            target-type: ip
+            protocol: HTTP
+            port: 80
+            targets: [{id: 127.0.0.1, port: %d}]
+        """.formatted(idpCert.certificate(), port, server.certificate(), server.privateKey(), endpoint, ISSUER,
+        endpoint, ISSUER, endpoint, ISSUER, backend.port()), 1, time);
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (gateway != null) {
+      gateway.close();
+    }
+    backends.close();
+  }
+
+  private String token(TestJwts.Key key) {
+    return key.sign(TestJwts.claims(ISSUER, time.millis()).put("scope", "profile orders:read"));
+  }
+
+  private HttpResponse<String> send(HttpClient.Version version, String method, String path, String body,
+      String... headers) throws Exception {
+    HttpClient client = HttpClient.newBuilder().version(version).sslContext(trust)
+        .connectTimeout(Duration.ofSeconds(5)).build();
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (headers.length > 0) {
+      request.headers(headers);
+    }
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(String path, String... headers) throws Exception {
+    return send(HttpClient.Version.HTTP_1_1, "GET", path, null, headers);
+  }
+
+  @ParameterizedTest
+  @EnumSource(HttpClient.Version.class)
+  void aValidToken_reachesTheTarget_asItCame(HttpClient.Version version) throws Exception {
+    String token = token(K1);
+    HttpResponse<String> r = send(version, "POST", "/api/orders", "{\"n\":1}", "Authorization", "Bearer " + token);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.version()).isEqualTo(version);
+    assertThat(r.body()).isEqualTo("got 7 bytes: {\"n\":1}");
+    assertThat(backend.lastRequest().getJsonObject("headers").getString("authorization")).isEqualTo("Bearer " + token);
+  }
+
+  @Test
+  void noToken_is401WithABearerChallenge_andReachesNoTarget() throws Exception {
+    HttpResponse<String> r = get("/api/orders");
+    assertThat(r.statusCode()).isEqualTo(401);
+    assertThat(r.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+    assertThat(r.headers().firstValue("Server")).hasValue("awselb/2.0");
+    assertThat(r.body()).contains("401 Authorization Required").doesNotContain("got");
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("text/html");
+    assertThat(get("/api/orders", "Authorization", "Basic dXNlcjpwYXNz").statusCode()).isEqualTo(401);
+    assertThat(backend.trafficHits()).isZero();
+  }
+
+  @Test
+  void anInvalidToken_is401InvalidToken_andReachesNoTarget() throws Exception {
+    long now = time.millis() / 1000;
+    TestJwts.Key stranger = new TestJwts.Key("k1", TestJwts.Key.rsa("x").pair());
+    JsonObject good = TestJwts.claims(ISSUER, time.millis()).put("scope", "orders:read");
+    for (String token : new String[] {
+        K1.sign(good.copy().put("exp", now - 120)),
+        K1.sign(good.copy().put("iss", "https://other.example.com")),
+        K1.sign(good.copy().put("scope", "orders:write")),
+        stranger.sign(good),
+        "not-a-token"}) {
+      HttpResponse<String> r = get("/api/orders", "Authorization", "Bearer " + token);
+      assertThat(r.statusCode()).as(token).isEqualTo(401);
+      assertThat(r.headers().firstValue("WWW-Authenticate")).hasValue("Bearer error=\"invalid_token\"");
+    }
+    assertThat(backend.trafficHits()).isZero();
+  }
+
+  @Test
+  void theRoutingActionBehindIt_mayBeAFixedResponse_andRulesWithoutItNeedNoToken() throws Exception {
+    assertThat(get("/hello").statusCode()).isEqualTo(401);
+    HttpResponse<String> hello = get("/hello", "Authorization", "Bearer " + token(K1));
+    assertThat(hello.statusCode()).isEqualTo(200);
+    assertThat(hello.body()).isEqualTo("hello");
+    HttpResponse<String> open = get("/public");
+    assertThat(open.statusCode()).isEqualTo(200);
+    assertThat(open.body()).startsWith("got 0 bytes");
+  }
+
+  @Test
+  void aKeyRotatedIn_isFetchedAgain_butNotMoreOftenThanEvery10Seconds() throws Exception {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 1);
+    jwks.set(TestJwts.jwks(K1, K2));
+    String token = token(K2);
+    assertThat(get("/api/orders", "Authorization", "Bearer " + token).statusCode())
+        .as("the keys were fetched less than 10 s ago").isEqualTo(401);
+    assertThat(fetches.get()).isEqualTo(1);
+
+    time.advance(Duration.ofSeconds(10));
+    HttpResponse<String> r = send(HttpClient.Version.HTTP_1_1, "POST", "/api/orders", "x".repeat(100_000),
+        "Authorization", "Bearer " + token);
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).startsWith("got 100000 bytes: xxx");
+    assertThat(fetches.get()).isEqualTo(2);
+    assertThat(get("/api/orders", "Authorization", "Bearer " + token(K2)).statusCode()).isEqualTo(200);
+    assertThat(fetches.get()).as("a known key needs no fetch").isEqualTo(2);
+  }
+
+  @Test
+  void theKeysAreFetchedEvery5Minutes_andAKeyTakenOutIsRefusedThen() throws Exception {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 1);
+    jwks.set(TestJwts.jwks(K2));
+    time.advance(Duration.ofMinutes(4));
+    assertThat(get("/api/orders", "Authorization", "Bearer " + token(K1)).statusCode()).isEqualTo(200);
+    time.advance(Duration.ofMinutes(1));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 2);
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> get("/api/orders", "Authorization", "Bearer " + token(K1)).statusCode() == 401);
+    assertThat(get("/api/orders", "Authorization", "Bearer " + token(K2)).statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void whileTheJwksCannotBeRead_aTokenGets500_andNoTokenStill401() throws Exception {
+    HttpResponse<String> r = get("/down/x", "Authorization", "Bearer " + token(K1));
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(r.body()).contains("500 Internal Server Error");
+    assertThat(get("/down/x").statusCode()).isEqualTo(401);
+    assertThat(backend.trafficHits()).isZero();
+  }
+}
