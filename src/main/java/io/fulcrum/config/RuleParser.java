@@ -195,12 +195,13 @@ final class RuleParser {
       case JwtValidation.TYPE: {
         List<JwtValidation.Claim> claims = new ArrayList<>();
         for (ConfigNode c : a.objects("additional-claims")) {
+          String name = c.string("name", null);
           String format = c.string("format", null);
           JwtValidation.ClaimFormat f = format == null ? null
               : WireEnum.parse(JwtValidation.ClaimFormat.class, format, c.at("format"));
           List<String> values = c.strings("values");
           claims.add(format != null && f == null ? null
-              : new JwtValidation.Claim(c.string("name", null), f, values == null ? List.of() : values));
+              : new JwtValidation.Claim(name, f, values == null ? List.of() : values));
           c.finish();
         }
         JwtValidation jwt = JwtValidation.of(a.string("jwks-endpoint", null), a.string("issuer", null), claims,

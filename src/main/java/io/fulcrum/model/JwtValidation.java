@@ -116,7 +116,7 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
         }
       }
     }
-    return p.size() > before ? null : new JwtValidation(jwksEndpoint, issuer, claims);
+    return p.size() > before || claims.contains(null) ? null : new JwtValidation(jwksEndpoint, issuer, claims);
   }
 
   private static void checkEndpoint(String endpoint, Problems p) {
@@ -146,29 +146,17 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
    * @param actions the actions in the order they run; none is null
    */
   public static void checkSequence(List<Action> actions, Problems p) {
-    int routing = 0;
-    int validations = 0;
-    for (int i = 0; i < actions.size(); i++) {
-      Action a = actions.get(i);
-      if (a instanceof JwtValidation) {
-        validations++;
-        if (i != 0) {
-          p.at(i).add("InvalidLoadBalancerAction", "a jwt-validation action comes first, before the routing action");
-        }
-      } else {
-        routing++;
-        if (i != actions.size() - 1) {
-          p.at(i).add("InvalidLoadBalancerAction", "a " + a.type() + " action ends the actions: it must come last");
-        }
-      }
-    }
+    long validations = actions.stream().filter(a -> a instanceof JwtValidation).count();
+    long routing = actions.size() - validations;
     if (validations > 1) {
-      p.add("InvalidLoadBalancerAction", "at most one jwt-validation action is allowed");
-    }
-    if (routing != 1 && !actions.isEmpty()) {
+      p.add("InvalidLoadBalancerAction", validations + " jwt-validation actions: at most one is allowed");
+    } else if (routing != 1 && !actions.isEmpty()) {
       p.add("InvalidLoadBalancerAction", routing == 0
           ? "a jwt-validation action must be followed by a forward, fixed-response or redirect action"
           : routing + " routing actions: exactly one forward, fixed-response or redirect action is allowed");
+    } else if (validations == 1 && !(actions.get(0) instanceof JwtValidation)) {
+      p.at(1).add("InvalidLoadBalancerAction", "the jwt-validation action must come first, before the "
+          + actions.get(0).type() + " action");
     }
   }
 }

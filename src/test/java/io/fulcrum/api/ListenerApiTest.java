@@ -258,7 +258,10 @@ class ListenerApiTest {
         .authenticateOidcConfig(c -> c.issuer("i").authorizationEndpoint("a").tokenEndpoint("t")
             .userInfoEndpoint("u").clientId("c")).build()), "InvalidLoadBalancerAction");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(port)
-        .defaultActions(forward(h.tg("blue")), fixed(200, "x"))), "InvalidLoadBalancerAction");
+        .defaultActions(forward(h.tg("blue")).toBuilder().order(1).build(), fixed(200, "x").toBuilder().order(2).build())),
+        "InvalidLoadBalancerAction");
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(port)
+        .defaultActions(forward(h.tg("blue")), fixed(200, "x"))), "ValidationError");
     h.refusedUnchanged(() -> h.createListener(lb, port, Action.builder().type(ActionTypeEnum.FORWARD).build()),
         "ValidationError");
   }

@@ -145,8 +145,8 @@ class ConfigParserListenerTest {
         - protocol: HTTP
           port: 8080
           default-actions: [{type: forward, target-group: web}, {type: forward, target-group: api}]
-        """))).containsExactly(L + "default-actions: exactly one action is expected (forward, fixed-response or"
-            + " redirect); found 2");
+        """))).containsExactly(L + "default-actions: 2 routing actions: exactly one forward, fixed-response or"
+            + " redirect action is allowed");
   }
 
   // ---- rules ----
@@ -385,9 +385,9 @@ class ConfigParserListenerTest {
       "{type: forward, target-group: web, stickiness: {enabled: true, duration-seconds: 604801}} |"
           + " actions[0].stickiness.duration-seconds: 604801 is above the maximum 604800",
       "{target-group: web} | actions[0].type: a type is required (expected one of: forward, fixed-response,"
-          + " redirect)",
+          + " redirect, jwt-validation)",
       "{type: foward, target-group: web} | actions[0].type: 'foward' is not one of: forward, fixed-response,"
-          + " redirect"})
+          + " redirect, jwt-validation"})
   void badForwardAction_isRejectedAtItsKey(String action, String message) {
     assertThat(actionMessages(action)).containsExactly(R + message);
   }

@@ -2,19 +2,16 @@ package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.JwksServer;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestJwts;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.PemKeyCertOptions;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,8 +19,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -48,11 +43,9 @@ class JwtValidationTest {
 
   private final Vertx backends = TestVertx.create();
   private final VirtualTime time = new VirtualTime();
-  private final AtomicReference<String> jwks = new AtomicReference<>(TestJwts.jwks(K1));
-  private final AtomicInteger fetches = new AtomicInteger();
   private Gateway gateway;
   private Backend backend;
-  private HttpServer idp;
+  private JwksServer idp;
   private int port;
   private SSLContext trust;
 
@@ -60,24 +53,12 @@ class JwtValidationTest {
   void start() throws Exception {
     Path dir = Files.createTempDirectory("jwt");
     TestCertificates.Pem server = TestCertificates.pem(dir, "lb", "127.0.0.1");
-    TestCertificates.Pem idpCert = TestCertificates.pem(dir, "idp", "127.0.0.1");
     trust = TestCertificates.trusting(server.x509());
     backend = Backend.start(backends, "b", "127.0.0.1",
         req -> req.body().onSuccess(b -> req.response().end("got " + b.length() + " bytes: " + b)));
-    idp = backends.createHttpServer(new HttpServerOptions().setSsl(true).setPort(0).setHost("127.0.0.1")
-        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(idpCert.certificate().toString())
-            .setKeyPath(idpCert.privateKey().toString())));
-    idp.requestHandler(req -> {
-      if (req.path().equals("/jwks")) {
-        fetches.incrementAndGet();
-        req.response().putHeader("Content-Type", "application/json").end(jwks.get());
-      } else {
-        req.response().setStatusCode(503).end("down");
-      }
-    });
-    Await.result(idp.listen());
+    idp = JwksServer.start(backends, dir, TestJwts.jwks(K1));
     port = Ports.free();
-    String endpoint = "https://127.0.0.1:" + idp.actualPort();
+    String endpoint = idp.origin();
     gateway = Gateway.start(TestVertx.create(), """
         jwks: {ca-certificates: '%s'}
         load-balancers:
@@ -112,7 +93,7 @@ class JwtValidationTest {
             protocol: HTTP
             port: 80
             targets: [{id: 127.0.0.1, port: %d}]
-        """.formatted(idpCert.certificate(), port, server.certificate(), server.privateKey(), endpoint, ISSUER,
+        """.formatted(idp.caFile(), port, server.certificate(), server.privateKey(), endpoint, ISSUER,
         endpoint, ISSUER, endpoint, ISSUER, backend.port()), 1, time);
   }
 
@@ -199,31 +180,31 @@ class JwtValidationTest {
 
   @Test
   void aKeyRotatedIn_isFetchedAgain_butNotMoreOftenThanEvery10Seconds() throws Exception {
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 1);
-    jwks.set(TestJwts.jwks(K1, K2));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> idp.fetches() == 1);
+    idp.serve(TestJwts.jwks(K1, K2));
     String token = token(K2);
     assertThat(get("/api/orders", "Authorization", "Bearer " + token).statusCode())
         .as("the keys were fetched less than 10 s ago").isEqualTo(401);
-    assertThat(fetches.get()).isEqualTo(1);
+    assertThat(idp.fetches()).isEqualTo(1);
 
     time.advance(Duration.ofSeconds(10));
     HttpResponse<String> r = send(HttpClient.Version.HTTP_1_1, "POST", "/api/orders", "x".repeat(100_000),
         "Authorization", "Bearer " + token);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).startsWith("got 100000 bytes: xxx");
-    assertThat(fetches.get()).isEqualTo(2);
+    assertThat(idp.fetches()).isEqualTo(2);
     assertThat(get("/api/orders", "Authorization", "Bearer " + token(K2)).statusCode()).isEqualTo(200);
-    assertThat(fetches.get()).as("a known key needs no fetch").isEqualTo(2);
+    assertThat(idp.fetches()).as("a known key needs no fetch").isEqualTo(2);
   }
 
   @Test
   void theKeysAreFetchedEvery5Minutes_andAKeyTakenOutIsRefusedThen() throws Exception {
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 1);
-    jwks.set(TestJwts.jwks(K2));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> idp.fetches() == 1);
+    idp.serve(TestJwts.jwks(K2));
     time.advance(Duration.ofMinutes(4));
     assertThat(get("/api/orders", "Authorization", "Bearer " + token(K1)).statusCode()).isEqualTo(200);
     time.advance(Duration.ofMinutes(1));
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> fetches.get() == 2);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> idp.fetches() == 2);
     Awaitility.await().atMost(Duration.ofSeconds(10))
         .until(() -> get("/api/orders", "Authorization", "Bearer " + token(K1)).statusCode() == 401);
     assertThat(get("/api/orders", "Authorization", "Bearer " + token(K2)).statusCode()).isEqualTo(200);
