@@ -9,7 +9,10 @@ import java.security.Signature;
 import java.security.interfaces.RSAPublicKey;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -32,6 +35,10 @@ public final class TokenCheck {
     }
   });
 
+  /** Tokens each event loop keeps as verified, most recently used first out last. */
+  static final int VERIFIED_PER_THREAD = 512;
+  private static final ThreadLocal<Verified> VERIFIED = ThreadLocal.withInitial(Verified::new);
+
   private final String issuer;
   private final List<Wanted> claims;
 
@@ -43,6 +50,32 @@ public final class TokenCheck {
 
   /** An additional claim, with its values as a set. */
   private record Wanted(String name, JwtValidation.ClaimFormat format, Set<String> values) {
+  }
+
+  /** A token this check found valid: with the same keys, it stays valid within its times. */
+  private record Seen(TokenCheck check, String token) {
+  }
+
+  /**
+   * Why a token was valid: the key set it verified with (identity: keys fetched again are judged
+   * anew) and the times, leeway applied, between which it is (seconds since the epoch).
+   */
+  private record Validity(JwkSet keys, double from, double until) {
+  }
+
+  /**
+   * The tokens verified on one thread, least recently used evicted first: a client sends the same
+   * token for its life, and an RSA verification costs more than the rest of a proxied request.
+   */
+  private static final class Verified extends LinkedHashMap<Seen, Validity> {
+    Verified() {
+      super(64, 0.75f, true);
+    }
+
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Seen, Validity> eldest) {
+      return size() > VERIFIED_PER_THREAD;
+    }
   }
 
   /** What a check found. Every outcome but {@link #VALID} refuses the request. */
@@ -83,10 +116,43 @@ public final class TokenCheck {
     if (token == null) {
       return Outcome.MISSING;
     }
+    Verified verified = VERIFIED.get();
+    Seen seen = new Seen(this, token);
+    Validity known = verified.get(seen);
+    if (known != null) {
+      double now = nowMillis / 1000.0;
+      if (known.keys() == keys && now >= known.from() && now < known.until()) {
+        return Outcome.VALID;
+      }
+      verified.remove(seen);
+    }
+    Verdict verdict = verify(token, keys, nowMillis);
+    if (verdict.validity() != null) {
+      verified.put(seen, verdict.validity());
+    }
+    return verdict.outcome();
+  }
+
+  /** A full check's outcome, with the token's validity when it is valid. */
+  private record Verdict(Outcome outcome, Validity validity) {
+    static final Map<Outcome, Verdict> REFUSED = new EnumMap<>(Outcome.class);
+
+    static {
+      for (Outcome o : Outcome.values()) {
+        REFUSED.put(o, new Verdict(o, null));
+      }
+    }
+
+    static Verdict of(Outcome refused) {
+      return REFUSED.get(refused);
+    }
+  }
+
+  private Verdict verify(String token, JwkSet keys, long nowMillis) {
     int first = token.indexOf('.');
     int second = first < 0 ? -1 : token.indexOf('.', first + 1);
     if (second < 0 || token.indexOf('.', second + 1) >= 0 || token.indexOf('=') >= 0) {
-      return Outcome.MALFORMED;
+      return Verdict.of(Outcome.MALFORMED);
     }
     JsonObject header;
     JsonObject claimsSet;
@@ -97,25 +163,29 @@ public final class TokenCheck {
       claimsSet = StrictJson.object(b64.decode(token.substring(first + 1, second)));
       signature = b64.decode(token.substring(second + 1));
     } catch (IllegalArgumentException e) {
-      return Outcome.MALFORMED;
+      return Verdict.of(Outcome.MALFORMED);
     }
     // Only RS256; a "crit" header names extensions this check would have to understand (RFC 7515 §4.1.11).
     if (!"RS256".equals(header.getValue("alg")) || header.containsKey("crit")) {
-      return Outcome.UNSUPPORTED_ALGORITHM;
+      return Verdict.of(Outcome.UNSUPPORTED_ALGORITHM);
     }
     Object kid = header.getValue("kid");
     if (kid != null && !(kid instanceof String)) {
-      return Outcome.MALFORMED;
+      return Verdict.of(Outcome.MALFORMED);
     }
     List<RSAPublicKey> candidates = keys.candidates((String) kid);
     if (candidates.isEmpty()) {
-      return Outcome.UNKNOWN_KEY;
+      return Verdict.of(Outcome.UNKNOWN_KEY);
     }
     byte[] signed = token.substring(0, second).getBytes(StandardCharsets.US_ASCII);
     if (!verifies(candidates, signed, signature)) {
-      return Outcome.BAD_SIGNATURE;
+      return Verdict.of(Outcome.BAD_SIGNATURE);
     }
-    return claims(claimsSet, nowMillis);
+    return claims(claimsSet, keys, nowMillis);
+  }
+
+  private static double number(Object value) {
+    return value == null ? Double.NEGATIVE_INFINITY : ((Number) value).doubleValue();
   }
 
   private static String bearer(String authorization) {
@@ -143,32 +213,38 @@ public final class TokenCheck {
     return false;
   }
 
-  private Outcome claims(JsonObject c, long nowMillis) {
+  private Verdict claims(JsonObject c, JwkSet keys, long nowMillis) {
     if (!issuer.equals(c.getValue("iss"))) {
-      return Outcome.WRONG_ISSUER;
+      return Verdict.of(Outcome.WRONG_ISSUER);
     }
     double now = nowMillis / 1000.0;
     Object exp = c.getValue("exp");
     Object nbf = c.getValue("nbf");
     Object iat = c.getValue("iat");
     if (!(exp instanceof Number) || nbf != null && !(nbf instanceof Number) || iat != null && !(iat instanceof Number)) {
-      return exp == null ? Outcome.EXPIRED : Outcome.MALFORMED;
+      return Verdict.of(exp == null ? Outcome.EXPIRED : Outcome.MALFORMED);
     }
     if (now >= ((Number) exp).doubleValue() + LEEWAY_SECONDS) {
-      return Outcome.EXPIRED;
+      return Verdict.of(Outcome.EXPIRED);
     }
     if (nbf != null && now + LEEWAY_SECONDS < ((Number) nbf).doubleValue()) {
-      return Outcome.NOT_YET_VALID;
+      return Verdict.of(Outcome.NOT_YET_VALID);
     }
     if (iat != null && now + LEEWAY_SECONDS < ((Number) iat).doubleValue()) {
-      return Outcome.ISSUED_IN_FUTURE;
+      return Verdict.of(Outcome.ISSUED_IN_FUTURE);
     }
     for (Wanted claim : claims) {
       if (!holds(claim.format(), claim.values(), c.getValue(claim.name()))) {
-        return Outcome.CLAIM_MISMATCH;
+        return Verdict.of(Outcome.CLAIM_MISMATCH);
       }
     }
-    return Outcome.VALID;
+    double from = Math.max(number(nbf), number(iat)) - LEEWAY_SECONDS;
+    return new Verdict(Outcome.VALID, new Validity(keys, from, ((Number) exp).doubleValue() + LEEWAY_SECONDS));
+  }
+
+  /** How many tokens the calling thread keeps as verified (for tests). */
+  static int verifiedOnThisThread() {
+    return VERIFIED.get().size();
   }
 
   /** Whether a claim's value, in the claim's format, holds one of the wanted values. */

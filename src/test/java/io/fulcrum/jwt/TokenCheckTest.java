@@ -171,4 +171,28 @@ class TokenCheckTest {
     without.remove("groups");
     assertThat(check.check(bearer(K1.sign(without)), KEYS, NOW)).isEqualTo(Outcome.CLAIM_MISMATCH);
   }
+
+  @Test
+  void aVerifiedTokenIsKept_butOnlyWithinItsTimes_andWithTheSameKeys() {
+    String token = bearer(K1.sign(claims().put("exp", NOW / 1000 + 100).put("nbf", NOW / 1000)));
+    assertThat(plain.check(token, KEYS, NOW)).isEqualTo(Outcome.VALID);
+    assertThat(plain.check(token, KEYS, NOW + 100_000)).isEqualTo(Outcome.VALID);
+    assertThat(plain.check(token, KEYS, NOW + 160_000)).as("expired, kept or not").isEqualTo(Outcome.EXPIRED);
+    assertThat(plain.check(token, KEYS, NOW - 61_000)).as("not yet valid").isEqualTo(Outcome.NOT_YET_VALID);
+    assertThat(plain.check(token, KEYS, NOW)).isEqualTo(Outcome.VALID);
+    JwkSet rotated = JwkSet.parse(TestJwts.jwks(K2).getBytes(StandardCharsets.UTF_8));
+    assertThat(plain.check(token, rotated, NOW)).as("its key is gone").isEqualTo(Outcome.UNKNOWN_KEY);
+    TokenCheck stricter = new TokenCheck(new JwtValidation("https://idp/jwks", ISSUER,
+        List.of(new Claim("scope", ClaimFormat.SINGLE_STRING, List.of("admin")))));
+    assertThat(stricter.check(token, KEYS, NOW)).as("another action judges it anew")
+        .isEqualTo(Outcome.CLAIM_MISMATCH);
+  }
+
+  @Test
+  void theTokensKeptPerThread_areBounded() {
+    for (int i = 0; i < TokenCheck.VERIFIED_PER_THREAD + 20; i++) {
+      assertThat(plain.check(bearer(K1.sign(claims().put("jti", "t" + i))), KEYS, NOW)).isEqualTo(Outcome.VALID);
+    }
+    assertThat(TokenCheck.verifiedOnThisThread()).isEqualTo(TokenCheck.VERIFIED_PER_THREAD);
+  }
 }
