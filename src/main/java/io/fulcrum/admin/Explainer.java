@@ -150,11 +150,11 @@ public final class Explainer {
         decidedBy = Integer.toString(rule.priority());
       }
     }
-    // The routing action is the last; a jwt-validation action before it is shown as what the request must pass.
+    // The routing action is the last; a jwt-validation action before it is what the request must pass first.
     JsonArray all = ResourcesJson.actions(actions);
     JsonObject action = all.getJsonObject(all.size() - 1);
     if (all.size() > 1) {
-      action.put("after", all.getJsonObject(0));
+      action.put("jwtValidation", all.getJsonObject(0));
     }
     if (actions.get(actions.size() - 1) instanceof Action.Forward forward) {
       JsonArray groups = action.getJsonArray("targetGroups");

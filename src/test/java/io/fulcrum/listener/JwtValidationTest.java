@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.JwksServer;
+import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestJwts;
@@ -19,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -46,12 +49,14 @@ class JwtValidationTest {
   private Gateway gateway;
   private Backend backend;
   private JwksServer idp;
+  private Path data;
   private int port;
   private SSLContext trust;
 
   @BeforeEach
   void start() throws Exception {
     Path dir = Files.createTempDirectory("jwt");
+    data = dir.resolve("data");
     TestCertificates.Pem server = TestCertificates.pem(dir, "lb", "127.0.0.1");
     trust = TestCertificates.trusting(server.x509());
     backend = Backend.start(backends, "b", "127.0.0.1",
@@ -61,8 +66,10 @@ class JwtValidationTest {
     String endpoint = idp.origin();
     gateway = Gateway.start(TestVertx.create(), """
         jwks: {ca-certificates: '%s'}
+        data-dir: '%s'
         load-balancers:
           - name: lb
+            attributes: {access_logs.s3.enabled: "true", access_logs.s3.bucket: logs}
             listeners:
               - protocol: HTTPS
                 port: %d
@@ -93,7 +100,7 @@ class JwtValidationTest {
             protocol: HTTP
             port: 80
             targets: [{id: 127.0.0.1, port: %d}]
-        """.formatted(idp.caFile(), port, server.certificate(), server.privateKey(), endpoint, ISSUER,
+        """.formatted(idp.caFile(), data, port, server.certificate(), server.privateKey(), endpoint, ISSUER,
         endpoint, ISSUER, endpoint, ISSUER, backend.port()), 1, time);
   }
 
@@ -217,5 +224,31 @@ class JwtValidationTest {
     assertThat(r.body()).contains("500 Internal Server Error");
     assertThat(get("/down/x").statusCode()).isEqualTo(401);
     assertThat(backend.trafficHits()).isZero();
+  }
+
+  @Test
+  void theAccessLog_saysWhichActionsRan() throws Exception {
+    get("/api/orders");
+    get("/api/orders", "Authorization", "Bearer " + token(K1));
+    get("/public");
+    time.advance(Duration.ofMillis(LogDestination.periodEnd(time.millis()) - time.millis()));
+    List<String> lines = LogFiles.lines(LogFiles.await(data.resolve("s3").resolve("logs"), 1).get(0));
+    assertThat(lines).hasSize(3);
+    // matched_rule_priority, request_creation_time, actions_executed.
+    assertThat(lines.get(0)).contains(" 401 - ").containsPattern(" 1 \\S+Z \"jwt-validation\" ");
+    assertThat(lines.get(1)).contains(" 200 200 ").containsPattern(" 1 \\S+Z \"jwt-validation,forward\" ");
+    assertThat(lines.get(2)).contains(" 200 200 ").containsPattern(" 0 \\S+Z \"forward\" ");
+  }
+
+  @Test
+  void explainingARequest_namesTheTokenItNeeds() throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + gateway.controlPort() + "/ui/explain?port=" + port + "&path=%2Fapi%2Forders")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).isEqualTo(200);
+    JsonObject action = new JsonObject(r.body()).getJsonObject("action");
+    assertThat(action.getString("type")).isEqualTo("forward");
+    assertThat(action.getJsonObject("jwtValidation").getString("issuer")).isEqualTo(ISSUER);
+    assertThat(action.getJsonObject("jwtValidation").getJsonArray("additionalClaims")).hasSize(1);
   }
 }
