@@ -186,7 +186,7 @@ final class RequestHandler {
     }
     if (action instanceof JwtRoute j) {
       Request r = new Request(binding, req, facts, chunked, headerBytes, client, last, entry);
-      validate(r, j, true);
+      validate(r, j, true, false);
     } else {
       route(binding, req, facts, action, chunked, headerBytes, client, last, entry);
     }
@@ -204,8 +204,9 @@ final class RequestHandler {
    * once: a key rotated in at the issuer is taken up without a restart.
    *
    * @param mayRefresh whether the keys may be fetched again for this request
+   * @param paused     whether the request's body is paused (it waited for the keys)
    */
-  private void validate(Request r, JwtRoute j, boolean mayRefresh) {
+  private void validate(Request r, JwtRoute j, boolean mayRefresh, boolean paused) {
     HttpServerRequest req = r.req();
     JwkSet keys = j.keys().keys();
     TokenCheck.Outcome outcome = j.check().check(req.headers().get(HttpHeaders.AUTHORIZATION),
@@ -216,17 +217,17 @@ final class RequestHandler {
         req.pause();
       }
       j.keys().refresh(Vertx.currentContext(), () -> {
-        if (req.response().ended() || req.response().closed()) {
-          return; // the client went away while the keys were fetched
+        if (!req.response().ended() && !req.response().closed()) { // else the client went away meanwhile
+          validate(r, j, false, body);
         }
-        if (body && !(j.then() instanceof ForwardRoute)) {
-          req.resume(); // the exchange resumes a forwarded request's body when its target takes it
-        }
-        validate(r, j, false);
       });
       return;
     }
-    if (outcome == TokenCheck.Outcome.VALID) {
+    boolean valid = outcome == TokenCheck.Outcome.VALID;
+    if (paused && !(valid && j.then() instanceof ForwardRoute)) {
+      req.resume(); // to be read and dropped; a forward's exchange resumes the body when its target takes it
+    }
+    if (valid) {
       route(r.binding(), req, r.facts(), j.then(), r.chunked(), r.headerBytes(), r.client(), r.last(), r.entry());
       return;
     }

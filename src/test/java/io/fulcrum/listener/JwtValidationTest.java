@@ -8,6 +8,7 @@ import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.JwksServer;
 import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestJwts;
 import io.fulcrum.testing.TestVertx;
@@ -21,7 +22,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import javax.net.ssl.SSLContext;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
@@ -52,6 +55,7 @@ class JwtValidationTest {
   private Path data;
   private int port;
   private SSLContext trust;
+  private final Map<HttpClient.Version, HttpClient> clients = new EnumMap<>(HttpClient.Version.class);
 
   @BeforeEach
   void start() throws Exception {
@@ -118,8 +122,9 @@ class JwtValidationTest {
 
   private HttpResponse<String> send(HttpClient.Version version, String method, String path, String body,
       String... headers) throws Exception {
-    HttpClient client = HttpClient.newBuilder().version(version).sslContext(trust)
-        .connectTimeout(Duration.ofSeconds(5)).build();
+    // One client per version, whose connections live across requests.
+    HttpClient client = clients.computeIfAbsent(version, v -> HttpClient.newBuilder().version(v).sslContext(trust)
+        .connectTimeout(Duration.ofSeconds(5)).build());
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(10))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -190,9 +195,20 @@ class JwtValidationTest {
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> idp.fetches() == 1);
     idp.serve(TestJwts.jwks(K1, K2));
     String token = token(K2);
-    assertThat(get("/api/orders", "Authorization", "Bearer " + token).statusCode())
-        .as("the keys were fetched less than 10 s ago").isEqualTo(401);
+    assertThat(send(HttpClient.Version.HTTP_1_1, "POST", "/api/orders", "y".repeat(100_000), "Authorization",
+        "Bearer " + token).statusCode()).as("the keys were fetched less than 10 s ago").isEqualTo(401);
     assertThat(idp.fetches()).isEqualTo(1);
+    assertThat(send(HttpClient.Version.HTTP_2, "POST", "/hello", "y".repeat(100_000), "Authorization",
+        "Bearer " + token).statusCode()).isEqualTo(401);
+    try (RawConnection c = RawConnection.tls(trust, port)) {
+      // A refused request's body, held while the keys might have been fetched, is read and dropped: the
+      // request behind it on the connection is served.
+      c.send("POST /api/orders HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer " + token + "\r\nContent-Length: 10000"
+          + "\r\n\r\n" + "z".repeat(10_000) + "GET /api/orders HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer "
+          + token(K1) + "\r\n\r\n");
+      assertThat(c.read().status()).isEqualTo(401);
+      assertThat(c.read().status()).isEqualTo(200);
+    }
 
     time.advance(Duration.ofSeconds(10));
     HttpResponse<String> r = send(HttpClient.Version.HTTP_1_1, "POST", "/api/orders", "x".repeat(100_000),

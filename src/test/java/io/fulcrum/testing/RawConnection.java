@@ -50,6 +50,20 @@ public final class RawConnection implements AutoCloseable {
     }
   }
 
+  /** A TLS connection (HTTP/1.1, no ALPN) whose server certificate {@code context} trusts. */
+  public static RawConnection tls(javax.net.ssl.SSLContext context, int port) {
+    try {
+      javax.net.ssl.SSLSocket s = (javax.net.ssl.SSLSocket) context.getSocketFactory().createSocket();
+      s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+      s.setSoTimeout(SAFETY_TIMEOUT_MS);
+      s.setTcpNoDelay(true);
+      s.startHandshake();
+      return new RawConnection(s);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   /**
    * Makes every later read fail (with an {@link UncheckedIOException}) when the server sends
    * nothing for {@code millis}, instead of the default safety timeout.
