@@ -10,8 +10,12 @@ import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.forward.LaneExchange;
 import io.fulcrum.forward.RelayExchange;
 import io.fulcrum.forward.StreamExchange;
+import io.fulcrum.jwt.JwkSet;
+import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.routing.ForwardRoute;
+import io.fulcrum.routing.JwtRoute;
+import io.fulcrum.routing.RouteAction;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http2.Http2Headers;
@@ -28,8 +32,8 @@ import java.util.Map;
 /**
  * The direct paths of one listener verticle: requests that Netty has decoded are forwarded before
  * Vert.x sees them ({@link FastLane} for HTTP/1.1, {@link StreamLane} for HTTP/2) when they are
- * the common case; anything else is left to {@link RequestHandler}, which answers it whatever it
- * is. Both paths make the same checks as that one and share its {@link Dispatcher}. Called on the
+ * the common case (a rule's jwt-validation action included, for a valid token); anything else is left
+ * to {@link RequestHandler}, which answers it whatever it is. Both paths make the same checks as that one and share its {@link Dispatcher}. Called on the
  * owning event loop only.
  */
 final class DirectRequests {
@@ -83,7 +87,8 @@ final class DirectRequests {
       return null; // the usual path blocks it, or serves it and closes
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
-    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.rewrites() != null) {
+    RouteAction matched = binding.plan.routes().match(facts);
+    if (!(forwardWithToken(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
       return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
@@ -108,7 +113,7 @@ final class DirectRequests {
     if (binding.log != null) {
       entry = dispatcher.entry(binding, client, binding.plan.tls() == null ? "http" : "https", remote, method.name(),
           facts.host(), req.uri(), "HTTP/1.1", headers.get(HttpHeaders.USER_AGENT));
-      entry.routed(route);
+      entry.routed(matched);
       if (tier != Desync.Tier.COMPLIANT) {
         entry.classified(verdict);
       }
@@ -188,7 +193,8 @@ final class DirectRequests {
       return null;
     }
     NodeRequest facts = new NodeRequest(method.name(), path.toString(), headers, remote, authority);
-    if (!(binding.plan.routes().match(facts) instanceof ForwardRoute route) || route.rewrites() != null) {
+    RouteAction matched = binding.plan.routes().match(facts);
+    if (!(forwardWithToken(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
       return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
@@ -214,7 +220,7 @@ final class DirectRequests {
     if (binding.log != null) {
       entry = dispatcher.entry(binding, client, grpc ? "grpcs" : "h2", remote, method.name(), authority.host(),
           facts.uri(), "HTTP/2.0", headers.get(HttpHeaders.USER_AGENT));
-      entry.routed(route);
+      entry.routed(matched);
       entry.received = headerBytes;
       entry.sent = 0;
     }
@@ -243,6 +249,20 @@ final class DirectRequests {
         binding.plan.proxy(), node, hook);
     node.exchange = ex;
     return ex;
+  }
+
+  /**
+   * The routing action a request takes here: the matched one, or, behind a jwt-validation action,
+   * its routing action when the request's token is valid with the keys at hand. Null when the usual
+   * path is to judge the request: it answers a refused token, and waits for keys not fetched yet.
+   */
+  private RouteAction forwardWithToken(RouteAction matched, MultiMap headers) {
+    if (!(matched instanceof JwtRoute j)) {
+      return matched;
+    }
+    JwkSet keys = j.keys().keys();
+    return keys != null && j.check().check(headers.get(HttpHeaders.AUTHORIZATION), keys, clock.millis())
+        == TokenCheck.Outcome.VALID ? j.then() : null;
   }
 
   /**

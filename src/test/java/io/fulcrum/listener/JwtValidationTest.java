@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.JwksServer;
 import io.fulcrum.testing.LogFiles;
@@ -142,7 +143,10 @@ class JwtValidationTest {
   @EnumSource(HttpClient.Version.class)
   void aValidToken_reachesTheTarget_asItCame(HttpClient.Version version) throws Exception {
     String token = token(K1);
+    send(version, "GET", "/api/orders", null, "Authorization", "Bearer " + token); // the keys are fetched by now
+    long before = DirectForwarder.forwarded();
     HttpResponse<String> r = send(version, "POST", "/api/orders", "{\"n\":1}", "Authorization", "Bearer " + token);
+    assertThat(DirectForwarder.forwarded() - before).as("the direct path took it").isEqualTo(1);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.version()).isEqualTo(version);
     assertThat(r.body()).isEqualTo("got 7 bytes: {\"n\":1}");
@@ -151,6 +155,7 @@ class JwtValidationTest {
 
   @Test
   void noToken_is401WithABearerChallenge_andReachesNoTarget() throws Exception {
+    long before = DirectForwarder.forwarded();
     HttpResponse<String> r = get("/api/orders");
     assertThat(r.statusCode()).isEqualTo(401);
     assertThat(r.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
@@ -159,6 +164,7 @@ class JwtValidationTest {
     assertThat(r.headers().firstValue("Content-Type")).hasValue("text/html");
     assertThat(get("/api/orders", "Authorization", "Basic dXNlcjpwYXNz").statusCode()).isEqualTo(401);
     assertThat(backend.trafficHits()).isZero();
+    assertThat(DirectForwarder.forwarded()).isEqualTo(before);
   }
 
   @Test
