@@ -14,9 +14,9 @@ import java.util.Set;
 /**
  * Reads the {@code Actions} / {@code DefaultActions} parameter ({@code Actions.member.N.Type},
  * {@code TargetGroupArn}, {@code ForwardConfig}, {@code FixedResponseConfig}, {@code RedirectConfig},
- * {@code JwtValidationConfig}, {@code Order}) into model actions, checked by the model's validators. Forward actions come back
- * with target-group ARNs only: whether the groups exist is decided inside the change
- * ({@link LbResources#resolve}), against the resources it applies to.
+ * {@code JwtValidationConfig}, {@code Order}) into model actions, checked by the model's validators.
+ * Forward actions come back with target-group ARNs only: whether the groups exist is decided inside
+ * the change ({@link LbResources#resolve}), against the resources it applies to.
  */
 final class ActionsParser {
 

@@ -15,7 +15,7 @@ public enum ElbError {
   PROTOCOL_MISMATCH(464, "", "request protocol incompatible with the target group protocol version"),
   UNSUPPORTED_TRANSFER_ENCODING(501, "Not Implemented", "unsupported Transfer-Encoding"),
   TRANSFORM_FAILED(500, "Internal Server Error", "a rule's transform gave no valid URL or host"),
-  JWKS_UNAVAILABLE(500, "Internal Server Error", "the keys of the jwt-validation action's JWKS endpoint could not be read"),
+  JWKS_UNAVAILABLE(500, "Internal Server Error", "the jwt-validation action's JWKS could not be read"),
   TARGET_REFUSED(502, "Bad Gateway", "target refused the connection"),
   TARGET_RESET(502, "Bad Gateway", "target reset or closed the connection"),
   TARGET_MALFORMED(502, "Bad Gateway", "malformed response from target"),

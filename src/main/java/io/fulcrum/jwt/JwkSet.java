@@ -111,6 +111,18 @@ public final class JwkSet {
     return key == null ? List.of() : List.of(key);
   }
 
+  /** Whether {@code other} holds the same keys under the same ids. */
+  public boolean sameKeys(JwkSet other) {
+    return all.equals(other.all) && byId.equals(other.byId);
+  }
+
+  /** The set in words, for the journal: how many signing keys, and their ids. */
+  public String describe() {
+    List<String> ids = byId.keySet().stream().sorted().toList();
+    return all.size() + " RS256 signing key" + (all.size() == 1 ? "" : "s")
+        + (ids.isEmpty() ? "" : " (" + String.join(", ", ids) + ")");
+  }
+
   /** How many usable keys the set holds. */
   public int size() {
     return all.size();

@@ -26,12 +26,13 @@ public final class KeySource {
   private final KeySources owner;
   private volatile JwkSet keys;
   private volatile String failure;
+  /** Whether a fetch is under way, and when the last one started (0: none yet); written on the owner's context. */
+  private volatile boolean fetching;
+  private volatile long lastAttempt;
 
   // On the owner's context only.
   private final List<Waiter> waiters = new ArrayList<>();
-  private boolean fetching;
   private boolean closed;
-  private long lastAttempt;
   private long timer = -1;
 
   KeySource(String endpoint, KeySources owner) {
@@ -54,6 +55,16 @@ public final class KeySource {
   /** Why the last fetch failed, or null when it succeeded (or none ended yet). */
   public String failure() {
     return failure;
+  }
+
+  /**
+   * Whether {@link #refresh} would fetch the keys now, or join a fetch under way, rather than give
+   * up at once: a request thread asks this first, so that tokens naming unknown keys in a stream do
+   * not each hop to the owner's context. Any thread.
+   */
+  public boolean mayFetchSoon() {
+    long last = lastAttempt;
+    return fetching || last == 0 || owner.timers().now() - last >= MIN_REFETCH_MILLIS;
   }
 
   /**
@@ -91,16 +102,22 @@ public final class KeySource {
       fetching = false;
       long next;
       if (ar.succeeded()) {
-        if (keys == null || failure != null) {
-          LOG.info("JWKS {}: {} signing key(s)", endpoint, ar.result().size());
+        JwkSet read = ar.result();
+        if (keys == null || failure != null || !read.sameKeys(keys)) {
+          LOG.info("JWKS {}: {} signing key(s)", endpoint, read.size());
+          owner.changed(endpoint, state(), keysState(read), read.describe());
         }
-        keys = ar.result();
+        keys = read;
         failure = null;
         next = REFRESH_MILLIS;
       } else {
-        failure = ar.cause().getMessage();
-        LOG.warn("JWKS {} could not be read{}: {}", endpoint, keys == null ? "" : " (its keys read before stay)",
-            failure);
+        String why = String.valueOf(ar.cause().getMessage());
+        if (failure == null) {
+          LOG.warn("JWKS {} could not be read{}: {}", endpoint, keys == null ? "" : " (its keys read before stay)",
+              why);
+          owner.changed(endpoint, state(), FAILING, why + (keys == null ? "" : "; the keys read before stay"));
+        }
+        failure = why;
         next = RETRY_MILLIS;
       }
       if (!closed) {
@@ -111,6 +128,17 @@ public final class KeySource {
       }
       release();
     });
+  }
+
+  static final String FAILING = "failing";
+
+  /** The source's state in the journal's words: {@code failing}, {@code 2 keys}, or null before the first fetch. */
+  private String state() {
+    return failure != null ? FAILING : keys == null ? null : keysState(keys);
+  }
+
+  private static String keysState(JwkSet set) {
+    return set.size() + (set.size() == 1 ? " key" : " keys");
   }
 
   /** Stops refreshing (owner's context); requests waiting go on with what there is. */

@@ -32,14 +32,28 @@ public final class KeySources {
   private final Timers timers;
   private final HttpClient client;
   private final Map<String, KeySource> sources = new HashMap<>();
+  private final Changes changes;
+
+  /** Told, on the owner's context, when an endpoint's keys change or it starts failing. */
+  @FunctionalInterface
+  public interface Changes {
+    /**
+     * @param endpoint    the JWKS endpoint
+     * @param from        what it was ({@code 2 keys}, {@code failing}; null before its first fetch)
+     * @param to          what it is now
+     * @param description the keys read, or why the fetch failed
+     */
+    void changed(String endpoint, String from, String to, String description);
+  }
 
   /**
    * @param caCertificates a PEM bundle of the CAs that JWKS endpoints' certificates must chain to,
    *                       or null for the JDK's
    */
-  public KeySources(Vertx vertx, Timers timers, String caCertificates) {
+  public KeySources(Vertx vertx, Timers timers, String caCertificates, Changes changes) {
     this.context = vertx.getOrCreateContext();
     this.timers = timers;
+    this.changes = changes;
     HttpClientOptions options = new HttpClientOptions().setVerifyHost(true).setConnectTimeout(TIMEOUT_MILLIS)
         .setIdleTimeout(TIMEOUT_MILLIS).setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS);
     if (caCertificates != null) {
@@ -72,6 +86,10 @@ public final class KeySources {
     sources.values().forEach(KeySource::close);
     sources.clear();
     return client.close();
+  }
+
+  void changed(String endpoint, String from, String to, String description) {
+    changes.changed(endpoint, from, to, description);
   }
 
   Context context() {

@@ -35,7 +35,7 @@ public final class TokenCheck {
     }
   });
 
-  /** Tokens each event loop keeps as verified, most recently used first out last. */
+  /** How many tokens each thread (event loop) keeps as verified; the least recently used goes first. */
   static final int VERIFIED_PER_THREAD = 512;
   private static final ThreadLocal<Verified> VERIFIED = ThreadLocal.withInitial(Verified::new);
 
@@ -221,7 +221,8 @@ public final class TokenCheck {
     Object exp = c.getValue("exp");
     Object nbf = c.getValue("nbf");
     Object iat = c.getValue("iat");
-    if (!(exp instanceof Number) || nbf != null && !(nbf instanceof Number) || iat != null && !(iat instanceof Number)) {
+    if (!(exp instanceof Number) || nbf != null && !(nbf instanceof Number)
+        || iat != null && !(iat instanceof Number)) {
       return Verdict.of(exp == null ? Outcome.EXPIRED : Outcome.MALFORMED);
     }
     if (now >= ((Number) exp).doubleValue() + LEEWAY_SECONDS) {

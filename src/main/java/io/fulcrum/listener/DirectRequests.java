@@ -33,8 +33,8 @@ import java.util.Map;
  * The direct paths of one listener verticle: requests that Netty has decoded are forwarded before
  * Vert.x sees them ({@link FastLane} for HTTP/1.1, {@link StreamLane} for HTTP/2) when they are
  * the common case (a rule's jwt-validation action included, for a valid token); anything else is left
- * to {@link RequestHandler}, which answers it whatever it is. Both paths make the same checks as that one and share its {@link Dispatcher}. Called on the
- * owning event loop only.
+ * to {@link RequestHandler}, which answers it whatever it is. Both paths make the same checks as that
+ * one and share its {@link Dispatcher}. Called on the owning event loop only.
  */
 final class DirectRequests {
 

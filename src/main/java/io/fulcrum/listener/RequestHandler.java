@@ -211,7 +211,7 @@ final class RequestHandler {
     JwkSet keys = j.keys().keys();
     TokenCheck.Outcome outcome = j.check().check(req.headers().get(HttpHeaders.AUTHORIZATION),
         keys == null ? JwkSet.EMPTY : keys, clock.millis());
-    if (outcome == TokenCheck.Outcome.UNKNOWN_KEY && mayRefresh) {
+    if (outcome == TokenCheck.Outcome.UNKNOWN_KEY && mayRefresh && j.keys().mayFetchSoon()) {
       boolean body = HttpForwarder.hasBody(req, r.chunked());
       if (body) {
         req.pause();
@@ -232,7 +232,8 @@ final class RequestHandler {
       return;
     }
     ElbError error = outcome == TokenCheck.Outcome.MISSING ? ElbError.TOKEN_MISSING
-        : outcome == TokenCheck.Outcome.UNKNOWN_KEY && keys == null ? ElbError.JWKS_UNAVAILABLE : ElbError.TOKEN_INVALID;
+        : outcome == TokenCheck.Outcome.UNKNOWN_KEY && keys == null ? ElbError.JWKS_UNAVAILABLE
+        : ElbError.TOKEN_INVALID;
     if (LOG.isDebugEnabled()) {
       LOG.debug("{} {} refused by the jwt-validation action of rule {}: {}{}", req.method(), req.uri(), j.priority(),
           outcome.reason(), error == ElbError.JWKS_UNAVAILABLE ? " (JWKS " + j.keys().endpoint() + ": "

@@ -97,7 +97,8 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
       if (c.name() == null || c.name().isEmpty()) {
         cp.at("name").add("a claim name is required");
       } else if (STANDARD_CLAIMS.contains(c.name())) {
-        cp.at("name").add("'" + c.name() + "' is validated always; an additional claim cannot name exp, iss, nbf or iat");
+        cp.at("name").add("'" + c.name() + "' is validated always; an additional claim cannot name exp, iss, nbf"
+            + " or iat");
       } else if (!names.add(c.name())) {
         cp.at("name").add("claim '" + c.name() + "' appears twice");
       }

@@ -57,6 +57,11 @@ public final class Journal {
    * target takes none until it is back), with what the agent said or why.
    */
   public static final String AGENT_CHANNEL = "TargetControlChannel";
+  /**
+   * A jwt-validation action's JWKS endpoint ({@code reason}) was read and its keys changed
+   * ({@code to: 2 keys}), or it could not be read ({@code to: failing}), with the keys or why.
+   */
+  public static final String JWKS_KEYS = "JwksKeys";
 
   /**
    * One event; fields that do not apply are null.
@@ -185,6 +190,11 @@ public final class Journal {
   /** Records a target optimizer channel opening or going down ({@code group}: its group's name). */
   void agentChannel(String group, String target, boolean open, String detail, long time) {
     add(time, AGENT_CHANNEL, null, group, target, null, null, open ? "open" : "down", null, detail);
+  }
+
+  /** Records a JWKS endpoint's keys changing, or its fetches starting to fail. */
+  void jwksKeys(String endpoint, String from, String to, String description, long time) {
+    add(time, JWKS_KEYS, null, null, null, null, from, to, endpoint, description);
   }
 
   /** Records a deregistered target starting to drain for {@code delayMillis}. */

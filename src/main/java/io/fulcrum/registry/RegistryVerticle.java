@@ -204,7 +204,8 @@ public final class RegistryVerticle extends VerticleBase {
     if (journalWriter != null) {
       journalWriter.start(vertx, journal);
     }
-    keySources = new KeySources(vertx, timers, jwksCaCertificates);
+    keySources = new KeySources(vertx, timers, jwksCaCertificates,
+        (endpoint, from, to, description) -> journal.jwksKeys(endpoint, from, to, description, timers.now()));
     rebuildAll();
     scheduleAnomalyTick();
     var bus = vertx.eventBus();

@@ -61,8 +61,8 @@ final class SnapshotBuilder {
       List<Node> nodes = env.nodes().stream().filter(n -> lb.zones().contains(n.zone())).toList();
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
-        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l, keys), proxy,
-            tls(l, env, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
+        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l, keys),
+            proxy, tls(l, env, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
             l.attributes()));
       }
     }

@@ -273,4 +273,36 @@ class JwtValidationTest {
     assertThat(action.getJsonObject("jwtValidation").getString("issuer")).isEqualTo(ISSUER);
     assertThat(action.getJsonObject("jwtValidation").getJsonArray("additionalClaims")).hasSize(1);
   }
+
+  private List<JsonObject> jwksEvents() throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + gateway.controlPort() + "/ui/events")).build(), HttpResponse.BodyHandlers.ofString());
+    return new JsonObject(r.body()).getJsonArray("events").stream().map(JsonObject.class::cast)
+        .filter(e -> e.getString("type").equals("JwksKeys")).toList();
+  }
+
+  @Test
+  void theJournal_saysWhenAJwksIsRead_changes_orFails() throws Exception {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> jwksEvents().size() == 2);
+    List<JsonObject> first = jwksEvents();
+    JsonObject read = first.stream().filter(e -> e.getString("reason").endsWith("/jwks")).findFirst().orElseThrow();
+    assertThat(read.containsKey("from")).isFalse();
+    assertThat(read.getString("to")).isEqualTo("1 key");
+    assertThat(read.getString("description")).isEqualTo("1 RS256 signing key (k1)");
+    JsonObject down = first.stream().filter(e -> e.getString("reason").endsWith("/down")).findFirst().orElseThrow();
+    assertThat(down.getString("to")).isEqualTo("failing");
+    assertThat(down.getString("description")).contains("503");
+
+    time.advance(Duration.ofMinutes(5));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> idp.fetches() == 2);
+    assertThat(jwksEvents()).as("the same keys again, a failure again: nothing new").hasSize(2);
+
+    idp.serve(TestJwts.jwks(K1, K2));
+    time.advance(Duration.ofMinutes(5));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> jwksEvents().size() == 3);
+    JsonObject changed = jwksEvents().get(2);
+    assertThat(changed.getString("from")).isEqualTo("1 key");
+    assertThat(changed.getString("to")).isEqualTo("2 keys");
+    assertThat(changed.getString("description")).isEqualTo("2 RS256 signing keys (k1, k2)");
+  }
 }
