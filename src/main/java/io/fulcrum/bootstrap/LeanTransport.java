@@ -1,5 +1,6 @@
 package io.fulcrum.bootstrap;
 
+import io.fulcrum.listener.TlsHandshakes;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -37,7 +38,9 @@ import java.util.concurrent.ThreadFactory;
  *   so the ACK of a request rides on its response.</li>
  * </ul>
  * On io_uring, every accepted channel also gets {@link CloseAfterRead} first in its pipeline (a
- * close asked for while it reads is done after the read, which Netty's io_uring channel needs).
+ * close asked for while it reads is done after the read, which Netty's io_uring channel needs). A
+ * TLS server's accepted channels are shown to {@link TlsHandshakes}, which watches the handshakes
+ * of listeners that keep a connection log.
  * Everything else is the wrapped transport's.
  */
 final class LeanTransport implements Transport {
@@ -101,12 +104,18 @@ final class LeanTransport implements Transport {
       });
     }
     ChannelHandler vertx = bootstrap.config().childHandler();
-    if (ioUring && vertx != null) {
+    boolean tls = options.isSsl();
+    if ((ioUring || tls) && vertx != null) {
       bootstrap.childHandler(new ChannelInitializer<>() {
         @Override
         protected void initChannel(Channel ch) {
           ch.pipeline().addLast(vertx); // Vert.x's handlers, set up now (the channel is registered)
-          CloseAfterRead.installIfNeeded(ch);
+          if (ioUring) {
+            CloseAfterRead.installIfNeeded(ch);
+          }
+          if (tls) {
+            TlsHandshakes.watch(ch);
+          }
         }
       });
     }

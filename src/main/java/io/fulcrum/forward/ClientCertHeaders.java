@@ -81,8 +81,8 @@ public record ClientCertHeaders(Names names, String[] values) {
       if (mode == MutualAuthentication.Mode.VERIFY) {
         values[SERIAL] = serial(leaf);
         values[ISSUER] = leaf.getIssuerX500Principal().getName(X500Principal.RFC2253);
-        values[SUBJECT] = leaf.getSubjectX500Principal().getName(X500Principal.RFC2253);
-        values[VALIDITY] = "NotBefore=" + leaf.getNotBefore().toInstant() + ";NotAfter=" + leaf.getNotAfter().toInstant();
+        values[SUBJECT] = subject(leaf);
+        values[VALIDITY] = validity(leaf);
         values[LEAF] = urlEncoded(pem(leaf));
       } else if (mode == MutualAuthentication.Mode.PASSTHROUGH) {
         StringBuilder pem = new StringBuilder();
@@ -136,7 +136,17 @@ public record ClientCertHeaders(Names names, String[] values) {
   }
 
   /** OpenSSL's way of printing a serial number: upper-case hexadecimal, two digits a byte ({@code 02}, {@code 0FA3}). */
-  static String serial(X509Certificate c) {
+  /** A certificate's subject, RFC 2253. */
+  public static String subject(X509Certificate c) {
+    return c.getSubjectX500Principal().getName(X500Principal.RFC2253);
+  }
+
+  /** A certificate's validity as ALB writes it: {@code NotBefore=2025-01-01T00:00:00Z;NotAfter=...}. */
+  public static String validity(X509Certificate c) {
+    return "NotBefore=" + c.getNotBefore().toInstant() + ";NotAfter=" + c.getNotAfter().toInstant();
+  }
+
+  public static String serial(X509Certificate c) {
     byte[] bytes = c.getSerialNumber().toByteArray();
     int start = bytes.length > 1 && bytes[0] == 0 ? 1 : 0; // the sign byte of a positive number
     return HEX.formatHex(bytes, start, bytes.length);

@@ -28,6 +28,9 @@ import io.fulcrum.model.LoadBalancerAttributes;
  *                            {@code defensive} or {@code strictest}
  * @param accessLogBucket     where the access log goes ({@code access_logs.s3.bucket}), or null while it is off
  * @param accessLogPrefix     the access log's key prefix, {@code ""} for none
+ * @param connectionLogBucket where the connection log goes ({@code connection_logs.s3.bucket}), or null
+ *                            while it is off
+ * @param connectionLogPrefix the connection log's key prefix, {@code ""} for none
  */
 public record ProxySettings(
     long idleTimeoutMillis,
@@ -42,19 +45,21 @@ public record ProxySettings(
     long clientKeepAliveMillis,
     String desyncMode,
     String accessLogBucket,
-    String accessLogPrefix) {
+    String accessLogPrefix,
+    String connectionLogBucket,
+    String connectionLogPrefix) {
 
   /** ALB's default {@code client_keep_alive.seconds}: an hour. */
   public static final long DEFAULT_CLIENT_KEEP_ALIVE_MILLIS = 3_600_000;
 
   /**
    * Without TLS 1.3 toward targets, nor the TLS headers; client connections live an hour at most;
-   * desync mitigation defensive; no access log.
+   * desync mitigation defensive; no access log, no connection log.
    */
   public ProxySettings(long idleTimeoutMillis, int connectTimeoutMillis, String xffMode, boolean xffClientPort,
       boolean preserveHost, boolean dropInvalidHeaders, String dnsName) {
     this(idleTimeoutMillis, connectTimeoutMillis, xffMode, xffClientPort, preserveHost, dropInvalidHeaders, dnsName,
-        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS, "defensive", null, "");
+        false, false, DEFAULT_CLIENT_KEEP_ALIVE_MILLIS, "defensive", null, "", null, "");
   }
 
   public static ProxySettings of(LoadBalancer lb) {
@@ -65,6 +70,7 @@ public record ProxySettings(
     });
     return new ProxySettings(a.idleTimeoutSeconds() * 1000L, a.connectTimeoutMillis(), a.xffMode(), a.xffClientPort(),
         a.preserveHost(), a.dropInvalidHeaders(), lb.dnsName(), tls13, a.tlsHeaders(),
-        a.clientKeepAliveSeconds() * 1000L, a.desyncMode(), a.accessLogBucket(), a.accessLogPrefix());
+        a.clientKeepAliveSeconds() * 1000L, a.desyncMode(), a.accessLogBucket(), a.accessLogPrefix(),
+        a.connectionLogBucket(), a.connectionLogPrefix());
   }
 }

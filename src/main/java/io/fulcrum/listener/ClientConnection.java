@@ -266,10 +266,20 @@ final class ClientConnection implements Handler<Void> {
   /** The connection's id in the access log ({@code conn_trace_id}): {@code TID_} and 32 hex digits. */
   String traceId(java.util.random.RandomGenerator random) {
     if (traceId == null) {
-      traceId = "TID_" + java.util.HexFormat.of().toHexDigits(random.nextLong())
-          + java.util.HexFormat.of().toHexDigits(random.nextLong());
+      traceId = newTraceId(random);
     }
     return traceId;
+  }
+
+  /** The id its connection log line gave the connection, for its access log lines too. */
+  void traceId(String id) {
+    traceId = id;
+  }
+
+  /** A new {@code conn_trace_id}: {@code TID_} and 32 hex digits. */
+  static String newTraceId(java.util.random.RandomGenerator random) {
+    return "TID_" + java.util.HexFormat.of().toHexDigits(random.nextLong())
+        + java.util.HexFormat.of().toHexDigits(random.nextLong());
   }
 
   /** The TLS server name the client indicated (SNI), or null. */

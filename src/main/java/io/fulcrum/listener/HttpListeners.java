@@ -2,6 +2,8 @@ package io.fulcrum.listener;
 
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ClientCertHeaders;
+import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
@@ -10,21 +12,27 @@ import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
+import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.internal.ContextInternal;
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,6 +68,8 @@ final class HttpListeners {
   static final long STALLED_REQUEST_MARGIN_MILLIS = 1000;
   private static final int BIND_ATTEMPTS = 40;
   private static final long BIND_RETRY_MILLIS = 25;
+  /** The longest client certificate subject a connection log line carries. */
+  private static final int MAX_SUBJECT = 4096;
 
   private final ListenerVerticle verticle;
   private final Vertx vertx;
@@ -117,6 +127,7 @@ final class HttpListeners {
         // Changes kind (cleartext, TLS, h2c, mutual TLS): its connections are closed with it, and the new server
         // binds once every verticle's old one is gone (see SocketHandover).
         it.remove();
+        unwatch(b);
         String socket = e.getKey();
         Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture() : b.server.close())
             .onComplete(ar -> handover.released(socket, index, version));
@@ -126,6 +137,7 @@ final class HttpListeners {
         // server: it applies at once to targets and to idle client connections, and to stalled requests
         // after a restart.)
         it.remove();
+        unwatch(b);
         pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
       } else {
         if (plan.tls() != null && !plan.tls().equals(b.plan.tls()) && b.server != null) {
@@ -136,6 +148,7 @@ final class HttpListeners {
         b.plan(plan);
         b.meters = meters(plan, b.node);
         b.log = lines(plan, b.node);
+        watch(b);
         if (!b.ready.isComplete()) {
           binds.add(b.ready); // still binding for an earlier version: this one is applied once it serves
         }
@@ -146,6 +159,7 @@ final class HttpListeners {
         Binding b = new Binding(e.getValue(), nodes.get(e.getKey()));
         b.meters = meters(b.plan, b.node);
         b.log = lines(b.plan, b.node);
+        watch(b);
         bindings.put(e.getKey(), b);
         Future<?> handedOver = handovers.get(e.getKey());
         b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
@@ -156,10 +170,69 @@ final class HttpListeners {
     return binds;
   }
 
-  /** Where the bound listeners' access logs go (those that have one). */
+  /** Where the bound listeners' access and connection logs go (those that have one). */
   Set<LogDestination> logDestinations() {
-    return bindings.values().stream().filter(b -> b.log != null).map(b -> b.log.destination())
-        .collect(Collectors.toSet());
+    return bindings.values().stream().flatMap(b -> Stream.of(b.log, b.connections)).filter(Objects::nonNull)
+        .map(LoopLog.Lines::destination).collect(Collectors.toSet());
+  }
+
+  /**
+   * Has the handshakes of an HTTPS listener whose load balancer keeps a connection log written to
+   * it (on this loop; each verticle writes those of the connections it serves), and stops that for
+   * one that no longer does.
+   */
+  private void watch(Binding b) {
+    String bucket = b.plan.proxy().connectionLogBucket();
+    b.connections = bucket == null || b.plan.tls() == null || !accessLogs.writing() ? null
+        : log.lines(LogDestination.connections(bucket, b.plan.proxy().connectionLogPrefix(), b.plan.arn(),
+            b.node.address()));
+    if (b.connections == null) {
+      unwatch(b);
+    } else if (b.watched == null) {
+      b.watched = new InetSocketAddress(b.node.address(), b.plan.port());
+      TlsHandshakes.register(loop(), b.watched, h -> handshake(b, h));
+    }
+  }
+
+  private void unwatch(Binding b) {
+    if (b.watched != null) {
+      TlsHandshakes.unregister(loop(), b.watched);
+      b.watched = null;
+    }
+  }
+
+  private EventExecutor loop() {
+    return ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
+  }
+
+  /**
+   * A connection log line (ALB's 12 fields): {@code time client_ip client_port listener_port
+   * tls_protocol tls_cipher tls_handshake_latency "leaf_client_cert_subject" leaf_client_cert_validity
+   * leaf_client_cert_serial_number tls_verify_status conn_trace_id}; the trace id goes with the
+   * connection to its access log lines.
+   */
+  private void handshake(Binding b, TlsHandshakes.Handshake h) {
+    LoopLog.Lines lines = b.connections;
+    if (lines == null) {
+      return;
+    }
+    String traceId = ClientConnection.newTraceId(verticle.random());
+    h.channel().attr(TlsHandshakes.TRACE_ID).set(traceId);
+    long now = verticle.clock().millis();
+    StringBuilder line = lines.start(now);
+    lines.time(now * 1000).append(' ');
+    line.append(h.client().getAddress().getHostAddress()).append(' ').append(h.client().getPort()).append(' ')
+        .append(b.plan.port()).append(' ');
+    ForwardHeaders.Tls tls = h.session() == null ? null : ForwardHeaders.Tls.of(h.session());
+    line.append(tls == null ? "-" : tls.version()).append(' ').append(tls == null ? "-" : tls.cipherSuite()).append(' ');
+    lines.seconds(h.latencyNanos()).append(' ');
+    X509Certificate leaf = h.leaf();
+    lines.quoted(leaf == null ? null : ClientCertHeaders.subject(leaf), MAX_SUBJECT).append(' ');
+    line.append(leaf == null ? "-" : ClientCertHeaders.validity(leaf)).append(' ')
+        .append(leaf == null ? "-" : ClientCertHeaders.serial(leaf)).append(' ')
+        .append(h.failure() == null ? "Success" : "Failed:" + h.failure()).append(' ')
+        .append(traceId);
+    lines.end();
   }
 
   /** Completes once every listener bound so far accepts (or failed to bind). */
@@ -171,6 +244,7 @@ final class HttpListeners {
   Future<?> drain(long timeoutMillis) {
     List<Future<?>> all = new ArrayList<>();
     for (Binding b : bindings.values()) {
+      unwatch(b);
       if (b.server != null) {
         all.add(b.server.shutdown(timeoutMillis, TimeUnit.MILLISECONDS));
       }
@@ -298,6 +372,10 @@ final class HttpListeners {
     LoadBalancerMeters meters;
     /** Its load balancer's access log lines at its node, on this loop; null while there is no access log. */
     LoopLog.Lines log;
+    /** Its load balancer's connection log lines at its node, on this loop; null while it has none (or no TLS). */
+    LoopLog.Lines connections;
+    /** The address whose handshakes this loop is told of, or null. */
+    InetSocketAddress watched;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();

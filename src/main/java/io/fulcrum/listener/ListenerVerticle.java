@@ -235,11 +235,15 @@ public final class ListenerVerticle extends VerticleBase {
    * request decoder, and the direct path's lane when lanes are on.
    */
   void connected(Binding b, HttpConnection conn, HttpServerOptions options) {
-    if (conn instanceof ConnectionBase base) {
-      base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
-    }
     ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
         b.plan.proxy().clientKeepAliveMillis(), timers);
+    if (conn instanceof ConnectionBase base) {
+      base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
+      String traceId = base.channel().attr(TlsHandshakes.TRACE_ID).get();
+      if (traceId != null) {
+        client.traceId(traceId); // its connection log line's
+      }
+    }
     clients.put(conn, client);
     client.meters = b.meters;
     b.meters.connectionOpened();
@@ -317,6 +321,16 @@ public final class ListenerVerticle extends VerticleBase {
 
   SocketHandover handover() {
     return handover;
+  }
+
+  /** The data plane's clock (the access and connection logs' times). */
+  Clock clock() {
+    return clock;
+  }
+
+  /** This instance's random source. */
+  RandomGenerator random() {
+    return random;
   }
 
   EventBus eventBus() {

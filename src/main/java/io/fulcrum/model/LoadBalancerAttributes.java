@@ -35,7 +35,9 @@ public final class LoadBalancerAttributes {
   public static final String HEALTH_CHECK_LOGS_BUCKET = "health_check_logs.s3.bucket";
   public static final String HEALTH_CHECK_LOGS_PREFIX = "health_check_logs.s3.prefix";
   /** ALB's connection log: {@code .s3.enabled} (off only), {@code .bucket} and {@code .prefix}. */
-  static final String CONNECTION_LOGS = "connection_logs";
+  public static final String CONNECTION_LOGS = "connection_logs.s3.enabled";
+  public static final String CONNECTION_LOGS_BUCKET = "connection_logs.s3.bucket";
+  public static final String CONNECTION_LOGS_PREFIX = "connection_logs.s3.prefix";
   /** Fulcrum's own: the connect timeout toward targets; ALB's is a fixed 10 s. */
   public static final String CONNECT_TIMEOUT_MS = "fulcrum.target_connect_timeout_ms";
 
@@ -56,16 +58,16 @@ public final class LoadBalancerAttributes {
       s.add(oneOf(DESYNC_MODE, "defensive", List.of("monitor", "defensive", "strictest")));
       s.add(range(CLIENT_KEEP_ALIVE, 3600, 60, 604800));
       // Accepted as ALB has them, so that tools sending the whole set (Terraform, CloudFormation) work:
-      // with no WAF and no zonal shift they change nothing; connection logs can only be off (see logsOff).
-      // Access and health check logs are written to a local directory named after the bucket.
+      // with no WAF and no zonal shift they change nothing. Access, connection and health check logs are
+      // written to a local directory named after the bucket.
       s.add(bool(WAF_FAIL_OPEN, false));
       s.add(bool(ZONAL_SHIFT, false));
       s.add(bool(ACCESS_LOGS, false));
       s.add(new AttributeSpec(ACCESS_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
       s.add(new AttributeSpec(ACCESS_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
-      s.add(logsOff(CONNECTION_LOGS + ".s3.enabled"));
-      s.add(new AttributeSpec(CONNECTION_LOGS + ".s3.bucket", "", v -> null));
-      s.add(new AttributeSpec(CONNECTION_LOGS + ".s3.prefix", "", v -> null));
+      s.add(bool(CONNECTION_LOGS, false));
+      s.add(new AttributeSpec(CONNECTION_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
+      s.add(new AttributeSpec(CONNECTION_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
       s.add(bool(HEALTH_CHECK_LOGS, false));
       s.add(new AttributeSpec(HEALTH_CHECK_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
       s.add(new AttributeSpec(HEALTH_CHECK_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
@@ -82,12 +84,6 @@ public final class LoadBalancerAttributes {
   }
 
   /** A log to S3 that Fulcrum does not write: {@code false} only, and a refusal that says why. */
-  private static AttributeSpec logsOff(String key) {
-    return new AttributeSpec(key, "false", v -> v.equals("false") ? null
-        : v.equals("true") ? "Fulcrum writes no connection log; its logs are access_logs.s3 and health_check_logs.s3"
-        : "expected: false");
-  }
-
   /**
    * An S3 bucket name (3-63 lowercase letters, digits, dots and hyphens, starting and ending with a
    * letter or digit, no two dots in a row), or empty; it names a directory, so nothing else can pass.
@@ -137,6 +133,10 @@ public final class LoadBalancerAttributes {
     Attributes a = Attributes.resolve(specs(type), base == null ? null : base.all, given, "Load balancer", problems);
     if (problems.size() == before && a.getBoolean(ACCESS_LOGS) && a.get(ACCESS_LOGS_BUCKET).isEmpty()) {
       problems.at(ACCESS_LOGS_BUCKET).add("a bucket is required while " + ACCESS_LOGS + " is true");
+    }
+    if (problems.size() == before && type == LoadBalancerType.APPLICATION && a.getBoolean(CONNECTION_LOGS)
+        && a.get(CONNECTION_LOGS_BUCKET).isEmpty()) {
+      problems.at(CONNECTION_LOGS_BUCKET).add("a bucket is required while " + CONNECTION_LOGS + " is true");
     }
     if (problems.size() == before && type == LoadBalancerType.APPLICATION && a.getBoolean(HEALTH_CHECK_LOGS)
         && a.get(HEALTH_CHECK_LOGS_BUCKET).isEmpty()) {
@@ -214,6 +214,17 @@ public final class LoadBalancerAttributes {
   /** The health check log's key prefix, {@code ""} for none. */
   public String healthCheckLogPrefix() {
     String v = all.get(HEALTH_CHECK_LOGS_PREFIX);
+    return v == null ? "" : v;
+  }
+
+  /** The connection log's bucket (a directory under the data dir's {@code s3/}), or null while the log is off. */
+  public String connectionLogBucket() {
+    return "true".equals(all.get(CONNECTION_LOGS)) ? all.get(CONNECTION_LOGS_BUCKET) : null;
+  }
+
+  /** The connection log's key prefix, {@code ""} for none. */
+  public String connectionLogPrefix() {
+    String v = all.get(CONNECTION_LOGS_PREFIX);
     return v == null ? "" : v;
   }
 

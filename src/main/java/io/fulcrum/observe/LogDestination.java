@@ -18,7 +18,8 @@ import java.time.ZonedDateTime;
  * @param loadBalancer {@code app/<name>/<id>}
  * @param nodeAddress  the node's IP address
  * @param kind         which log: the start of its files' names ({@code ""} for the access log,
- *                     {@code health_check_log_} for the health check log)
+ *                     {@code health_check_log_} for the health check log, {@code conn_log.} for the
+ *                     connection log)
  */
 public record LogDestination(String bucket, String prefix, String account, String region, String loadBalancer,
     String nodeAddress, String kind) {
@@ -27,6 +28,8 @@ public record LogDestination(String bucket, String prefix, String account, Strin
   public static final String ACCESS_LOG = "";
   /** The health check log's files start with {@code health_check_log_}. */
   public static final String HEALTH_CHECK_LOG = "health_check_log_";
+  /** The connection log's files start with {@code conn_log.}. */
+  public static final String CONNECTION_LOG = "conn_log.";
 
   /** An access log's destination. */
   public LogDestination(String bucket, String prefix, String account, String region, String loadBalancer,
@@ -51,6 +54,13 @@ public record LogDestination(String bucket, String prefix, String account, Strin
     String[] arn = lbArn.split(":", 6);
     return new LogDestination(bucket, prefix, arn[4], arn[3], Arns.loadBalancerDimension(lbArn), nodeAddress,
         HEALTH_CHECK_LOG);
+  }
+
+  /** The connection log's destination for the node at {@code nodeAddress} of the load balancer that owns {@code listenerArn}. */
+  public static LogDestination connections(String bucket, String prefix, String listenerArn, String nodeAddress) {
+    LogDestination access = of(bucket, prefix, listenerArn, nodeAddress);
+    return new LogDestination(bucket, prefix, access.account(), access.region(), access.loadBalancer(), nodeAddress,
+        CONNECTION_LOG);
   }
 
   /** The end of the period that {@code epochMillis} falls in. */

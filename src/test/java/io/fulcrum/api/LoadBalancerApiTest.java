@@ -372,7 +372,7 @@ class LoadBalancerApiTest {
         .hasMessageContaining("a bucket is required while health_check_logs.s3.enabled is true");
     assertThat(h.refusedUnchanged(() -> h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb)
         .attributes(a -> a.key("connection_logs.s3.enabled").value("true"))), "ValidationError"))
-        .hasMessageContaining("Fulcrum writes no connection log");
+        .hasMessageContaining("a bucket is required while connection_logs.s3.enabled is true");
     List<LoadBalancerAttribute> logs = h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb).attributes(
         a -> a.key("health_check_logs.s3.enabled").value("true"), a -> a.key("health_check_logs.s3.bucket")
             .value("hc-logs"))).attributes();

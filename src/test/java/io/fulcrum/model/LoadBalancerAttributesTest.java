@@ -74,20 +74,27 @@ class LoadBalancerAttributesTest {
   }
 
   @Test
-  void connectionLogs_canOnlyBeOff_andSaySo() {
+  void connectionLogs_needABucket_checkedAsTheAccessLogsIs() {
     Problems problems = new Problems();
     LoadBalancerAttributes a = LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
-        Map.of("connection_logs.s3.enabled", "false", "connection_logs.s3.bucket", "my-logs", "waf.fail_open.enabled",
-            "true"),
+        Map.of("connection_logs.s3.enabled", "true", "connection_logs.s3.bucket", "my-logs",
+            "connection_logs.s3.prefix", "team", "waf.fail_open.enabled", "true"),
         problems);
     assertThat(problems.isEmpty()).isTrue();
-    assertThat(a.get("connection_logs.s3.bucket")).isEqualTo("my-logs");
+    assertThat(a.connectionLogBucket()).isEqualTo("my-logs");
+    assertThat(a.connectionLogPrefix()).isEqualTo("team");
 
     LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("connection_logs.s3.enabled", "true"),
         problems);
+    LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null, Map.of("connection_logs.s3.bucket", "Bad_Bucket"),
+        problems);
     assertThat(problems.list()).extracting(Object::toString).containsExactly(
-        "connection_logs.s3.enabled: 'true' is not valid (Fulcrum writes no connection log; its logs are"
-            + " access_logs.s3 and health_check_logs.s3)");
+        "connection_logs.s3.bucket: a bucket is required while connection_logs.s3.enabled is true",
+        "connection_logs.s3.bucket: 'Bad_Bucket' is not valid (expected an S3 bucket name: 3-63 lowercase letters,"
+            + " digits, dots and hyphens)");
+    Problems none = new Problems();
+    assertThat(LoadBalancerAttributes.resolve(LoadBalancerType.APPLICATION, null,
+        Map.of("connection_logs.s3.bucket", "my-logs"), none).connectionLogBucket()).as("off").isNull();
   }
 
   @Test
