@@ -378,6 +378,12 @@ class LoadBalancerApiTest {
             .value("hc-logs"))).attributes();
     assertThat(attribute(logs, "health_check_logs.s3.enabled")).isEqualTo("true");
     assertThat(h.resources().loadBalancers().get(0).attributes().healthCheckLogBucket()).isEqualTo("hc-logs");
+    List<LoadBalancerAttribute> connections = h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb).attributes(
+        a -> a.key("connection_logs.s3.enabled").value("true"), a -> a.key("connection_logs.s3.bucket")
+            .value("conn-logs"), a -> a.key("connection_logs.s3.prefix").value("edge"))).attributes();
+    assertThat(attribute(connections, "connection_logs.s3.enabled")).isEqualTo("true");
+    assertThat(h.resources().loadBalancers().get(0).attributes().connectionLogBucket()).isEqualTo("conn-logs");
+    assertThat(h.resources().loadBalancers().get(0).attributes().connectionLogPrefix()).isEqualTo("edge");
   }
 
   @Test
