@@ -103,11 +103,14 @@ public final class KeySource {
       long next;
       if (ar.succeeded()) {
         JwkSet read = ar.result();
-        if (keys == null || failure != null || !read.sameKeys(keys)) {
+        boolean changed = keys == null || !read.sameKeys(keys);
+        if (changed || failure != null) {
           LOG.info("JWKS {}: {} signing key(s)", endpoint, read.size());
           owner.changed(endpoint, state(), keysState(read), read.describe());
         }
-        keys = read;
+        if (changed) {
+          keys = read; // the same keys keep their set: the tokens verified with it stay verified
+        }
         failure = null;
         next = REFRESH_MILLIS;
       } else {

@@ -3,9 +3,6 @@ package io.fulcrum.listener;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.observe.LoopLog;
-import io.fulcrum.routing.FixedRoute;
-import io.fulcrum.routing.ForwardRoute;
-import io.fulcrum.routing.JwtRoute;
 import io.fulcrum.routing.RouteAction;
 import io.vertx.core.net.SocketAddress;
 
@@ -96,11 +93,7 @@ final class AccessEntry {
   /** The rule that matched, and its actions. */
   void routed(RouteAction route) {
     priority = route.priority();
-    action = route instanceof JwtRoute j ? JwtValidation.TYPE + "," + name(j.then()) : name(route);
-  }
-
-  private static String name(RouteAction route) {
-    return route instanceof ForwardRoute ? "forward" : route instanceof FixedRoute ? "fixed-response" : "redirect";
+    action = route.executed();
   }
 
   /** The rule's jwt-validation action refused the request: its routing action never ran. */

@@ -272,7 +272,7 @@ final class ClientConnection implements Handler<Void> {
   }
 
   /** The id its connection log line gave the connection, for its access log lines too. */
-  void traceId(String id) {
+  void useTraceId(String id) {
     traceId = id;
   }
 

@@ -241,7 +241,7 @@ public final class ListenerVerticle extends VerticleBase {
       base.channel().config().setAllocator(DirectForwarder.ALLOCATOR);
       String traceId = base.channel().attr(TlsHandshakes.TRACE_ID).get();
       if (traceId != null) {
-        client.traceId(traceId); // its connection log line's
+        client.useTraceId(traceId); // its connection log line's
       }
     }
     clients.put(conn, client);

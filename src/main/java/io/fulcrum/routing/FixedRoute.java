@@ -22,6 +22,11 @@ public final class FixedRoute implements RouteAction {
     return priority;
   }
 
+  @Override
+  public String executed() {
+    return "fixed-response";
+  }
+
   public int statusCode() {
     return statusCode;
   }

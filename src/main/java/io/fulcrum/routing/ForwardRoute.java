@@ -41,6 +41,11 @@ public final class ForwardRoute implements RouteAction {
     return priority;
   }
 
+  @Override
+  public String executed() {
+    return "forward";
+  }
+
   /** The rule's transforms, which rewrite the request before it goes on; null when it has none. */
   public Rewrites rewrites() {
     return rewrites;

@@ -2,6 +2,7 @@ package io.fulcrum.routing;
 
 import io.fulcrum.jwt.KeySource;
 import io.fulcrum.jwt.TokenCheck;
+import io.fulcrum.model.JwtValidation;
 
 /**
  * A rule's jwt-validation action and the routing action a request takes once its token passes
@@ -13,17 +14,24 @@ public final class JwtRoute implements RouteAction {
   private final TokenCheck check;
   private final KeySource keys;
   private final RouteAction then;
+  private final String executed;
 
   JwtRoute(int priority, TokenCheck check, KeySource keys, RouteAction then) {
     this.priority = priority;
     this.check = check;
     this.keys = keys;
     this.then = then;
+    this.executed = JwtValidation.TYPE + "," + then.executed();
   }
 
   @Override
   public int priority() {
     return priority;
+  }
+
+  @Override
+  public String executed() {
+    return executed;
   }
 
   public TokenCheck check() {

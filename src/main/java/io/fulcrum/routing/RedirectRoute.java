@@ -36,6 +36,11 @@ public final class RedirectRoute implements RouteAction {
     return priority;
   }
 
+  @Override
+  public String executed() {
+    return "redirect";
+  }
+
   public int statusCode() {
     return statusCode;
   }

@@ -8,4 +8,10 @@ public sealed interface RouteAction permits ForwardRoute, FixedRoute, RedirectRo
 
   /** The priority of the rule it came from; 0 for the default action (as in ALB's access log). */
   int priority();
+
+  /**
+   * The access log's {@code actions_executed} for a request it takes: {@code forward},
+   * {@code jwt-validation,forward}, ...
+   */
+  String executed();
 }

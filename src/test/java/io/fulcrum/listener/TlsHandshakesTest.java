@@ -23,7 +23,8 @@ class TlsHandshakesTest {
 
   @Test
   void noCertificate_isClientCertMissing_andAnythingElseUnmapped() {
-    assertThat(TlsHandshakes.reason(wrapped("error:10000412:SSL routines:OPENSSL_internal:PEER_DID_NOT_RETURN_A_CERTIFICATE")))
+    assertThat(TlsHandshakes.reason(
+        wrapped("error:10000412:SSL routines:OPENSSL_internal:PEER_DID_NOT_RETURN_A_CERTIFICATE")))
         .isEqualTo("ClientCertMissing");
     assertThat(TlsHandshakes.reason(wrapped("error:100000f0:SSL routines:OPENSSL_internal:UNSUPPORTED_PROTOCOL")))
         .isEqualTo("UnmappedConnectionError");
