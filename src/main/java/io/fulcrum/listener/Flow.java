@@ -67,6 +67,11 @@ final class Flow extends ChannelInboundHandlerAdapter {
   private long heldBytes;
   /** Counts a failed TLS handshake with the target; null over cleartext and once the session is up. */
   private GroupMeters tlsMeters;
+  /** A TLS listener's side of the flow, for the access log; null when it keeps none. */
+  private final TlsFlow tls;
+  /** Bytes relayed from the client to the target, and back. */
+  private long received;
+  private long sent;
   /** How much of the client's bytes is held while the target's connection opens before it is paused. */
   static final int HOLD_BYTES = 64 * 1024;
 
@@ -77,9 +82,11 @@ final class Flow extends ChannelInboundHandlerAdapter {
    * @param listener  the listener binding that accepted it
    * @param halfClose whether both sides are cleartext TCP, so that the client's FIN can be passed on
    *                  while the target's answer comes back ({@code ALLOW_HALF_CLOSURE} on)
+   * @param tls       the TLS side of the flow when its listener keeps an access log, else null
    */
   Flow(FlowListeners owner, Object listener, Channel client, String group, Upstream upstream,
-      LoadBalancerMeters meters, boolean halfClose) {
+      LoadBalancerMeters meters, boolean halfClose, TlsFlow tls) {
+    this.tls = tls;
     this.owner = owner;
     this.listener = listener;
     this.client = client;
@@ -101,6 +108,26 @@ final class Flow extends ChannelInboundHandlerAdapter {
 
   LoadBalancerMeters meters() {
     return meters;
+  }
+
+  /** The TLS side of the flow, for the access log; null when there is none to write. */
+  TlsFlow tls() {
+    return tls;
+  }
+
+  /** The client's channel. */
+  Channel client() {
+    return client;
+  }
+
+  /** Bytes relayed from the client to the target. */
+  long received() {
+    return received;
+  }
+
+  /** Bytes relayed from the target to the client. */
+  long sent() {
+    return sent;
   }
 
   /** The key of the target the flow goes to. */
@@ -180,6 +207,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
       return;
     }
     meters.processed(length);
+    received += length;
     target.write(data, target.voidPromise());
     if (!target.isWritable()) {
       client.config().setAutoRead(false); // read again once the target drains (channelWritabilityChanged)
@@ -274,6 +302,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
       return;
     }
     meters.processed(data.readableBytes());
+    sent += data.readableBytes();
     client.write(data, client.voidPromise());
     if (!client.isWritable()) {
       target.config().setAutoRead(false); // read again once the client drains (ClientSide)

@@ -8,12 +8,17 @@ import io.fulcrum.bootstrap.CloseAfterRead;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.ListenerTls;
+import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.DirectForwarder;
+import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ProxyProtocolV2;
 import io.fulcrum.forward.TargetTls;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
+import io.fulcrum.observe.AccessLogs;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.observe.LogDestination;
+import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.RouteAction;
@@ -30,6 +35,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ServerChannel;
+import io.netty.handler.ssl.SniCompletionEvent;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -39,15 +46,22 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.net.SslChannelProvider;
 import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,10 +96,17 @@ final class FlowListeners {
   private static final long BIND_RETRY_MILLIS = 25;
   /** A bootstrap needs a handler; a flow's channel gets its own after registration. */
   private static final ChannelHandler NO_HANDLER = new NoHandler();
+  /** NLB's access log times: to the second, UTC, without a zone letter. */
+  private static final DateTimeFormatter NLB_TIME =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
 
   private final Vertx vertx;
   private final LoopMeters meters;
   private final Timers timers;
+  /** The process's log writer, this loop's lines, and the data plane's clock (the access log's times). */
+  private final AccessLogs accessLogs;
+  private final LoopLog log;
+  private final Clock clock;
   /** The owning verticle's context: its loop accepts, and timers are set in it. */
   private final ContextInternal context;
   private final int index;
@@ -108,9 +129,15 @@ final class FlowListeners {
    *                 {@code SO_REUSEPORT}, only the first accepts)
    * @param channels makes the transport's channels (epoll, io_uring or NIO)
    * @param servers  makes the same transport's listening channels
+   * @param log      this loop's access log lines (a TLS listener's connections, when its load
+   *                 balancer keeps an access log)
    */
   FlowListeners(Vertx vertx, LoopMeters meters, Timers timers, int index, long secret,
-      ChannelFactory<? extends Channel> channels, ChannelFactory<? extends ServerChannel> servers) {
+      ChannelFactory<? extends Channel> channels, ChannelFactory<? extends ServerChannel> servers,
+      AccessLogs accessLogs, LoopLog log, Clock clock) {
+    this.accessLogs = accessLogs;
+    this.log = log;
+    this.clock = clock;
     this.vertx = vertx;
     this.meters = meters;
     this.timers = timers;
@@ -179,6 +206,7 @@ final class FlowListeners {
         endFlows(b);
       }
       b.update(plan, meters(plan, b.node));
+      b.log = lines(plan, b.node);
       if (plan.tls() == null) {
         b.tls = null;
         b.tlsOf = null;
@@ -195,6 +223,7 @@ final class FlowListeners {
         ListenerPlan plan = e.getValue();
         Binding b = new Binding(e.getKey(), nodes.get(e.getKey()), plan.port());
         b.update(plan, meters(plan, b.node));
+        b.log = lines(plan, b.node);
         bindings.put(e.getKey(), b);
         Future<?> tls = plan.tls() == null ? Future.succeededFuture() : tls(b, plan.tls());
         // A listener whose certificates cannot be loaded is not kept: the next snapshot tries it afresh.
@@ -237,6 +266,24 @@ final class FlowListeners {
         }
       }
     }
+  }
+
+  /**
+   * The access log lines of a TLS listener whose network load balancer keeps an access log, at
+   * {@code node}, on this loop; null otherwise (NLB logs TLS connections only).
+   */
+  private LoopLog.Lines lines(ListenerPlan plan, Node node) {
+    String bucket = plan.proxy().accessLogBucket();
+    if (bucket == null || plan.tls() == null || !accessLogs.writing()) {
+      return null;
+    }
+    return log.lines(LogDestination.of(bucket, plan.proxy().accessLogPrefix(), plan.arn(), node.address()));
+  }
+
+  /** Where the bound listeners' access logs go (those that keep one). */
+  Set<LogDestination> logDestinations() {
+    return bindings.values().stream().filter(b -> b.log != null).map(b -> b.log.destination())
+        .collect(Collectors.toSet());
   }
 
   private LoadBalancerMeters meters(ListenerPlan plan, Node node) {
@@ -334,7 +381,7 @@ final class FlowListeners {
    * A client connected and, on a TLS listener, finished its handshake: its flow goes to a target
    * of the group, or it is reset when there is none. {@code client} is registered on this loop.
    */
-  private void accept(Binding b, Channel client) {
+  private void accept(Binding b, Channel client, TlsFlow tls) {
     LoadBalancerMeters m = b.meters;
     m.flowOpened();
     if (drained != null) {
@@ -359,7 +406,7 @@ final class FlowListeners {
       return;
     }
     m.group(group.arn()).flow(scope.unhealthyRouting());
-    Flow flow = new Flow(this, b, client, group.arn(), target, m, !group.tls() && b.plan.tls() == null);
+    Flow flow = new Flow(this, b, client, group.arn(), target, m, !group.tls() && b.plan.tls() == null, tls);
     flowsByGroup.computeIfAbsent(group.arn(), k -> new LinkedHashSet<>()).add(flow);
     if (sweep < 0) {
       context.dispatch(v -> sweep = timers.setTimer(IDLE_SWEEP_SECONDS * 1000L, this::sweep)); // accepts run outside it
@@ -371,6 +418,41 @@ final class FlowListeners {
         group.tls() ? TargetTls.context(Tls.negotiated(client)) : null, header, m.group(group.arn()));
   }
 
+
+  /**
+   * A TLS connection's access log line, in NLB's format (22 fields): {@code tls 2.0 time elb
+   * listener client:port destination:port connection_time tls_handshake_time received_bytes
+   * sent_bytes incoming_tls_alert chosen_cert_arn chosen_cert_serial tls_cipher tls_protocol_version
+   * tls_named_group domain_name alpn_fe_protocol alpn_be_protocol alpn_client_preference_list
+   * tls_connection_creation_time}; what Fulcrum does not know is {@code -}.
+   */
+  private void logged(Flow flow, TlsFlow tls) {
+    Binding b = (Binding) flow.listener();
+    LoopLog.Lines lines = b.log;
+    if (lines == null || tls.session == null) {
+      return;
+    }
+    long now = clock.millis();
+    StringBuilder line = lines.start(now).append("tls 2.0 ").append(NLB_TIME.format(Instant.ofEpochMilli(now)))
+        .append(' ').append(Arns.loadBalancerDimension(b.plan.arn())).append(' ')
+        .append(b.plan.arn().substring(b.plan.arn().lastIndexOf('/') + 1)).append(' ');
+    InetSocketAddress client = (InetSocketAddress) flow.client().remoteAddress();
+    line.append(client == null ? "-" : client.getAddress().getHostAddress() + ":" + client.getPort()).append(' ')
+        .append(b.address.getAddress().getHostAddress()).append(':').append(b.address.getPort()).append(' ')
+        .append((System.nanoTime() - tls.acceptedNanos) / 1_000_000).append(' ')
+        .append((tls.handshakeNanos - tls.acceptedNanos) / 1_000_000).append(' ')
+        .append(flow.received()).append(' ').append(flow.sent()).append(" - - ");
+    java.security.cert.Certificate[] local = tls.session.getLocalCertificates();
+    line.append(local != null && local.length > 0 && local[0] instanceof X509Certificate x
+        ? ClientCertHeaders.serial(x) : "-").append(' ');
+    ForwardHeaders.Tls agreed = ForwardHeaders.Tls.of(tls.session);
+    line.append(agreed.cipherSuite()).append(' ')
+        .append(agreed.version().toLowerCase(Locale.ROOT).replace(".", "")).append(" - ")
+        .append(tls.serverName == null ? "-" : tls.serverName).append(' ')
+        .append(tls.alpn == null ? "-" : tls.alpn).append(" - - ")
+        .append(NLB_TIME.format(Instant.ofEpochMilli(tls.acceptedMillis)));
+    lines.end();
+  }
 
   /**
    * Closes the flows that carried nothing either way for the idle timeout; set again while flows
@@ -393,8 +475,11 @@ final class FlowListeners {
     }
   }
 
-  /** A flow ended: it is no longer tracked (the counters are the flow's). */
+  /** A flow ended: it is no longer tracked (the counters are the flow's); a TLS one is logged. */
   void ended(Flow flow) {
+    if (flow.tls() != null) {
+      logged(flow, flow.tls());
+    }
     Set<Flow> flows = flowsByGroup.get(flow.group());
     if (flows != null && flows.remove(flow) && flows.isEmpty()) {
       flowsByGroup.remove(flow.group());
@@ -440,6 +525,8 @@ final class FlowListeners {
     LoadBalancerMeters meters;
     /** This loop's listening socket, once bound. */
     ServerChannel server;
+    /** A TLS listener's access log lines on this loop, while its load balancer keeps an access log. */
+    LoopLog.Lines log;
     /** A TLS listener's handlers for new connections, and the settings they were made from. */
     SslChannelProvider tls;
     ListenerTls tlsOf;
@@ -498,7 +585,8 @@ final class FlowListeners {
         boolean alpn = !binding.tlsOf.alpn().isEmpty();
         client.pipeline().addLast("tls", tls.createServerHandler(alpn, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
             HostAndPort.create(from.getHostString(), from.getPort())));
-        client.pipeline().addLast("handshake", new Handshake(binding));
+        client.pipeline().addLast("handshake", new Handshake(binding,
+            binding.log == null ? null : new TlsFlow(System.nanoTime(), clock.millis())));
       } else {
         config.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true); // a client's FIN is passed on (see Flow)
       }
@@ -506,7 +594,7 @@ final class FlowListeners {
         if (!r.isSuccess()) {
           client.unsafe().closeForcibly();
         } else if (tls == null) {
-          accept(binding, client);
+          accept(binding, client, null);
         }
       });
     }
@@ -530,18 +618,28 @@ final class FlowListeners {
    */
   private final class Handshake extends ChannelInboundHandlerAdapter {
     private final Binding binding;
+    /** The connection's TLS side for the access log, or null. */
+    private final TlsFlow tls;
     private boolean failed;
 
-    Handshake(Binding binding) {
+    Handshake(Binding binding, TlsFlow tls) {
       this.binding = binding;
+      this.tls = tls;
     }
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+      if (event instanceof SniCompletionEvent sni && tls != null) {
+        tls.serverName = sni.hostname();
+      }
       if (event instanceof SslHandshakeCompletionEvent done) {
         if (done.isSuccess()) {
           ctx.pipeline().remove(this);
-          accept(binding, ctx.channel());
+          SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+          if (tls != null && ssl != null) {
+            tls.established(ssl);
+          }
+          accept(binding, ctx.channel(), tls);
         } else {
           failed(ctx);
         }

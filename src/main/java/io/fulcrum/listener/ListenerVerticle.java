@@ -13,6 +13,7 @@ import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.model.Arns;
 import io.fulcrum.observe.AccessLogs;
 import io.fulcrum.observe.LoadBalancerMeters;
+import io.fulcrum.observe.LogDestination;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.observe.Meters;
@@ -37,6 +38,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -151,7 +153,7 @@ public final class ListenerVerticle extends VerticleBase {
     directRequests = new DirectRequests(this, direct, dispatcher, clock);
     flows = new FlowListeners(vertx, meters, timers, index, random.nextLong(),
         ((VertxInternal) vertx).transport().channelFactory(false),
-        ((VertxInternal) vertx).transport().serverChannelFactory(false));
+        ((VertxInternal) vertx).transport().serverChannelFactory(false), accessLogs, log, clock);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> stickiness.keys(m.body()));
     vertx.eventBus().<String>localConsumer(Addresses.OPTIMIZER_CREDITS, m -> handler.optimizerCredits(m.body()));
@@ -222,7 +224,9 @@ public final class ListenerVerticle extends VerticleBase {
     binds.addAll(http.apply(next));
     meters.retain(next.listeners().stream().map(l -> Arns.loadBalancerDimension(l.arn())).collect(Collectors.toSet()),
         next.groups().keySet());
-    log.retain(http.logDestinations());
+    Set<LogDestination> destinations = new HashSet<>(http.logDestinations());
+    destinations.addAll(flows.logDestinations());
+    log.retain(destinations);
     // Applied once every server of this version accepts (or failed to bind, which is logged): an API
     // change that adds a listener answers only when its port serves.
     return Future.join(binds)

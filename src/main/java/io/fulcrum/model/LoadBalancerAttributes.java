@@ -75,6 +75,10 @@ public final class LoadBalancerAttributes {
       s.add(oneOf(CROSS_ZONE, "true", List.of("true")));
       s.add(range(CONNECT_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, 1, DEFAULT_CONNECT_TIMEOUT_MS));
     } else {
+      // A network load balancer's access log records its TLS listeners' connections.
+      s.add(bool(ACCESS_LOGS, false));
+      s.add(new AttributeSpec(ACCESS_LOGS_BUCKET, "", LoadBalancerAttributes::checkBucket));
+      s.add(new AttributeSpec(ACCESS_LOGS_PREFIX, "", LoadBalancerAttributes::checkPrefix));
       s.add(bool(CROSS_ZONE, false));
       s.add(oneOf(DNS_CLIENT_ROUTING, "any_availability_zone",
           List.of("availability_zone_affinity", "partial_availability_zone_affinity", "any_availability_zone")));

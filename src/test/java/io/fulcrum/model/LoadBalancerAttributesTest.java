@@ -182,6 +182,9 @@ class LoadBalancerAttributesTest {
     LoadBalancerAttributes a = LoadBalancerAttributes.defaults(LoadBalancerType.NETWORK);
     assertThat(a.asMap()).containsExactly(
         entry("deletion_protection.enabled", "false"),
+        entry("access_logs.s3.enabled", "false"),
+        entry("access_logs.s3.bucket", ""),
+        entry("access_logs.s3.prefix", ""),
         entry("load_balancing.cross_zone.enabled", "false"),
         entry("dns_record.client_routing_policy", "any_availability_zone"),
         entry("fulcrum.target_connect_timeout_ms", "10000"));
