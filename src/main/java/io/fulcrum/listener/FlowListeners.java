@@ -46,6 +46,7 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.net.SslChannelProvider;
 import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Instant;
@@ -442,7 +443,7 @@ final class FlowListeners {
         .append((System.nanoTime() - tls.acceptedNanos) / 1_000_000).append(' ')
         .append((tls.handshakeNanos - tls.acceptedNanos) / 1_000_000).append(' ')
         .append(flow.received()).append(' ').append(flow.sent()).append(" - - ");
-    java.security.cert.Certificate[] local = tls.session.getLocalCertificates();
+    Certificate[] local = tls.session.getLocalCertificates();
     line.append(local != null && local.length > 0 && local[0] instanceof X509Certificate x
         ? ClientCertHeaders.serial(x) : "-").append(' ');
     ForwardHeaders.Tls agreed = ForwardHeaders.Tls.of(tls.session);
