@@ -3,6 +3,7 @@ package io.fulcrum.bootstrap;
 import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Resources;
@@ -59,8 +60,11 @@ final class Banner {
             }
             String url = l.protocol().wire().toLowerCase() + "://" + host(n.address()) + ":" + l.port() + "/";
             b.append("  ").append(url).append(" (").append(n.zone()).append(')');
-            if (l.mutualAuthentication().mode() != MutualAuthentication.Mode.VERIFY) {
-              firstUrls.add(url); // a verify listener answers no curl without a client certificate: not a first try
+            if (l.mutualAuthentication().mode() != MutualAuthentication.Mode.VERIFY
+                && !(l.defaultActions().get(0) instanceof JwtValidation)) {
+              // A verify listener answers no curl without a client certificate, nor a default action that
+              // wants a token without one: not a first try.
+              firstUrls.add(url);
             }
           }
         }
@@ -68,6 +72,12 @@ final class Banner {
         if (mtls.on()) {
           b.append("  [mutual TLS: ").append(mtls.mode().wire())
               .append(mtls.trustStore() == null ? "" : ", trust store " + mtls.trustStore().name()).append(']');
+        }
+        long jwtRules = l.rules().stream().filter(r -> r.actions().get(0) instanceof JwtValidation).count();
+        boolean jwtDefault = l.defaultActions().get(0) instanceof JwtValidation;
+        if (jwtRules > 0 || jwtDefault) {
+          b.append("  [jwt-validation: ").append(jwtRules > 0 ? jwtRules + (jwtRules == 1 ? " rule" : " rules") : "")
+              .append(jwtRules > 0 && jwtDefault ? ", " : "").append(jwtDefault ? "the default action" : "").append(']');
         }
         b.append('\n');
       }

@@ -90,6 +90,31 @@ class BannerTest {
   }
 
   @Test
+  void banner_marksJwtValidation_andOffersNoCurlWhereTheDefaultActionWantsAToken() {
+    String jwt = "{type: jwt-validation, jwks-endpoint: 'https://idp.example/jwks', issuer: 'https://idp.example'}";
+    FulcrumConfig config = Gateway.config("""
+        load-balancers:
+          - name: api
+            listeners:
+              - protocol: HTTPS
+                port: 8443
+                default-actions: [%s, {type: fixed-response, status-code: 200}]
+              - protocol: HTTPS
+                port: 9443
+                default-actions: [{type: fixed-response, status-code: 200}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: [/a]}],
+                     actions: [%s, {type: fixed-response, status-code: 200}]}
+        """.formatted(jwt, jwt));
+
+    String banner = Banner.render(config, 9090, -1, 1, "x.yaml");
+
+    assertThat(banner).contains("HTTPS 8443:  https://127.0.0.1:8443/ (zone-a)  [jwt-validation: the default action]")
+        .contains("HTTPS 9443:  https://127.0.0.1:9443/ (zone-a)  [jwt-validation: 1 rule]")
+        .contains("curl -sk https://127.0.0.1:9443/").doesNotContain("curl -sk https://127.0.0.1:8443/");
+  }
+
+  @Test
   void banner_withTheDnsResponderOff_hasNoDnsLine() throws IOException {
     String banner = Banner.render(demo(), 9090, -1, 2, "conf/fulcrum.yaml");
 
