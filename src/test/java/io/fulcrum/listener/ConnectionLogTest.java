@@ -12,6 +12,7 @@ import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestPki;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
+import io.fulcrum.tls.TlsEngine;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.net.URI;
@@ -29,6 +30,7 @@ import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * ALB's connection log ({@code connection_logs.s3.*}): a line for every TLS handshake of an HTTPS
@@ -53,8 +55,14 @@ class ConnectionLogTest {
   private int plain;
   private int unlogged;
 
+  private final TlsEngine engine = TlsEngine.current();
+
+  /** Tests named {@code jdkEngine...} run the listeners on the JDK's TLS engine rather than BoringSSL. */
   @BeforeEach
-  void start() throws Exception {
+  void start(TestInfo test) throws Exception {
+    if (test.getTestMethod().orElseThrow().getName().startsWith("jdkEngine")) {
+      TlsEngine.use(TlsEngine.JDK);
+    }
     Path dir = Files.createTempDirectory("conn-log");
     data = dir.resolve("data");
     server = TestCertificates.pem(dir, "lb", "127.0.0.1");
@@ -102,6 +110,7 @@ class ConnectionLogTest {
   void stop() {
     gateway.close();
     backends.close();
+    TlsEngine.use(engine);
   }
 
   private int get(SSLContext tls, int port) throws Exception {
@@ -114,6 +123,17 @@ class ConnectionLogTest {
   private List<String> logLines(String bucket) {
     time.advance(Duration.ofMillis(LogDestination.periodEnd(time.millis()) - time.millis()));
     return LogFiles.lines(LogFiles.await(data.resolve("s3").resolve(bucket), 1).get(0));
+  }
+
+  @Test
+  void jdkEngine_namesTheSameReasons() throws Exception {
+    assertThat(get(alice.clientContext(server.x509()), verify)).isEqualTo(200);
+    assertThatThrownBy(() -> get(expired.clientContext(server.x509()), verify)).isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> get(stranger.clientContext(server.x509()), verify)).isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> get(TestCertificates.trusting(server.x509()), verify)).isInstanceOf(IOException.class);
+    List<String> lines = logLines("conns");
+    assertThat(lines.stream().map(l -> l.split(" ")[l.split(" ").length - 2]).toList()).containsExactly("Success",
+        "Failed:ClientCertExpired", "Failed:ClientCertUntrusted", "Failed:ClientCertMissing");
   }
 
   @Test
