@@ -8,9 +8,7 @@ import io.fulcrum.bootstrap.CloseAfterRead;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.ListenerTls;
-import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.DirectForwarder;
-import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ProxyProtocolV2;
 import io.fulcrum.forward.TargetTls;
 import io.fulcrum.model.Arns;
@@ -46,19 +44,13 @@ import io.vertx.core.internal.VertxInternal;
 import io.vertx.core.internal.net.SslChannelProvider;
 import io.vertx.core.net.HostAndPort;
 import java.net.InetSocketAddress;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -97,9 +89,6 @@ final class FlowListeners {
   private static final long BIND_RETRY_MILLIS = 25;
   /** A bootstrap needs a handler; a flow's channel gets its own after registration. */
   private static final ChannelHandler NO_HANDLER = new NoHandler();
-  /** NLB's access log times: to the second, UTC, without a zone letter. */
-  private static final DateTimeFormatter NLB_TIME =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss").withZone(ZoneOffset.UTC);
 
   private final Vertx vertx;
   private final LoopMeters meters;
@@ -420,39 +409,13 @@ final class FlowListeners {
   }
 
 
-  /**
-   * A TLS connection's access log line, in NLB's format (22 fields): {@code tls 2.0 time elb
-   * listener client:port destination:port connection_time tls_handshake_time received_bytes
-   * sent_bytes incoming_tls_alert chosen_cert_arn chosen_cert_serial tls_cipher tls_protocol_version
-   * tls_named_group domain_name alpn_fe_protocol alpn_be_protocol alpn_client_preference_list
-   * tls_connection_creation_time}; what Fulcrum does not know is {@code -}.
-   */
+  /** A TLS connection's access log line, when its listener's load balancer keeps an access log. */
   private void logged(Flow flow, TlsFlow tls) {
     Binding b = (Binding) flow.listener();
-    LoopLog.Lines lines = b.log;
-    if (lines == null || tls.session == null) {
-      return;
+    if (b.log != null) {
+      tls.write(b.log, clock.millis(), b.plan.arn(), (InetSocketAddress) flow.client().remoteAddress(), b.address,
+          flow.received(), flow.sent());
     }
-    long now = clock.millis();
-    StringBuilder line = lines.start(now).append("tls 2.0 ").append(NLB_TIME.format(Instant.ofEpochMilli(now)))
-        .append(' ').append(Arns.loadBalancerDimension(b.plan.arn())).append(' ')
-        .append(b.plan.arn().substring(b.plan.arn().lastIndexOf('/') + 1)).append(' ');
-    InetSocketAddress client = (InetSocketAddress) flow.client().remoteAddress();
-    line.append(client == null ? "-" : client.getAddress().getHostAddress() + ":" + client.getPort()).append(' ')
-        .append(b.address.getAddress().getHostAddress()).append(':').append(b.address.getPort()).append(' ')
-        .append((System.nanoTime() - tls.acceptedNanos) / 1_000_000).append(' ')
-        .append((tls.handshakeNanos - tls.acceptedNanos) / 1_000_000).append(' ')
-        .append(flow.received()).append(' ').append(flow.sent()).append(" - - ");
-    Certificate[] local = tls.session.getLocalCertificates();
-    line.append(local != null && local.length > 0 && local[0] instanceof X509Certificate x
-        ? ClientCertHeaders.serial(x) : "-").append(' ');
-    ForwardHeaders.Tls agreed = ForwardHeaders.Tls.of(tls.session);
-    line.append(agreed.cipherSuite()).append(' ')
-        .append(agreed.version().toLowerCase(Locale.ROOT).replace(".", "")).append(" - ")
-        .append(tls.serverName == null ? "-" : tls.serverName).append(' ')
-        .append(tls.alpn == null ? "-" : tls.alpn).append(" - - ")
-        .append(NLB_TIME.format(Instant.ofEpochMilli(tls.acceptedMillis)));
-    lines.end();
   }
 
   /**
