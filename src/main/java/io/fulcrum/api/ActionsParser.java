@@ -61,7 +61,7 @@ final class ActionsParser {
         .sorted(Comparator.comparing(Ordered::order, Comparator.nullsFirst(Comparator.naturalOrder())))
         .map(Ordered::action).toList();
     Problems problems = new Problems();
-    JwtValidation.checkSequence(out, problems.at(member));
+    Action.checkSequence(out, problems.at(member));
     ModelProblems.throwFirst(problems, 0);
     return out;
   }

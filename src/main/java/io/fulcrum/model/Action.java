@@ -5,12 +5,42 @@ import java.util.regex.Pattern;
 
 /**
  * A rule or default action (ELBv2 {@code Action}): the routing actions forward, fixed-response and
- * redirect, and {@link JwtValidation}, which runs before one.
+ * redirect, and the checks that run before one, {@link JwtValidation} and {@link AuthenticateOidc}.
  */
-public sealed interface Action permits Action.Forward, Action.FixedResponse, Action.Redirect, JwtValidation {
+public sealed interface Action
+    permits Action.Forward, Action.FixedResponse, Action.Redirect, JwtValidation, AuthenticateOidc {
 
   /** The AWS action type name. */
   String type();
+
+  /** Whether it is a routing action (forward, fixed-response, redirect), which ends a rule's actions. */
+  default boolean routing() {
+    return !(this instanceof JwtValidation || this instanceof AuthenticateOidc);
+  }
+
+  /**
+   * Checks the order of a rule's (or a listener's default) actions: at most one check
+   * (jwt-validation or authenticate-oidc), first, and exactly one routing action (forward,
+   * fixed-response or redirect), last.
+   *
+   * @param actions the actions in the order they run; none is null
+   */
+  static void checkSequence(List<Action> actions, Problems p) {
+    List<Action> checks = actions.stream().filter(a -> !a.routing()).toList();
+    long routing = actions.size() - checks.size();
+    if (checks.size() > 1) {
+      p.add("InvalidLoadBalancerAction", checks.size() + " actions of types "
+          + String.join(", ", checks.stream().map(Action::type).toList())
+          + ": at most one jwt-validation or authenticate-oidc action is allowed");
+    } else if (routing != 1 && !actions.isEmpty()) {
+      p.add("InvalidLoadBalancerAction", routing == 0
+          ? "a " + checks.get(0).type() + " action must be followed by a forward, fixed-response or redirect action"
+          : routing + " routing actions: exactly one forward, fixed-response or redirect action is allowed");
+    } else if (checks.size() == 1 && actions.get(0).routing()) {
+      p.at(1).add("InvalidLoadBalancerAction", "the " + checks.get(0).type() + " action must come first, before the "
+          + actions.get(0).type() + " action");
+    }
+  }
 
   /**
    * Forward to one target group, or spread over 2-5 by weight (0-999), optionally with

@@ -139,25 +139,4 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
       p.add("'" + endpoint + "' is not a URL: " + e.getReason());
     }
   }
-
-  /**
-   * Checks the order of a rule's (or a listener's default) actions: at most one {@code jwt-validation},
-   * first, and exactly one routing action (forward, fixed-response or redirect), last.
-   *
-   * @param actions the actions in the order they run; none is null
-   */
-  public static void checkSequence(List<Action> actions, Problems p) {
-    long validations = actions.stream().filter(a -> a instanceof JwtValidation).count();
-    long routing = actions.size() - validations;
-    if (validations > 1) {
-      p.add("InvalidLoadBalancerAction", validations + " jwt-validation actions: at most one is allowed");
-    } else if (routing != 1 && !actions.isEmpty()) {
-      p.add("InvalidLoadBalancerAction", routing == 0
-          ? "a jwt-validation action must be followed by a forward, fixed-response or redirect action"
-          : routing + " routing actions: exactly one forward, fixed-response or redirect action is allowed");
-    } else if (validations == 1 && !(actions.get(0) instanceof JwtValidation)) {
-      p.at(1).add("InvalidLoadBalancerAction", "the jwt-validation action must come first, before the "
-          + actions.get(0).type() + " action");
-    }
-  }
 }

@@ -146,11 +146,11 @@ public final class ResourceRules {
 
   private static void checkActions(Listener l, List<Action> actions, Map<String, TargetGroup> groups, Problems p,
       Set<String> used) {
-    JwtValidation.checkSequence(actions, p);
+    Action.checkSequence(actions, p);
     for (int i = 0; i < actions.size(); i++) {
-      if (actions.get(i) instanceof JwtValidation && l.protocol() != Protocol.HTTPS) {
-        p.at(i).add("InvalidLoadBalancerAction", "a jwt-validation action needs an HTTPS listener (this one is "
-            + l.protocol().wire() + ")");
+      if (!actions.get(i).routing() && l.protocol() != Protocol.HTTPS) {
+        p.at(i).add("InvalidLoadBalancerAction", "a " + actions.get(i).type() + " action needs an HTTPS listener"
+            + " (this one is " + l.protocol().wire() + ")");
       }
       if (!(actions.get(i) instanceof Action.Forward f)) {
         continue;

@@ -68,7 +68,7 @@ class ConfigParserJwtValidationTest {
     assertThat(ruleMessages(JWT + "}")).containsExactly(
         R + "actions: a jwt-validation action must be followed by a forward, fixed-response or redirect action");
     assertThat(ruleMessages(JWT + "}, " + JWT + "}, {type: forward, target-group: api}")).containsExactly(
-        R + "actions: 2 jwt-validation actions: at most one is allowed");
+        R + "actions: 2 actions of types jwt-validation, jwt-validation: at most one jwt-validation or authenticate-oidc action is allowed");
   }
 
   @ParameterizedTest
