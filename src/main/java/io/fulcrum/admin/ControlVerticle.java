@@ -1,6 +1,9 @@
 package io.fulcrum.admin;
 
+import io.fulcrum.bus.Addresses;
 import io.fulcrum.bus.ZoneStatus;
+import io.fulcrum.oidc.ClaimsSigner;
+import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.observe.GroupGauges;
 import io.fulcrum.optimizer.TargetControlVerticle;
 import io.fulcrum.observe.Meters;
@@ -105,6 +108,9 @@ public final class ControlVerticle extends VerticleBase {
     return this;
   }
 
+  /** Where the public keys of authenticate-oidc's claims signatures are served (then the key id). */
+  public static final String PUBLIC_KEYS = "/public-keys/";
+
   @Override
   public Future<?> start() {
     server = vertx.createHttpServer(new HttpServerOptions().setHost(address).setPort(port)
@@ -146,9 +152,28 @@ public final class ControlVerticle extends VerticleBase {
       processReadiness(req);
     } else if (path.startsWith("/health/ready/")) {
       zoneReadiness(req, path.substring("/health/ready/".length()));
+    } else if (path.startsWith(PUBLIC_KEYS)) {
+      publicKey(req, path.substring(PUBLIC_KEYS.length()));
     } else {
       json(req, 404, new JsonObject().put("error", "not found"));
     }
+  }
+
+  /**
+   * The public key (PEM) that verifies authenticate-oidc's {@code x-amzn-oidc-data} tokens of key
+   * id {@code kid}, as ALB's regional endpoint serves it; 404 for a key id not in use.
+   */
+  private void publicKey(HttpServerRequest req, String kid) {
+    vertx.eventBus().<KeyRing>request(Addresses.STICKINESS_KEYS_CURRENT, null)
+        .map(reply -> ClaimsSigner.of(reply.body()).key(kid))
+        .onSuccess(key -> {
+          if (key == null) {
+            json(req, 404, new JsonObject().put("error", "no signing key " + kid));
+          } else {
+            req.response().putHeader("Content-Type", "application/x-pem-file").end(key.pem());
+          }
+        })
+        .onFailure(e -> json(req, 500, new JsonObject().put("error", "keys unavailable: " + e.getMessage())));
   }
 
   /** Every listener verticle's counters, added up, the target groups' state and the process's. */

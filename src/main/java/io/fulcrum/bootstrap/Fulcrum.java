@@ -100,6 +100,7 @@ public final class Fulcrum {
       }
       return registry.selfSigned(SelfSignedCertificate.ensure(config.dataDir(), certificateNames(config)))
           .jwksCaCertificates(config.jwks().caCertificates())
+          .oidcCaCertificates(config.oidc().caCertificates())
           .keepJournalIn(config.dataDir());
     });
   }

@@ -147,16 +147,8 @@ public final class ConfigParser {
 
     Long seed = root.longValue("random-seed", null);
 
-    ConfigNode jwksNode = root.object("jwks");
-    String jwksCas = jwksNode.string("ca-certificates", null);
-    if (jwksCas != null) {
-      try {
-        ClientCertificateVerifier.readAuthorities(jwksCas);
-      } catch (IllegalArgumentException e) {
-        jwksNode.at("ca-certificates").add(e.getMessage());
-      }
-    }
-    jwksNode.finish();
+    String jwksCas = caBundle(root, "jwks");
+    String oidcCas = caBundle(root, "oidc");
 
     List<DemoTarget> demo = parseDemo(root, env);
 
@@ -172,7 +164,22 @@ public final class ConfigParser {
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
-        new FulcrumConfig.Jwks(jwksCas));
+        new FulcrumConfig.Jwks(jwksCas), new FulcrumConfig.Oidc(oidcCas));
+  }
+
+  /** The {@code ca-certificates} PEM file of the object {@code key} (jwks, oidc), checked, or null. */
+  private static String caBundle(ConfigNode root, String key) {
+    ConfigNode node = root.object(key);
+    String cas = node.string("ca-certificates", null);
+    if (cas != null) {
+      try {
+        ClientCertificateVerifier.readAuthorities(cas);
+      } catch (IllegalArgumentException e) {
+        node.at("ca-certificates").add(e.getMessage());
+      }
+    }
+    node.finish();
+    return cas;
   }
 
   /**

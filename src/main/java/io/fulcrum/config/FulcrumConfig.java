@@ -25,6 +25,7 @@ import java.util.OptionalLong;
  * @param certificates    the certificates the API's HTTPS listeners may use, by ARN: the self-signed
  *                        one first, then the file's
  * @param jwks            how jwt-validation actions reach their JWKS endpoints
+ * @param oidc            how authenticate-oidc actions reach identity providers
  */
 public record FulcrumConfig(
     Environment environment,
@@ -39,7 +40,8 @@ public record FulcrumConfig(
     OptionalLong randomSeed,
     List<DemoTarget> demoTargets,
     List<Certificate> certificates,
-    Jwks jwks) {
+    Jwks jwks,
+    Oidc oidc) {
 
   public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
   public static final int DEFAULT_CONTROL_PORT = 9090;
@@ -100,6 +102,16 @@ public record FulcrumConfig(
    */
   public record Jwks(String caCertificates) {
     public static final Jwks DEFAULT = new Jwks(null);
+  }
+
+  /**
+   * How authenticate-oidc actions reach their identity providers' token and user info endpoints.
+   *
+   * @param caCertificates a PEM file of the CAs the endpoints' certificates must chain to, instead of
+   *                       the JDK's; null for the JDK's
+   */
+  public record Oidc(String caCertificates) {
+    public static final Oidc DEFAULT = new Oidc(null);
   }
 
   /** An embedded demo backend: answers with its id and zone, and has a {@code /health} path. */

@@ -9,6 +9,10 @@ public enum ElbError {
   HEADER_TOO_LARGE(400, "Bad Request", "request header too large"),
   TOKEN_MISSING(401, "Authorization Required", "no bearer token for the rule's jwt-validation action"),
   TOKEN_INVALID(401, "Authorization Required", "the bearer token failed the rule's jwt-validation action"),
+  AUTH_DENIED(401, "Authorization Required", "no session for the rule's authenticate-oidc action, which denies"),
+  AUTH_REFUSED(401, "Authorization Required", "a sign-in's way back from the IdP could not be used"),
+  AUTH_IDP_ERROR(561, "", "the IdP returned an error to a sign-in"),
+  AUTH_FAILED(500, "Internal Server Error", "the IdP could not be reached, or answered a sign-in unusably"),
   METHOD_NOT_ALLOWED(405, "Method Not Allowed", "TRACE is not supported"),
   CLIENT_TIMEOUT(408, "Request Time-out", "client sent nothing before the idle timeout"),
   XFF_TOO_LONG(463, "", "X-Forwarded-For holds more than 30 addresses"),
@@ -67,7 +71,8 @@ public enum ElbError {
    * The {@code grpc-status} a gRPC client gets for this answer: UNAVAILABLE (14) when no target
    * could serve, DEADLINE_EXCEEDED (4) for timeouts, UNIMPLEMENTED (12) for protocol mismatches
    * and unsupported methods, INTERNAL (13) for malformed requests and target errors,
-   * RESOURCE_EXHAUSTED (8) for limits, UNAUTHENTICATED (16) for a token a jwt-validation action refused.
+   * RESOURCE_EXHAUSTED (8) for limits, UNAUTHENTICATED (16) for a token a jwt-validation action refused
+   * and for authenticate-oidc's refusals.
    */
   public int grpcStatus() {
     return switch (this) {
@@ -76,7 +81,7 @@ public enum ElbError {
       case CONNECT_TIMEOUT, TARGET_TIMEOUT, GRPC_DEADLINE_EXCEEDED -> 4;
       case PROTOCOL_MISMATCH, METHOD_NOT_ALLOWED, UNSUPPORTED_TRANSFER_ENCODING, VERSION_NOT_SUPPORTED -> 12;
       case XFF_TOO_LONG, HEADER_TOO_LARGE -> 8;
-      case TOKEN_MISSING, TOKEN_INVALID -> 16;
+      case TOKEN_MISSING, TOKEN_INVALID, AUTH_DENIED, AUTH_REFUSED, AUTH_IDP_ERROR -> 16;
       default -> 13;
     };
   }

@@ -17,7 +17,7 @@ import java.util.Map;
  * error (a lenient parser keeps one of them, and a token's reader and its signer could disagree on
  * which), and so is anything after the object.
  */
-final class StrictJson {
+public final class StrictJson {
 
   private static final JsonFactory FACTORY = JsonFactory.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -27,7 +27,7 @@ final class StrictJson {
   }
 
   /** @throws IllegalArgumentException when {@code bytes} is not exactly one JSON object */
-  static JsonObject object(byte[] bytes) {
+  public static JsonObject object(byte[] bytes) {
     try (JsonParser p = FACTORY.createParser(bytes)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw new IllegalArgumentException("not a JSON object");

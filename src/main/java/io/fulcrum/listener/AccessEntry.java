@@ -1,7 +1,6 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.forward.ForwardHeaders;
-import io.fulcrum.model.JwtValidation;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.routing.RouteAction;
 import io.vertx.core.net.SocketAddress;
@@ -96,9 +95,12 @@ final class AccessEntry {
     action = route.executed();
   }
 
-  /** The rule's jwt-validation action refused the request: its routing action never ran. */
-  void refusedByJwtValidation() {
-    action = JwtValidation.TYPE;
+  /**
+   * The check before the rule's routing action answered the request itself (refused it, or sent
+   * it to sign in): {@code executed} is the check's word ({@code jwt-validation}, {@code authenticate}).
+   */
+  void refusedByCheck(String executed) {
+    action = executed;
   }
 
   /** What the forwarding rule's transforms did: {@code TRANSFORMED} or {@code FAILED}, with what they gave. */

@@ -155,7 +155,10 @@ public final class ListenerVerticle extends VerticleBase {
         ((VertxInternal) vertx).transport().channelFactory(false),
         ((VertxInternal) vertx).transport().serverChannelFactory(false), accessLogs, log, clock);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
-        m -> stickiness.keys(m.body()));
+        m -> {
+          stickiness.keys(m.body());
+          handler.keys(m.body());
+        });
     vertx.eventBus().<String>localConsumer(Addresses.OPTIMIZER_CREDITS, m -> handler.optimizerCredits(m.body()));
     MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
         m -> apply(m.body()).onFailure(e -> LOG.error("applying snapshot {} failed: {}", m.body().version(), e.getMessage())));
@@ -164,6 +167,7 @@ public final class ListenerVerticle extends VerticleBase {
         .compose(reply -> {
           if (!stickiness.ready()) {
             stickiness.keys(reply.body());
+            handler.keys(reply.body());
           }
           return updates.completion();
         })

@@ -14,13 +14,17 @@ import io.fulcrum.forward.Upgrades;
 import io.fulcrum.jwt.JwkSet;
 import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.listener.HttpListeners.Binding;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.ProtocolVersion;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.routing.FixedRoute;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.JwtRoute;
+import io.fulcrum.routing.OidcCallbackRoute;
+import io.fulcrum.routing.OidcRoute;
 import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
+import io.fulcrum.sticky.KeyRing;
 import io.netty.handler.codec.TooLongFrameException;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -32,6 +36,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.HostAndPort;
+import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -59,6 +64,7 @@ final class RequestHandler {
   private final Dispatcher dispatcher;
 
   private final OptimizerQueue optimizerQueue;
+  private final Authenticator authenticator;
 
   RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Dispatcher dispatcher, Clock clock,
       RandomGenerator random) {
@@ -68,6 +74,12 @@ final class RequestHandler {
     this.clock = clock;
     this.functions = new FunctionForwarder(verticle, random);
     this.optimizerQueue = new OptimizerQueue(verticle.vertx());
+    this.authenticator = new Authenticator(clock, new SecureRandom());
+  }
+
+  /** The key ring that seals authenticate-oidc's sessions and signs its claims (at start, after a rotation). */
+  void keys(KeyRing ring) {
+    authenticator.keys(ring);
   }
 
   /** An agent of the target group {@code arn} granted credits: requests waiting for one try again. */
@@ -187,6 +199,10 @@ final class RequestHandler {
     if (action instanceof JwtRoute j) {
       Request r = new Request(binding, req, facts, chunked, headerBytes, client, last, entry);
       validate(r, j, true, false);
+    } else if (action instanceof OidcRoute o) {
+      authenticate(new Request(binding, req, facts, chunked, headerBytes, client, last, entry), o);
+    } else if (action instanceof OidcCallbackRoute c) {
+      authenticator.callback(req, c, entry, binding.listenerHeaders, meters);
     } else {
       route(binding, req, facts, action, chunked, headerBytes, client, last, entry);
     }
@@ -240,9 +256,30 @@ final class RequestHandler {
               + j.keys().failure() + ")" : "");
     }
     if (r.entry() != null) {
-      r.entry().refusedByJwtValidation();
+      r.entry().refusedByCheck(JwtValidation.TYPE);
     }
     answer(r.binding(), r.entry(), req, error);
+  }
+
+  /**
+   * A rule's authenticate-oidc action: a request with a session goes on to the routing action with
+   * the user's claims; one without is sent to sign in, denied or allowed, as the action says.
+   */
+  private void authenticate(Request r, OidcRoute o) {
+    Binding binding = r.binding();
+    switch (authenticator.check(r.req(), o, r.entry(), binding.listenerHeaders, binding.meters)) {
+      case SIGNED_IN, ALLOWED -> route(binding, r.req(), r.facts(), o.then(), r.chunked(), r.headerBytes(),
+          r.client(), r.last(), r.entry());
+      case DENIED -> {
+        if (r.entry() != null) {
+          r.entry().refusedByCheck(OidcRoute.EXECUTED);
+        }
+        answer(binding, r.entry(), r.req(), ElbError.AUTH_DENIED);
+      }
+      case ANSWERED -> {
+        // sent to the IdP, or refused
+      }
+    }
   }
 
   /** The routing action: forward, answer with a fixed response, or redirect. */

@@ -11,6 +11,8 @@ import io.fulcrum.bus.Registrations;
 import io.fulcrum.bus.ZoneStatus;
 import io.fulcrum.jwt.KeySource;
 import io.fulcrum.jwt.KeySources;
+import io.fulcrum.oidc.IdpClient;
+import io.fulcrum.routing.RouteTable;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
@@ -123,12 +125,36 @@ public final class RegistryVerticle extends VerticleBase {
   /** The JWKS endpoints of jwt-validation actions; created when the registry starts. */
   private KeySources keySources;
 
-  private KeySource keySource(String endpoint) {
-    if (keySources == null) {
-      throw new IllegalStateException("jwt-validation actions need the registry deployed (JWKS " + endpoint + ")");
-    }
-    return keySources.source(endpoint);
+  /**
+   * The PEM bundle of the CAs that identity providers' certificates (authenticate-oidc's token and
+   * user info endpoints) must chain to (null: the JDK's); set before the registry starts.
+   */
+  public RegistryVerticle oidcCaCertificates(String caBundle) {
+    this.oidcCaCertificates = caBundle;
+    return this;
   }
+
+  private String oidcCaCertificates;
+  /** How authenticate-oidc actions reach identity providers; created when the registry starts. */
+  private IdpClient idp;
+
+  private final RouteTable.Checks checks = new RouteTable.Checks() {
+    @Override
+    public KeySource keys(String endpoint) {
+      if (keySources == null) {
+        throw new IllegalStateException("jwt-validation actions need the registry deployed (JWKS " + endpoint + ")");
+      }
+      return keySources.source(endpoint);
+    }
+
+    @Override
+    public IdpClient idp() {
+      if (idp == null) {
+        throw new IllegalStateException("authenticate-oidc actions need the registry deployed");
+      }
+      return idp;
+    }
+  };
 
   /** The certificate of HTTPS listeners configured without one; set before the registry starts. */
   public RegistryVerticle selfSigned(io.fulcrum.tls.SelfSignedCertificate.PemFiles files) {
@@ -206,6 +232,7 @@ public final class RegistryVerticle extends VerticleBase {
     }
     keySources = new KeySources(vertx, timers, jwksCaCertificates,
         (endpoint, from, to, description) -> journal.jwksKeys(endpoint, from, to, description, timers.now()));
+    idp = new IdpClient(vertx, oidcCaCertificates);
     rebuildAll();
     scheduleAnomalyTick();
     var bus = vertx.eventBus();
@@ -223,7 +250,8 @@ public final class RegistryVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    Future<?> keys = keySources == null ? Future.succeededFuture() : keySources.close().otherwiseEmpty();
+    Future<?> keys = Future.all(keySources == null ? Future.succeededFuture() : keySources.close().otherwiseEmpty(),
+        idp == null ? Future.succeededFuture() : idp.close().otherwiseEmpty());
     return journalWriter == null ? keys : Future.all(keys, journalWriter.flush().otherwiseEmpty());
   }
 
@@ -373,7 +401,7 @@ public final class RegistryVerticle extends VerticleBase {
 
   /** Rebuilds listeners, every plan and the registrations, and publishes both. */
   private void rebuildAll() {
-    listeners = SnapshotBuilder.listeners(environment, resources, selfSigned, this::keySource);
+    listeners = SnapshotBuilder.listeners(environment, resources, selfSigned, checks);
     if (keySources != null) {
       keySources.retain(SnapshotBuilder.jwksEndpoints(resources));
     }

@@ -10,7 +10,6 @@ import io.fulcrum.forward.ProxySettings;
 import io.fulcrum.model.AnomalyDetection;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Certificate;
-import io.fulcrum.jwt.KeySource;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
@@ -40,7 +39,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.stream.Stream;
 
 /** Compiles validated resources (and health) into what the data plane and the health checker run. */
@@ -52,16 +50,16 @@ final class SnapshotBuilder {
   /**
    * Every listener with its compiled rules, bound on the nodes of its load balancer's zones.
    *
-   * @param keys the key source of each JWKS endpoint that jwt-validation actions name
+   * @param checks what jwt-validation and authenticate-oidc actions use
    */
   static List<ListenerPlan> listeners(Environment env, Resources resources, SelfSignedCertificate.PemFiles selfSigned,
-      Function<String, KeySource> keys) {
+      RouteTable.Checks checks) {
     List<ListenerPlan> listeners = new ArrayList<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
       List<Node> nodes = env.nodes().stream().filter(n -> lb.zones().contains(n.zone())).toList();
       ProxySettings proxy = ProxySettings.of(lb);
       for (Listener l : lb.listeners()) {
-        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l, keys),
+        listeners.add(new ListenerPlan(lb.name(), l.arn(), l.protocol(), l.port(), nodes, RouteTable.compile(l, lb.arn(), checks),
             proxy, tls(l, env, selfSigned), lb.attributes().http2Enabled(), l.protocol() == Protocol.HTTP && l.h2c(),
             l.attributes()));
       }

@@ -3,13 +3,16 @@ package io.fulcrum.routing;
 import io.fulcrum.jwt.KeySource;
 import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
+import io.fulcrum.oidc.IdpClient;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import java.util.function.Function;
+import java.util.Map;
 
 /**
  * A listener's rules compiled for matching: evaluated in priority order, the first rule whose
@@ -28,6 +31,8 @@ public final class RouteTable {
   private final String[][] pathStarts;
   private final RouteAction[] actions;
   private final RouteAction defaultAction;
+  /** The IdP's way back when the listener has authenticate-oidc actions, else null. */
+  private final OidcCallbackRoute callback;
 
   private RouteTable(ConditionMatcher[][] conditions, String[][] pathStarts, RouteAction[] actions,
       RouteAction defaultAction) {
@@ -35,21 +40,51 @@ public final class RouteTable {
     this.pathStarts = pathStarts;
     this.actions = actions;
     this.defaultAction = defaultAction;
+    Map<String, OidcRoute> oidc = new HashMap<>();
+    for (RouteAction a : actions) {
+      if (a instanceof OidcRoute o) {
+        oidc.put(o.id(), o);
+      }
+    }
+    if (defaultAction instanceof OidcRoute o) {
+      oidc.put(o.id(), o);
+    }
+    this.callback = oidc.isEmpty() ? null : new OidcCallbackRoute(oidc);
   }
 
-  /** Compiles a validated listener without jwt-validation actions (rules are already sorted by priority). */
-  public static RouteTable compile(Listener listener) {
-    return compile(listener, endpoint -> {
+  /** What the checks that run before a routing action need from the deployment. */
+  public interface Checks {
+    /** The key source of a JWKS endpoint that a jwt-validation action names. */
+    KeySource keys(String jwksEndpoint);
+
+    /** The client through which authenticate-oidc actions reach identity providers. */
+    IdpClient idp();
+  }
+
+  private static final Checks NO_CHECKS = new Checks() {
+    @Override
+    public KeySource keys(String jwksEndpoint) {
       throw new IllegalArgumentException("a jwt-validation action needs the key sources of its JWKS endpoints");
-    });
+    }
+
+    @Override
+    public IdpClient idp() {
+      throw new IllegalArgumentException("an authenticate-oidc action needs the IdP client");
+    }
+  };
+
+  /** Compiles a validated listener without jwt-validation and authenticate-oidc actions. */
+  public static RouteTable compile(Listener listener) {
+    return compile(listener, null, NO_CHECKS);
   }
 
   /**
    * Compiles a validated listener (rules are already sorted by priority).
    *
-   * @param keys the key source of each JWKS endpoint its jwt-validation actions name
+   * @param loadBalancerArn its load balancer's ARN (the signer of authenticate-oidc's claims)
+   * @param checks          what its jwt-validation and authenticate-oidc actions use
    */
-  public static RouteTable compile(Listener listener, Function<String, KeySource> keys) {
+  public static RouteTable compile(Listener listener, String loadBalancerArn, Checks checks) {
     List<Rule> rules = listener.rules();
     ConditionMatcher[][] conditions = new ConditionMatcher[rules.size()][];
     String[][] pathStarts = new String[rules.size()][];
@@ -64,17 +99,22 @@ public final class RouteTable {
         }
       }
       conditions[i] = ms.toArray(ConditionMatcher[]::new);
-      actions[i] = compile(rule.priority(), rule.actions(), Rewrites.of(rule.transforms()), keys);
+      actions[i] = compile(rule.priority(), rule.arn(), loadBalancerArn, rule.actions(),
+          Rewrites.of(rule.transforms()), checks);
     }
-    return new RouteTable(conditions, pathStarts, actions, compile(0, listener.defaultActions(), null, keys));
+    return new RouteTable(conditions, pathStarts, actions,
+        compile(0, listener.arn(), loadBalancerArn, listener.defaultActions(), null, checks));
   }
 
-  /** A rule's actions: the routing action (the last), behind the jwt-validation action before it, if any. */
-  private static RouteAction compile(int priority, List<Action> list, Rewrites rewrites,
-      Function<String, KeySource> keys) {
+  /** A rule's actions: the routing action (the last), behind the check before it, if any. */
+  private static RouteAction compile(int priority, String id, String loadBalancerArn, List<Action> list,
+      Rewrites rewrites, Checks checks) {
     RouteAction routing = compile(priority, list.get(list.size() - 1), rewrites);
     if (list.size() > 1 && list.get(0) instanceof JwtValidation jwt) {
-      return new JwtRoute(priority, new TokenCheck(jwt), keys.apply(jwt.jwksEndpoint()), routing);
+      return new JwtRoute(priority, new TokenCheck(jwt), checks.keys(jwt.jwksEndpoint()), routing);
+    }
+    if (list.size() > 1 && list.get(0) instanceof AuthenticateOidc oidc) {
+      return new OidcRoute(priority, oidc, id, loadBalancerArn, checks.idp(), routing);
     }
     return routing;
   }
@@ -111,6 +151,9 @@ public final class RouteTable {
   }
 
   public RouteAction match(RequestFacts request) {
+    if (callback != null && AuthenticateOidc.CALLBACK_PATH.equals(request.path())) {
+      return callback;
+    }
     String path = null;
     rules:
     for (int i = 0; i < conditions.length; i++) {
@@ -176,15 +219,19 @@ public final class RouteTable {
   }
 
   /**
-   * Every routing action of the table (a jwt-validation's, that behind it), default last (to find
-   * which target groups a listener uses).
+   * Every routing action of the table (a check's, that behind it), default last (to find which
+   * target groups a listener uses).
    */
   public List<RouteAction> actions() {
     List<RouteAction> all = new ArrayList<>();
     for (RouteAction a : actions) {
-      all.add(a instanceof JwtRoute j ? j.then() : a);
+      all.add(routing(a));
     }
-    all.add(defaultAction instanceof JwtRoute j ? j.then() : defaultAction);
+    all.add(routing(defaultAction));
     return all;
+  }
+
+  private static RouteAction routing(RouteAction a) {
+    return a instanceof JwtRoute j ? j.then() : a instanceof OidcRoute o ? o.then() : a;
   }
 }

@@ -63,6 +63,14 @@ public final class CookieCodec {
 
   /** The sealed value of {@code plain[0, length)} for a cookie of {@code kind}, or null without keys. */
   public String seal(CookieKind kind, byte[] plain, int length) {
+    return seal(kind.aad(), plain, length);
+  }
+
+  /**
+   * The sealed value of {@code plain[0, length)} bound to {@code aad} (what else the value is for:
+   * another kind of cookie, a login's state), or null without keys.
+   */
+  public String seal(byte[] aad, byte[] plain, int length) {
     KeyRing r = ring;
     if (r == null) {
       return null;
@@ -73,7 +81,7 @@ public final class CookieCodec {
     nextNonce(out, KEY_ID_BYTES);
     try {
       cipher.init(Cipher.ENCRYPT_MODE, key.spec(), new GCMParameterSpec(TAG_BYTES * 8, out, KEY_ID_BYTES, NONCE_BYTES));
-      cipher.updateAAD(kind.aad());
+      cipher.updateAAD(aad);
       cipher.doFinal(plain, 0, length, out, KEY_ID_BYTES + NONCE_BYTES);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException("sealing a stickiness cookie failed", e);
@@ -86,6 +94,11 @@ public final class CookieCodec {
    * base64url, too short, a key the ring no longer holds, tampered with, or sealed for another kind.
    */
   public byte[] open(CookieKind kind, String value) {
+    return open(kind.aad(), value);
+  }
+
+  /** The plaintext of a value sealed with {@code aad} by {@link #seal(byte[], byte[], int)}, or null. */
+  public byte[] open(byte[] aad, String value) {
     KeyRing r = ring;
     if (r == null || value == null || value.length() > MAX_VALUE_CHARS) {
       return null;
@@ -105,7 +118,7 @@ public final class CookieCodec {
     }
     try {
       cipher.init(Cipher.DECRYPT_MODE, key.spec(), new GCMParameterSpec(TAG_BYTES * 8, raw, KEY_ID_BYTES, NONCE_BYTES));
-      cipher.updateAAD(kind.aad());
+      cipher.updateAAD(aad);
       return cipher.doFinal(raw, KEY_ID_BYTES + NONCE_BYTES, raw.length - KEY_ID_BYTES - NONCE_BYTES);
     } catch (GeneralSecurityException e) {
       // AEADBadTagException: tampered, truncated, or sealed for another kind of cookie.

@@ -33,7 +33,12 @@ public final class Backend implements AutoCloseable {
 
   /** A backend on {@code host} with a custom handler ({@code null}: answer with the id). */
   public static Backend start(Vertx vertx, String id, String host, Handler<HttpServerRequest> custom) {
-    HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(0));
+    return start(vertx, id, new HttpServerOptions().setHost(host).setPort(0), custom);
+  }
+
+  /** A backend with these server options (host, port, limits) and a custom handler ({@code null}: the id). */
+  public static Backend start(Vertx vertx, String id, HttpServerOptions options, Handler<HttpServerRequest> custom) {
+    HttpServer server = vertx.createHttpServer(options);
     Backend b = new Backend(id, server);
     server.requestHandler(req -> {
       b.hits.incrementAndGet();
