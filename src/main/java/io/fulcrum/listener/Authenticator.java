@@ -131,23 +131,15 @@ final class Authenticator {
       LoadBalancerMeters meters) {
     MultiMap headers = req.headers();
     headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
-    AuthenticateOidc a = route.config();
     long now = clock.millis();
-    String sealed = sessionCookie(RequestCookies.of(headers), a.sessionCookieName());
-    Opened opened = sealed == null ? null : open(sealed);
-    if (opened != null && opened.session.validFor(a.issuer(), a.clientId(), now)) {
-      Session s = opened.session;
-      if (!route.signer().equals(opened.signedFor) || now > opened.dataExpiresAt - DATA_LIFETIME_MILLIS / 2) {
-        opened.dataExpiresAt = Math.min(now + DATA_LIFETIME_MILLIS, s.expiresAtMillis());
-        opened.data = signer.sign(route.signer(), a.issuer(), a.clientId(), s.claims(), opened.dataExpiresAt / 1000);
-        opened.signedFor = route.signer();
-      }
-      headers.set(ACCESS_TOKEN, s.accessToken()).set(IDENTITY, s.subject()).set(DATA, opened.data);
+    String sealed = sessionCookie(RequestCookies.of(headers), route.config().sessionCookieName());
+    if (sealed != null && signedIn(headers, route, sealed, now)) {
       return Verdict.SIGNED_IN;
     }
-    if (sealed != null && opened == null && entry != null) {
+    if (sealed != null && open(sealed) == null && entry != null) {
       entry.errorReason = "AuthInvalidCookie"; // one we did not seal, or with keys rotated out: no session
     }
+    AuthenticateOidc a = route.config();
     return switch (a.onUnauthenticated()) {
       case ALLOW -> Verdict.ALLOWED;
       case DENY -> Verdict.DENIED;
@@ -156,6 +148,36 @@ final class Authenticator {
         yield Verdict.ANSWERED;
       }
     };
+  }
+
+  /**
+   * For the direct paths: whether the request has a live session for the action, in which case its
+   * headers now carry the user's claims (and no {@code x-amzn-oidc-*} of the client's own). False
+   * leaves the request to {@link #check} on the usual path.
+   */
+  boolean signedIn(MultiMap headers, OidcRoute route) {
+    String sealed = sessionCookie(RequestCookies.of(headers), route.config().sessionCookieName());
+    if (sealed == null) {
+      return false;
+    }
+    headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
+    return signedIn(headers, route, sealed, clock.millis());
+  }
+
+  private boolean signedIn(MultiMap headers, OidcRoute route, String sealed, long now) {
+    AuthenticateOidc a = route.config();
+    Opened opened = open(sealed);
+    if (opened == null || !opened.session.validFor(a.issuer(), a.clientId(), now)) {
+      return false;
+    }
+    Session s = opened.session;
+    if (!route.signer().equals(opened.signedFor) || now > opened.dataExpiresAt - DATA_LIFETIME_MILLIS / 2) {
+      opened.dataExpiresAt = Math.min(now + DATA_LIFETIME_MILLIS, s.expiresAtMillis());
+      opened.data = signer.sign(route.signer(), a.issuer(), a.clientId(), s.claims(), opened.dataExpiresAt / 1000);
+      opened.signedFor = route.signer();
+    }
+    headers.set(ACCESS_TOKEN, s.accessToken()).set(IDENTITY, s.subject()).set(DATA, opened.data);
+    return true;
   }
 
   /** The session cookie's shards joined, or null when it has none. */

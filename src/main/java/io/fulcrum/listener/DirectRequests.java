@@ -15,6 +15,7 @@ import io.fulcrum.jwt.TokenCheck;
 import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.routing.JwtRoute;
+import io.fulcrum.routing.OidcRoute;
 import io.fulcrum.routing.RouteAction;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.HttpRequest;
@@ -32,7 +33,8 @@ import java.util.Map;
 /**
  * The direct paths of one listener verticle: requests that Netty has decoded are forwarded before
  * Vert.x sees them ({@link FastLane} for HTTP/1.1, {@link StreamLane} for HTTP/2) when they are
- * the common case (a rule's jwt-validation action included, for a valid token); anything else is left
+ * the common case (a rule's jwt-validation action included, for a valid token, and its
+ * authenticate-oidc action, for a live session); anything else is left
  * to {@link RequestHandler}, which answers it whatever it is. Both paths make the same checks as that
  * one and share its {@link Dispatcher}. Called on the owning event loop only.
  */
@@ -41,12 +43,15 @@ final class DirectRequests {
   private final ListenerVerticle verticle;
   private final DirectForwarder direct;
   private final Dispatcher dispatcher;
+  private final Authenticator authenticator;
   private final Clock clock;
 
-  DirectRequests(ListenerVerticle verticle, DirectForwarder direct, Dispatcher dispatcher, Clock clock) {
+  DirectRequests(ListenerVerticle verticle, DirectForwarder direct, Dispatcher dispatcher, Authenticator authenticator,
+      Clock clock) {
     this.verticle = verticle;
     this.direct = direct;
     this.dispatcher = dispatcher;
+    this.authenticator = authenticator;
     this.clock = clock;
   }
 
@@ -88,7 +93,7 @@ final class DirectRequests {
     }
     NodeRequest facts = new NodeRequest(method.name(), req.uri(), headers, remote);
     RouteAction matched = binding.plan.routes().match(facts);
-    if (!(forwardWithToken(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
+    if (!(checked(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
       return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
@@ -194,7 +199,7 @@ final class DirectRequests {
     }
     NodeRequest facts = new NodeRequest(method.name(), path.toString(), headers, remote, authority);
     RouteAction matched = binding.plan.routes().match(facts);
-    if (!(forwardWithToken(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
+    if (!(checked(matched, headers) instanceof ForwardRoute route) || route.rewrites() != null) {
       return null; // a rule's transforms are applied on the usual path
     }
     long now = clock.millis();
@@ -252,11 +257,16 @@ final class DirectRequests {
   }
 
   /**
-   * The routing action a request takes here: the matched one, or, behind a jwt-validation action,
-   * its routing action when the request's token is valid with the keys at hand. Null when the usual
-   * path is to judge the request: it answers a refused token, and waits for keys not fetched yet.
+   * The routing action a request takes here: the matched one; behind a jwt-validation action, its
+   * routing action when the request's token is valid with the keys at hand; behind an
+   * authenticate-oidc action, its routing action when the request has a live session (the user's
+   * claims are then in its headers). Null when the usual path is to judge the request: it answers a
+   * refused token, waits for keys not fetched yet, and sends a user without a session to sign in.
    */
-  private RouteAction forwardWithToken(RouteAction matched, MultiMap headers) {
+  private RouteAction checked(RouteAction matched, MultiMap headers) {
+    if (matched instanceof OidcRoute o) {
+      return authenticator.signedIn(headers, o) ? o.then() : null;
+    }
     if (!(matched instanceof JwtRoute j)) {
       return matched;
     }

@@ -100,6 +100,8 @@ public final class ListenerVerticle extends VerticleBase {
   private boolean lanes;
   private Stickiness stickiness;
   private RequestHandler handler;
+  /** authenticate-oidc's sessions on this loop, for both request paths. */
+  private Authenticator authenticator;
   private DirectRequests directRequests;
   /** The network load balancers' TCP and TLS listeners on this loop. */
   private FlowListeners flows;
@@ -149,15 +151,16 @@ public final class ListenerVerticle extends VerticleBase {
     // Nonces of this loop's stickiness cookies start at a random point (see CookieCodec).
     stickiness = new Stickiness(new SecureRandom());
     Dispatcher dispatcher = new Dispatcher(this, stickiness, clock, random);
-    handler = new RequestHandler(this, forwarder, dispatcher, clock, random);
-    directRequests = new DirectRequests(this, direct, dispatcher, clock);
+    authenticator = new Authenticator(clock, new SecureRandom());
+    handler = new RequestHandler(this, forwarder, dispatcher, authenticator, clock, random);
+    directRequests = new DirectRequests(this, direct, dispatcher, authenticator, clock);
     flows = new FlowListeners(vertx, meters, timers, index, random.nextLong(),
         ((VertxInternal) vertx).transport().channelFactory(false),
         ((VertxInternal) vertx).transport().serverChannelFactory(false), accessLogs, log, clock);
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> {
           stickiness.keys(m.body());
-          handler.keys(m.body());
+          authenticator.keys(m.body());
         });
     vertx.eventBus().<String>localConsumer(Addresses.OPTIMIZER_CREDITS, m -> handler.optimizerCredits(m.body()));
     MessageConsumer<DataPlaneSnapshot> updates = vertx.eventBus().localConsumer(Addresses.SNAPSHOT,
@@ -167,7 +170,7 @@ public final class ListenerVerticle extends VerticleBase {
         .compose(reply -> {
           if (!stickiness.ready()) {
             stickiness.keys(reply.body());
-            handler.keys(reply.body());
+            authenticator.keys(reply.body());
           }
           return updates.completion();
         })

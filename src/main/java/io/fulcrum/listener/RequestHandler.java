@@ -24,7 +24,6 @@ import io.fulcrum.routing.OidcCallbackRoute;
 import io.fulcrum.routing.OidcRoute;
 import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
-import io.fulcrum.sticky.KeyRing;
 import io.netty.handler.codec.TooLongFrameException;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -36,7 +35,6 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.HostAndPort;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
@@ -66,20 +64,15 @@ final class RequestHandler {
   private final OptimizerQueue optimizerQueue;
   private final Authenticator authenticator;
 
-  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Dispatcher dispatcher, Clock clock,
-      RandomGenerator random) {
+  RequestHandler(ListenerVerticle verticle, HttpForwarder forwarder, Dispatcher dispatcher, Authenticator authenticator,
+      Clock clock, RandomGenerator random) {
     this.verticle = verticle;
     this.forwarder = forwarder;
     this.dispatcher = dispatcher;
     this.clock = clock;
     this.functions = new FunctionForwarder(verticle, random);
     this.optimizerQueue = new OptimizerQueue(verticle.vertx());
-    this.authenticator = new Authenticator(clock, new SecureRandom());
-  }
-
-  /** The key ring that seals authenticate-oidc's sessions and signs its claims (at start, after a rotation). */
-  void keys(KeyRing ring) {
-    authenticator.keys(ring);
+    this.authenticator = authenticator;
   }
 
   /** An agent of the target group {@code arn} granted credits: requests waiting for one try again. */

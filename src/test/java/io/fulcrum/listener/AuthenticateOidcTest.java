@@ -2,6 +2,7 @@ package io.fulcrum.listener;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
@@ -213,8 +214,10 @@ class AuthenticateOidcTest {
     assertThat(backend.trafficHits()).isZero();
 
     for (HttpClient.Version v : HttpClient.Version.values()) {
+      long before = DirectForwarder.forwarded();
       HttpResponse<String> r = browse(v, url("/app/page?x=1"));
       assertThat(r.statusCode()).as(v.toString()).isEqualTo(200);
+      assertThat(DirectForwarder.forwarded() - before).as("the direct path took it").isEqualTo(1);
       JsonObject seen = new JsonObject(r.body());
       assertThat(seen.getString("x-amzn-oidc-identity")).isEqualTo(OidcProvider.SUBJECT);
       assertThat(seen.getString("x-amzn-oidc-accesstoken")).startsWith("access-");
@@ -270,9 +273,12 @@ class AuthenticateOidcTest {
     assertThat(allowed.statusCode()).isEqualTo(200);
     assertThat(new JsonObject(allowed.body())).as("allowed without a session: no claims").isEmpty();
     assertThat(signIn("/app/a").statusCode()).isEqualTo(302);
-    JsonObject seen = new JsonObject(browse(HttpClient.Version.HTTP_2, url("/open/x"), forged).body());
-    assertThat(seen.getString("x-amzn-oidc-identity")).isEqualTo(OidcProvider.SUBJECT);
-    assertThat(seen.getString("x-amzn-oidc-data")).isNotEqualTo("forged");
+    for (HttpClient.Version v : HttpClient.Version.values()) {
+      JsonObject seen = new JsonObject(browse(v, url("/open/x"), forged).body());
+      assertThat(seen.getString("x-amzn-oidc-identity")).as(v.toString()).isEqualTo(OidcProvider.SUBJECT);
+      assertThat(seen.getString("x-amzn-oidc-accesstoken")).as(v.toString()).startsWith("access-");
+      assertThat(seen.getString("x-amzn-oidc-data")).as(v.toString()).isNotEqualTo("forged");
+    }
   }
 
   @Test
