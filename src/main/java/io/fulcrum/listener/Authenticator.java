@@ -14,6 +14,7 @@ import io.fulcrum.routing.OidcRoute;
 import io.fulcrum.sticky.CookieCodec;
 import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.RequestCookies;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -30,6 +31,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -79,6 +81,8 @@ final class Authenticator {
   private final SecureRandom random;
   private final CookieCodec codec;
   private ClaimsSigner signer;
+  /** Refreshes under way, by the sealed session they renew. */
+  private final Map<String, Future<Refreshed>> refreshing = new HashMap<>();
   private final Map<String, Opened> sessions = new LinkedHashMap<>(64, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<String, Opened> eldest) {
@@ -124,52 +128,125 @@ final class Authenticator {
   }
 
   /**
-   * Looks for the request's session: with one, puts the user's claims in its headers. Without one,
-   * does what the action says: sends the user to the IdP (answered here), denies, or allows.
+   * Looks for the request's session: with one, puts the user's claims in its headers (reading them
+   * again first when the access token expired and a refresh token can renew it: the new session's
+   * cookies then go out with the response). Without one, does what the action says: sends the user
+   * to the IdP (answered here), denies, or allows. Completes at once but for a refresh.
    */
-  Verdict check(HttpServerRequest req, OidcRoute route, AccessEntry entry, ListenerHeaders listenerHeaders,
+  Future<Verdict> check(HttpServerRequest req, OidcRoute route, AccessEntry entry, ListenerHeaders listenerHeaders,
       LoadBalancerMeters meters) {
     MultiMap headers = req.headers();
     headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
     long now = clock.millis();
-    String sealed = sessionCookie(RequestCookies.of(headers), route.config().sessionCookieName());
-    if (sealed != null && signedIn(headers, route, sealed, now)) {
-      return Verdict.SIGNED_IN;
+    AuthenticateOidc a = route.config();
+    String sealed = sessionCookie(RequestCookies.of(headers), a.sessionCookieName());
+    Opened opened = sealed == null ? null : open(sealed);
+    if (opened != null && opened.session.validFor(a.issuer(), a.clientId(), now)) {
+      if (!opened.session.refreshDue(now)) {
+        claims(headers, route, opened, now);
+        return SIGNED_IN;
+      }
+      return refresh(route, sealed, opened.session, RequestCookies.of(headers), meters).transform(ar -> {
+        if (req.response().ended() || req.response().closed()) {
+          return ANSWERED; // the client left meanwhile
+        }
+        if (ar.succeeded()) {
+          claims(headers, route, ar.result().opened(), clock.millis());
+          ar.result().setCookies().forEach(c -> req.response().headers().add(SET_COOKIE, c));
+          return SIGNED_IN;
+        }
+        if (entry != null) {
+          entry.errorReason = failure(ar.cause()).reason();
+        }
+        return unauthenticated(req, route, entry, listenerHeaders, meters, clock.millis());
+      });
     }
-    if (sealed != null && open(sealed) == null && entry != null) {
+    if (sealed != null && opened == null && entry != null) {
       entry.errorReason = "AuthInvalidCookie"; // one we did not seal, or with keys rotated out: no session
     }
-    AuthenticateOidc a = route.config();
-    return switch (a.onUnauthenticated()) {
-      case ALLOW -> Verdict.ALLOWED;
-      case DENY -> Verdict.DENIED;
+    return unauthenticated(req, route, entry, listenerHeaders, meters, now);
+  }
+
+  private static final Future<Verdict> SIGNED_IN = Future.succeededFuture(Verdict.SIGNED_IN);
+  private static final Future<Verdict> ALLOWED = Future.succeededFuture(Verdict.ALLOWED);
+  private static final Future<Verdict> DENIED = Future.succeededFuture(Verdict.DENIED);
+  private static final Future<Verdict> ANSWERED = Future.succeededFuture(Verdict.ANSWERED);
+
+  /** What the action does with a request without a session. */
+  private Future<Verdict> unauthenticated(HttpServerRequest req, OidcRoute route, AccessEntry entry,
+      ListenerHeaders listenerHeaders, LoadBalancerMeters meters, long now) {
+    return switch (route.config().onUnauthenticated()) {
+      case ALLOW -> ALLOWED;
+      case DENY -> DENIED;
       case AUTHENTICATE -> {
         signIn(req, route, entry, listenerHeaders, meters, now);
-        yield Verdict.ANSWERED;
+        yield ANSWERED;
       }
     };
   }
 
+  /** A session renewed, and the cookies that carry it. */
+  private record Refreshed(Opened opened, List<String> setCookies) {
+  }
+
   /**
-   * For the direct paths: whether the request has a live session for the action, in which case its
-   * headers now carry the user's claims (and no {@code x-amzn-oidc-*} of the client's own). False
-   * leaves the request to {@link #check} on the usual path.
+   * Renews a session whose access token expired: a new one from the token endpoint, the claims read
+   * again. Requests of one session on this loop wait for one refresh; the old cookie opens the
+   * renewed session from then on (its requests in flight, the browser's until it takes the new one).
+   */
+  private Future<Refreshed> refresh(OidcRoute route, String sealed, Session s, RequestCookies sent,
+      LoadBalancerMeters meters) {
+    Future<Refreshed> running = refreshing.get(sealed);
+    if (running != null) {
+      return running;
+    }
+    AuthenticateOidc a = route.config();
+    Future<Refreshed> f = route.idp().refresh(a, s.refreshToken(), s.subject(), clock.millis())
+        .compose(tokens -> route.idp().userInfo(a, tokens).map(claims -> s.refreshed(tokens.accessToken(), claims,
+            tokens.refreshToken(), tokens.accessExpiresAt(clock.millis()))))
+        .compose(renewed -> {
+          String next = seal(renewed);
+          if (next == null) {
+            return Future.failedFuture(new IdpFailure("AuthUserinfoResponseSizeExceeded", IdpFailure.INTERNAL,
+                "the renewed session does not fit the session cookie's shards"));
+          }
+          Opened opened = new Opened(renewed);
+          sessions.put(next, opened);
+          sessions.put(sealed, opened);
+          meters.authRefreshed();
+          return Future.succeededFuture(new Refreshed(opened,
+              sessionCookies(next, renewed, a.sessionCookieName(), sent, false)));
+        });
+    refreshing.put(sealed, f);
+    f.onComplete(ar -> refreshing.remove(sealed));
+    return f;
+  }
+
+  /**
+   * For the direct paths: whether the request has a live session for the action (its access token
+   * not due for a refresh), in which case its headers now carry the user's claims (and no
+   * {@code x-amzn-oidc-*} of the client's own). False leaves the request to {@link #check} on the
+   * usual path.
    */
   boolean signedIn(MultiMap headers, OidcRoute route) {
-    String sealed = sessionCookie(RequestCookies.of(headers), route.config().sessionCookieName());
+    AuthenticateOidc a = route.config();
+    String sealed = sessionCookie(RequestCookies.of(headers), a.sessionCookieName());
     if (sealed == null) {
       return false;
     }
-    headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
-    return signedIn(headers, route, sealed, clock.millis());
-  }
-
-  private boolean signedIn(MultiMap headers, OidcRoute route, String sealed, long now) {
-    AuthenticateOidc a = route.config();
+    long now = clock.millis();
     Opened opened = open(sealed);
-    if (opened == null || !opened.session.validFor(a.issuer(), a.clientId(), now)) {
+    if (opened == null || !opened.session.validFor(a.issuer(), a.clientId(), now) || opened.session.refreshDue(now)) {
       return false;
     }
+    headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
+    claims(headers, route, opened, now);
+    return true;
+  }
+
+  /** Puts a live session's claims in the request's headers, signed again when the last signature is half spent. */
+  private void claims(MultiMap headers, OidcRoute route, Opened opened, long now) {
+    AuthenticateOidc a = route.config();
     Session s = opened.session;
     if (!route.signer().equals(opened.signedFor) || now > opened.dataExpiresAt - DATA_LIFETIME_MILLIS / 2) {
       opened.dataExpiresAt = Math.min(now + DATA_LIFETIME_MILLIS, s.expiresAtMillis());
@@ -177,7 +254,6 @@ final class Authenticator {
       opened.signedFor = route.signer();
     }
     headers.set(ACCESS_TOKEN, s.accessToken()).set(IDENTITY, s.subject()).set(DATA, opened.data);
-    return true;
   }
 
   /** The session cookie's shards joined, or null when it has none. */
@@ -296,6 +372,7 @@ final class Authenticator {
         throw new IdpFailure("AuthMissingHostHeader", IdpFailure.UNAUTHORIZED, "no Host header");
       }
     } catch (IdpFailure f) {
+      meters.authenticated(f.status(), false);
       refuse(req, entry, listenerHeaders, meters, f);
       return;
     }
@@ -305,21 +382,26 @@ final class Authenticator {
     AuthenticateOidc a = route.config();
     route.idp().redeem(a, code, callbackUrl(host), now)
         .compose(tokens -> route.idp().userInfo(a, tokens).map(claims -> new Session(a.issuer(), a.clientId(),
-            tokens.subject(), tokens.accessToken(), claims, clock.millis() + a.sessionTimeoutSeconds() * 1000)))
+            tokens.subject(), tokens.accessToken(), claims, tokens.refreshToken(),
+            tokens.accessExpiresAt(clock.millis()), clock.millis() + a.sessionTimeoutSeconds() * 1000)))
         .onComplete(ar -> {
           if (req.response().ended() || req.response().closed()) {
             return; // the client left meanwhile
           }
           IdpFailure failure = ar.failed() ? failure(ar.cause()) : null;
-          List<String> setCookies = failure == null ? sessionCookies(ar.result(), a.sessionCookieName(), cookies) : null;
+          String sealedSession = failure == null ? seal(ar.result()) : null;
+          List<String> setCookies = sealedSession == null ? null
+              : sessionCookies(sealedSession, ar.result(), a.sessionCookieName(), cookies, true);
           if (failure == null && setCookies == null) {
             failure = new IdpFailure("AuthUserinfoResponseSizeExceeded", IdpFailure.INTERNAL,
                 "the sealed session does not fit the session cookie's shards");
           }
           if (failure != null) {
+            meters.authenticated(failure.status(), "AuthUserinfoResponseSizeExceeded".equals(failure.reason()));
             refuse(req, entry, listenerHeaders, meters, failure);
             return;
           }
+          meters.authenticated(302, false);
           found(req, state.url(), setCookies, listenerHeaders);
           meters.elbStatus(302);
           if (entry != null) {
@@ -336,16 +418,19 @@ final class Authenticator {
     return new IdpFailure("AuthUnhandledException", IdpFailure.INTERNAL, String.valueOf(cause));
   }
 
-  /**
-   * The Set-Cookie values of a new session: its shards, the shards of a longer earlier one dropped,
-   * and the nonce cookie dropped; null when it does not fit.
-   */
-  private List<String> sessionCookies(Session s, String name, RequestCookies sent) {
+  /** The session sealed for its cookie, or null when it does not fit four shards (or there are no keys). */
+  private String seal(Session s) {
     byte[] plain = s.encode();
     String sealed = codec.seal(SESSION_AAD, plain, plain.length);
-    if (sealed == null || sealed.length() > SHARD_CHARS * 4) {
-      return null;
-    }
+    return sealed == null || sealed.length() > SHARD_CHARS * 4 ? null : sealed;
+  }
+
+  /**
+   * The Set-Cookie values of a session sealed: its shards, the shards of a longer earlier one
+   * dropped, and (after a sign-in) the nonce cookie dropped.
+   */
+  private static List<String> sessionCookies(String sealed, Session s, String name, RequestCookies sent,
+      boolean dropNonce) {
     String expires = EXPIRES.format(Instant.ofEpochMilli(s.expiresAtMillis()));
     List<String> out = new ArrayList<>();
     int shards = 0;
@@ -358,7 +443,9 @@ final class Authenticator {
         out.add(name + "-" + i + "=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; Secure; HttpOnly");
       }
     }
-    out.add(LoginState.NONCE_COOKIE + "=; Max-Age=0; Path=/; Secure; HttpOnly");
+    if (dropNonce) {
+      out.add(LoginState.NONCE_COOKIE + "=; Max-Age=0; Path=/; Secure; HttpOnly");
+    }
     return out;
   }
 

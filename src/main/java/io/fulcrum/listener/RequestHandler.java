@@ -25,6 +25,7 @@ import io.fulcrum.routing.OidcRoute;
 import io.fulcrum.routing.RedirectRoute;
 import io.fulcrum.routing.RouteAction;
 import io.netty.handler.codec.TooLongFrameException;
+import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -256,11 +257,36 @@ final class RequestHandler {
 
   /**
    * A rule's authenticate-oidc action: a request with a session goes on to the routing action with
-   * the user's claims; one without is sent to sign in, denied or allowed, as the action says.
+   * the user's claims; one without is sent to sign in, denied or allowed, as the action says. One
+   * whose session is being renewed with its refresh token waits for that (body paused).
    */
   private void authenticate(Request r, OidcRoute o) {
+    HttpServerRequest req = r.req();
+    Future<Authenticator.Verdict> verdict = authenticator.check(req, o, r.entry(), r.binding().listenerHeaders,
+        r.binding().meters);
+    if (verdict.isComplete()) {
+      authenticated(r, o, verdict.result());
+      return;
+    }
+    boolean body = HttpForwarder.hasBody(req, r.chunked());
+    if (body) {
+      req.pause();
+    }
+    verdict.onSuccess(v -> {
+      if (req.response().ended() || req.response().closed()) {
+        return; // the client went away meanwhile
+      }
+      boolean proceeds = v == Authenticator.Verdict.SIGNED_IN || v == Authenticator.Verdict.ALLOWED;
+      if (body && !(proceeds && o.then() instanceof ForwardRoute)) {
+        req.resume(); // to be read and dropped; a forward's exchange resumes the body when its target takes it
+      }
+      authenticated(r, o, v);
+    });
+  }
+
+  private void authenticated(Request r, OidcRoute o, Authenticator.Verdict verdict) {
     Binding binding = r.binding();
-    switch (authenticator.check(r.req(), o, r.entry(), binding.listenerHeaders, binding.meters)) {
+    switch (verdict) {
       case SIGNED_IN, ALLOWED -> route(binding, r.req(), r.facts(), o.then(), r.chunked(), r.headerBytes(),
           r.client(), r.last(), r.entry());
       case DENIED -> {

@@ -37,6 +37,11 @@ public final class LoadBalancerMeters {
   long clientResets;
   long elbResets;
   long targetResets;
+  long authSuccesses;
+  long authFailures;
+  long authErrors;
+  long authRefreshes;
+  long authClaimsTooLarge;
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -196,6 +201,33 @@ public final class LoadBalancerMeters {
     targetResets++;
   }
 
+  /**
+   * An authenticate-oidc sign-in ended: {@code ELBAuthSuccess} when it read the user's claims,
+   * {@code ELBAuthFailure} when the IdP denied the user or refused the code (a 561, or 401 for the
+   * browser's way back), {@code ELBAuthError} when the IdP could not be reached or answered unusably
+   * (a 500), and {@code ELBAuthUserClaimsSizeExceeded} when the claims were too large.
+   *
+   * @param status      what the user got: 302 (signed in), 401, 500 or 561
+   * @param sizeTooLarge whether the claims and access token were above 11K
+   */
+  public void authenticated(int status, boolean sizeTooLarge) {
+    if (status == 302) {
+      authSuccesses++;
+    } else if (status == 500) {
+      authErrors++;
+    } else {
+      authFailures++;
+    }
+    if (sizeTooLarge) {
+      authClaimsTooLarge++;
+    }
+  }
+
+  /** A session's claims renewed with its refresh token ({@code ELBAuthRefreshTokenSuccess}). */
+  public void authRefreshed() {
+    authRefreshes++;
+  }
+
   /** Adds these counters, and their groups', to {@code total} (of the same load balancer and zone). */
   void addTo(LoadBalancerMeters total) {
     total.newConnections += newConnections;
@@ -223,6 +255,11 @@ public final class LoadBalancerMeters {
     total.clientResets += clientResets;
     total.elbResets += elbResets;
     total.targetResets += targetResets;
+    total.authSuccesses += authSuccesses;
+    total.authFailures += authFailures;
+    total.authErrors += authErrors;
+    total.authRefreshes += authRefreshes;
+    total.authClaimsTooLarge += authClaimsTooLarge;
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

@@ -64,6 +64,15 @@ public final class PrometheusText {
     t.lbCounter(lbs, "HTTPCode_ELB_504_Count", "504 responses the load balancer made itself.", m -> m.elb504);
     t.lbCounter(lbs, "HTTP_Fixed_Response_Count", "Fixed-response actions answered.", m -> m.fixedResponses);
     t.lbCounter(lbs, "HTTP_Redirect_Count", "Redirect actions answered.", m -> m.redirects);
+    t.lbCounter(lbs, "ELBAuthSuccess", "authenticate-oidc sign-ins that read the user's claims.", m -> m.authSuccesses);
+    t.lbCounter(lbs, "ELBAuthFailure", "authenticate-oidc sign-ins the IdP denied, or whose way back was refused.",
+        m -> m.authFailures);
+    t.lbCounter(lbs, "ELBAuthError", "authenticate-oidc sign-ins that failed for an IdP not reached or not understood.",
+        m -> m.authErrors);
+    t.lbCounter(lbs, "ELBAuthRefreshTokenSuccess", "Sessions whose claims were renewed with their refresh token.",
+        m -> m.authRefreshes);
+    t.lbCounter(lbs, "ELBAuthUserClaimsSizeExceeded", "Sign-ins refused because the user's claims were above 11K.",
+        m -> m.authClaimsTooLarge);
     t.lbCounter(lbs, "NonStickyRequestCount",
         "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
     t.lbCounter(lbs, "DroppedInvalidHeaderRequestCount",

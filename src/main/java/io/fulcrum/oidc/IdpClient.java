@@ -39,8 +39,16 @@ public final class IdpClient {
 
   private final HttpClient client;
 
-  /** An ID token's subject and the tokens that came with it. */
-  public record Tokens(String accessToken, String subject) {
+  /**
+   * What the token endpoint gave: the access token, the subject of the ID token (on a refresh
+   * without one, the session's), the refresh token (empty: none) and the access token's lifetime.
+   */
+  public record Tokens(String accessToken, String subject, String refreshToken, long expiresInSeconds) {
+
+    /** When the access token expires, or 0 when the IdP did not say. */
+    public long accessExpiresAt(long nowMillis) {
+      return expiresInSeconds > 0 ? nowMillis + expiresInSeconds * 1000 : 0;
+    }
   }
 
   /** @param caCertificates a PEM bundle of the CAs the IdP's certificates must chain to, or null for the JDK's */
@@ -64,6 +72,21 @@ public final class IdpClient {
    */
   public Future<Tokens> redeem(AuthenticateOidc a, String code, String redirectUri, long nowMillis) {
     String form = "grant_type=authorization_code&code=" + encode(code) + "&redirect_uri=" + encode(redirectUri);
+    return token(a, form, null, nowMillis);
+  }
+
+  /**
+   * Gets a new access token with a session's refresh token; an ID token that comes with it must be
+   * for the same subject. The refresh token stays the same unless the IdP gives a new one.
+   */
+  public Future<Tokens> refresh(AuthenticateOidc a, String refreshToken, String subject, long nowMillis) {
+    String form = "grant_type=refresh_token&refresh_token=" + encode(refreshToken);
+    return token(a, form, subject, nowMillis).map(t -> t.refreshToken().isEmpty()
+        ? new Tokens(t.accessToken(), t.subject(), refreshToken, t.expiresInSeconds()) : t);
+  }
+
+  /** @param subject the session's subject on a refresh (null: the answer must hold an ID token) */
+  private Future<Tokens> token(AuthenticateOidc a, String form, String subject, long nowMillis) {
     String basic = Base64.getEncoder().encodeToString((encode(a.clientId()) + ':' + encode(a.clientSecret()))
         .getBytes(StandardCharsets.UTF_8));
     RequestOptions request = options(HttpMethod.POST, a.tokenEndpoint())
@@ -82,7 +105,7 @@ public final class IdpClient {
             return Future.failedFuture(new IdpFailure("AuthInvalidTokenResponse", IdpFailure.INTERNAL,
                 "the token endpoint's answer is larger than " + MAX_TOKEN_RESPONSE_BYTES + " bytes"));
           }
-          return Future.succeededFuture(tokens(a, r.body.getBytes(), nowMillis));
+          return Future.succeededFuture(tokens(a, r.body.getBytes(), subject, nowMillis));
         });
   }
 
@@ -167,7 +190,7 @@ public final class IdpClient {
     }
   }
 
-  static Tokens tokens(AuthenticateOidc a, byte[] body, long nowMillis) {
+  static Tokens tokens(AuthenticateOidc a, byte[] body, String subject, long nowMillis) {
     JsonObject json;
     try {
       json = StrictJson.object(body);
@@ -178,12 +201,21 @@ public final class IdpClient {
     Object access = json.getValue("access_token");
     Object id = json.getValue("id_token");
     Object type = json.getValue("token_type");
-    if (!(access instanceof String accessToken) || accessToken.isEmpty() || !(id instanceof String idToken)
-        || (type != null && !"bearer".equalsIgnoreCase(String.valueOf(type)))) {
+    Object refresh = json.getValue("refresh_token");
+    Object expiresIn = json.getValue("expires_in");
+    if (!(access instanceof String accessToken) || accessToken.isEmpty() || !(id == null ? subject != null
+        : id instanceof String) || (type != null && !"bearer".equalsIgnoreCase(String.valueOf(type)))
+        || refresh != null && !(refresh instanceof String) || expiresIn != null && !(expiresIn instanceof Number)) {
       throw new IdpFailure("AuthInvalidTokenResponse", IdpFailure.INTERNAL,
-          "the token endpoint's answer lacks a bearer access_token or an id_token");
+          "the token endpoint's answer lacks a bearer access_token or an id_token, or has a malformed refresh_token"
+          + " or expires_in");
     }
-    return new Tokens(accessToken, idTokenSubject(a, idToken, nowMillis));
+    String sub = id == null ? subject : idTokenSubject(a, (String) id, nowMillis);
+    if (subject != null && !subject.equals(sub)) {
+      throw new IdpFailure("AuthInvalidIdToken", IdpFailure.UNAUTHORIZED, "the refreshed ID token is another user's");
+    }
+    return new Tokens(accessToken, sub, refresh == null ? "" : (String) refresh,
+        expiresIn == null ? 0 : Math.max(0, ((Number) expiresIn).longValue()));
   }
 
   /** The subject of an ID token issued by the action's issuer to its client and unexpired. */

@@ -5,14 +5,17 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * What an authenticate-oidc session cookie holds, sealed: the user's claims as the IdP's user info
- * endpoint gave them, the access token, and when the session ends; with the issuer and client id
- * it was made for, so that a cookie made for one action is no session for another.
+ * endpoint gave them, the access token and when it expires, the refresh token, and when the
+ * session ends; with the issuer and client id it was made for, so that a cookie made for one action
+ * is no session for another.
  *
- * @param expiresAtMillis when the session ends (its start plus the action's session timeout)
- * @param claims          the user info endpoint's JSON object, as it came
+ * @param claims               the user info endpoint's JSON object, as it came
+ * @param refreshToken         the refresh token, or empty when the IdP gave none
+ * @param accessExpiresAtMillis when the access token expires (0: the IdP did not say)
+ * @param expiresAtMillis      when the session ends (its start plus the action's session timeout)
  */
 public record Session(String issuer, String clientId, String subject, String accessToken, String claims,
-    long expiresAtMillis) {
+    String refreshToken, long accessExpiresAtMillis, long expiresAtMillis) {
 
   private static final byte VERSION = 1;
 
@@ -21,9 +24,25 @@ public record Session(String issuer, String clientId, String subject, String acc
     return nowMillis < expiresAtMillis && this.issuer.equals(issuer) && this.clientId.equals(clientId);
   }
 
+  /**
+   * Whether the claims are to be read again before the session serves another request: its access
+   * token expired and a refresh token can get another (without one, the claims serve until the
+   * session ends, as on ALB).
+   */
+  public boolean refreshDue(long nowMillis) {
+    return !refreshToken.isEmpty() && accessExpiresAtMillis > 0 && nowMillis >= accessExpiresAtMillis;
+  }
+
+  /** The same session with the tokens and claims of a refresh. */
+  public Session refreshed(String accessToken, String claims, String refreshToken, long accessExpiresAtMillis) {
+    return new Session(issuer, clientId, subject, accessToken, claims, refreshToken, accessExpiresAtMillis,
+        expiresAtMillis);
+  }
+
   /** The bytes to seal. */
   public byte[] encode() {
-    return Bytes.write(VERSION, expiresAtMillis, issuer, clientId, subject, accessToken, claims);
+    return Bytes.write(VERSION, expiresAtMillis, issuer, clientId, subject, accessToken, claims, refreshToken,
+        Long.toString(accessExpiresAtMillis));
   }
 
   /** The session in sealed bytes, or null when they are not one (another version, truncated). */
@@ -35,7 +54,7 @@ public record Session(String issuer, String clientId, String subject, String acc
       }
       long expires = in.getLong();
       Session s = new Session(Bytes.string(in), Bytes.string(in), Bytes.string(in), Bytes.string(in),
-          Bytes.string(in), expires);
+          Bytes.string(in), Bytes.string(in), Long.parseLong(Bytes.string(in)), expires);
       return in.hasRemaining() ? null : s;
     } catch (RuntimeException e) {
       return null;

@@ -302,6 +302,44 @@ class AuthenticateOidcTest {
   }
 
   @Test
+  void anExpiredAccessToken_isRenewedWithTheRefreshToken_untilTheIdpRefuses() throws Exception {
+    idp.refreshTokens(60);
+    signIn("/app/a");
+    String first = new JsonObject(browse("/app/a").body()).getString("x-amzn-oidc-accesstoken");
+    String cookie = jar.get("AWSELBAuthSessionCookie-0");
+    time.advance(Duration.ofSeconds(61));
+    long before = DirectForwarder.forwarded();
+    HttpResponse<String> renewed = browse(HttpClient.Version.HTTP_1_1, url("/app/a"), "Content-Type", "text/plain");
+    assertThat(renewed.statusCode()).isEqualTo(200);
+    String second = new JsonObject(renewed.body()).getString("x-amzn-oidc-accesstoken");
+    assertThat(second).startsWith("access-").isNotEqualTo(first);
+    assertThat(idp.tokenRequests()).last().asString().startsWith("grant_type=refresh_token&refresh_token=refresh-");
+    assertThat(idp.userInfoRequests()).as("claims read again").isEqualTo(2);
+    assertThat(renewed.headers().allValues("set-cookie")).anySatisfy(c -> assertThat(c)
+        .startsWith("AWSELBAuthSessionCookie-0="));
+    assertThat(jar.get("AWSELBAuthSessionCookie-0")).isNotEqualTo(cookie);
+    assertThat(DirectForwarder.forwarded()).as("the usual path renews").isEqualTo(before);
+
+    HttpResponse<String> next = browse(HttpClient.Version.HTTP_2, url("/app/a"));
+    assertThat(new JsonObject(next.body()).getString("x-amzn-oidc-accesstoken")).isEqualTo(second);
+    assertThat(idp.tokenRequests()).as("no refresh until it expires again").hasSize(2);
+    assertThat(DirectForwarder.forwarded() - before).as("and the direct path serves it").isEqualTo(1);
+
+    idp.signOut();
+    time.advance(Duration.ofSeconds(61));
+    HttpResponse<String> out = browse("/app/a");
+    assertThat(out.statusCode()).as("a refused refresh: sign in again").isEqualTo(302);
+    assertThat(location(out)).startsWith(idp.issuer() + "/authorize?");
+    assertThat(browse("/api/a").statusCode()).isEqualTo(401);
+    assertThat(scrape()).contains("ELBAuthRefreshTokenSuccess{").containsPattern("ELBAuthSuccess\\{[^}]*} 1");
+  }
+
+  private String scrape() throws Exception {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+        + gateway.controlPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+  }
+
+  @Test
   void aCookieNotSealedByTheLoadBalancer_isNoSession() throws Exception {
     jar.put("AWSELBAuthSessionCookie-0", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
     assertThat(browse("/app/a").statusCode()).isEqualTo(302);

@@ -69,7 +69,7 @@ class ClaimsSignerTest {
 
   @Test
   void sessionsAndStates_readBackAsWritten_andNothingElseReadsAsThem() {
-    Session s = new Session("https://idp", "c", "sub-ü", "at", "{\"sub\":\"sub-ü\"}", 123_456L);
+    Session s = new Session("https://idp", "c", "sub-ü", "at", "{\"sub\":\"sub-ü\"}", "rt", 100_000L, 123_456L);
     assertThat(Session.decode(s.encode())).isEqualTo(s);
     LoginState st = new LoginState(5L, "arn:rule", "c", "nonce", "https://h/p?q");
     assertThat(LoginState.decode(st.encode())).isEqualTo(st);
@@ -79,5 +79,8 @@ class ClaimsSignerTest {
     assertThat(s.validFor("https://idp", "c", 123_455L)).isTrue();
     assertThat(s.validFor("https://idp", "c", 123_456L)).as("expired").isFalse();
     assertThat(s.validFor("https://idp", "other", 0)).as("another client's").isFalse();
+    assertThat(s.refreshDue(99_999L)).isFalse();
+    assertThat(s.refreshDue(100_000L)).isTrue();
+    assertThat(s.refreshed("at2", "{}", "", 0).refreshDue(200_000L)).as("no refresh token: never").isFalse();
   }
 }

@@ -69,6 +69,10 @@ public final class OidcProvider implements AutoCloseable {
   private final List<String> tokenRequests = new CopyOnWriteArrayList<>();
   private final AtomicInteger userInfoRequests = new AtomicInteger();
   private volatile Fault fault = Fault.NONE;
+  /** The access tokens' lifetime, seconds. */
+  private volatile long accessLifetime = 3600;
+  private volatile boolean refreshTokens;
+  private final Map<String, String> refreshable = new ConcurrentHashMap<>();
 
   private OidcProvider(HttpServer server, TestCertificates.Pem certificate, String clientId, String clientSecret,
       LongSupplier clock) {
@@ -135,6 +139,18 @@ public final class OidcProvider implements AutoCloseable {
       error(req, 401, "invalid_client");
       return;
     }
+    if ("refresh_token".equals(f.get("grant_type"))) {
+      String subject = refreshable.get(String.valueOf(f.get("refresh_token")));
+      if (subject == null || fault == Fault.TOKEN_INVALID_GRANT) {
+        error(req, 400, "invalid_grant");
+        return;
+      }
+      String access = "access-" + issued.incrementAndGet();
+      accessTokens.put(access, subject);
+      req.response().putHeader("Content-Type", "application/json").end(new JsonObject().put("access_token", access)
+          .put("token_type", "Bearer").put("expires_in", accessLifetime).encode());
+      return;
+    }
     String grant = codes.remove(String.valueOf(f.get("code")));
     if (fault == Fault.TOKEN_INVALID_GRANT || !"authorization_code".equals(f.get("grant_type")) || grant == null
         || !grant.equals(clientId + " " + f.get("redirect_uri"))) {
@@ -147,8 +163,14 @@ public final class OidcProvider implements AutoCloseable {
     JsonObject id = new JsonObject().put("iss", issuer()).put("sub", SUBJECT)
         .put("aud", fault == Fault.ID_TOKEN_OTHER_AUDIENCE ? "someone-else" : clientId)
         .put("iat", now).put("exp", now + 3600);
-    req.response().putHeader("Content-Type", "application/json").end(new JsonObject().put("access_token", access)
-        .put("token_type", "Bearer").put("expires_in", 3600).put("id_token", key.sign(id)).encode());
+    JsonObject answer = new JsonObject().put("access_token", access).put("token_type", "Bearer")
+        .put("expires_in", accessLifetime).put("id_token", key.sign(id));
+    if (refreshTokens) {
+      String refresh = "refresh-" + issued.incrementAndGet();
+      refreshable.put(refresh, SUBJECT);
+      answer.put("refresh_token", refresh);
+    }
+    req.response().putHeader("Content-Type", "application/json").end(answer.encode());
   }
 
   private void userInfo(HttpServerRequest req) {
@@ -186,6 +208,17 @@ public final class OidcProvider implements AutoCloseable {
       }
     }
     return out;
+  }
+
+  /** Issues refresh tokens from now on, with access tokens that last {@code seconds}. */
+  public void refreshTokens(long seconds) {
+    this.refreshTokens = true;
+    this.accessLifetime = seconds;
+  }
+
+  /** Forgets every refresh token it issued (the user signed out at the IdP). */
+  public void signOut() {
+    refreshable.clear();
   }
 
   /** Fails from now on as {@code f} says. */
