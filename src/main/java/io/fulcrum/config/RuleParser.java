@@ -1,6 +1,7 @@
 package io.fulcrum.config;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Rule;
@@ -15,6 +16,9 @@ import java.util.Set;
 
 /** Reads rule conditions and actions from the config file, with their key paths. */
 final class RuleParser {
+
+  /** The action types the config file takes, as its messages list them. */
+  private static final String TYPES = "forward, fixed-response, redirect, jwt-validation, authenticate-oidc";
 
   private RuleParser() {
   }
@@ -112,7 +116,7 @@ final class RuleParser {
 
   /**
    * A rule's or listener's actions, in the order they run: one forward, fixed-response or redirect,
-   * after a jwt-validation action if there is one. (Their order is checked with the listener's
+   * after a jwt-validation or authenticate-oidc action if there is one. (Their order is checked with the listener's
    * protocol, by {@link io.fulcrum.model.ResourceRules}.)
    */
   static List<Action> actions(ConfigNode owner, String key, Map<String, String> tgArns) {
@@ -138,7 +142,7 @@ final class RuleParser {
     int before = a.problems().size();
     String type = a.string("type", null);
     if (type == null) {
-      a.at("type").add("a type is required (expected one of: forward, fixed-response, redirect, jwt-validation)");
+      a.at("type").add("a type is required (expected one of: " + TYPES + ")");
       a.skipRest();
       return null;
     }
@@ -208,8 +212,25 @@ final class RuleParser {
             a.problems());
         return a.problems().size() > before ? null : jwt;
       }
+      case AuthenticateOidc.TYPE: {
+        String issuer = a.string("issuer", null);
+        String authorization = a.string("authorization-endpoint", null);
+        String token = a.string("token-endpoint", null);
+        String userInfo = a.string("user-info-endpoint", null);
+        String clientId = a.string("client-id", null);
+        String clientSecret = a.string("client-secret", null);
+        String cookie = a.string("session-cookie-name", null);
+        String scope = a.string("scope", null);
+        Long timeout = a.longValue("session-timeout", null);
+        Map<String, String> extra = a.stringMap("authentication-request-extra-params");
+        AuthenticateOidc.OnUnauthenticated on =
+            a.enumValue("on-unauthenticated-request", AuthenticateOidc.OnUnauthenticated.class, null);
+        AuthenticateOidc oidc = AuthenticateOidc.of(issuer, authorization, token, userInfo, clientId, clientSecret,
+            cookie, scope, timeout, extra, on, a.problems());
+        return a.problems().size() > before ? null : oidc;
+      }
       default:
-        a.at("type").add("'" + type + "' is not one of: forward, fixed-response, redirect, jwt-validation");
+        a.at("type").add("'" + type + "' is not one of: " + TYPES);
         a.skipRest();
         return null;
     }

@@ -13,6 +13,11 @@ public sealed interface Action
   /** The AWS action type name. */
   String type();
 
+  /** The action as a message names it: "a jwt-validation action", "an authenticate-oidc action". */
+  default String described() {
+    return (type().startsWith("a") ? "an " : "a ") + type() + " action";
+  }
+
   /** Whether it is a routing action (forward, fixed-response, redirect), which ends a rule's actions. */
   default boolean routing() {
     return !(this instanceof JwtValidation || this instanceof AuthenticateOidc);
@@ -34,7 +39,7 @@ public sealed interface Action
           + ": at most one jwt-validation or authenticate-oidc action is allowed");
     } else if (routing != 1 && !actions.isEmpty()) {
       p.add("InvalidLoadBalancerAction", routing == 0
-          ? "a " + checks.get(0).type() + " action must be followed by a forward, fixed-response or redirect action"
+          ? checks.get(0).described() + " must be followed by a forward, fixed-response or redirect action"
           : routing + " routing actions: exactly one forward, fixed-response or redirect action is allowed");
     } else if (checks.size() == 1 && actions.get(0).routing()) {
       p.at(1).add("InvalidLoadBalancerAction", "the " + checks.get(0).type() + " action must come first, before the "

@@ -149,7 +149,7 @@ public final class ResourceRules {
     Action.checkSequence(actions, p);
     for (int i = 0; i < actions.size(); i++) {
       if (!actions.get(i).routing() && l.protocol() != Protocol.HTTPS) {
-        p.at(i).add("InvalidLoadBalancerAction", "a " + actions.get(i).type() + " action needs an HTTPS listener"
+        p.at(i).add("InvalidLoadBalancerAction", actions.get(i).described() + " needs an HTTPS listener"
             + " (this one is " + l.protocol().wire() + ")");
       }
       if (!(actions.get(i) instanceof Action.Forward f)) {

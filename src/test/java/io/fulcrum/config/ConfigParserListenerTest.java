@@ -385,9 +385,9 @@ class ConfigParserListenerTest {
       "{type: forward, target-group: web, stickiness: {enabled: true, duration-seconds: 604801}} |"
           + " actions[0].stickiness.duration-seconds: 604801 is above the maximum 604800",
       "{target-group: web} | actions[0].type: a type is required (expected one of: forward, fixed-response,"
-          + " redirect, jwt-validation)",
+          + " redirect, jwt-validation, authenticate-oidc)",
       "{type: foward, target-group: web} | actions[0].type: 'foward' is not one of: forward, fixed-response,"
-          + " redirect, jwt-validation"})
+          + " redirect, jwt-validation, authenticate-oidc"})
   void badForwardAction_isRejectedAtItsKey(String action, String message) {
     assertThat(actionMessages(action)).containsExactly(R + message);
   }
