@@ -6,7 +6,9 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.listener.RequestFactsOf;
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.IpAddresses;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Rule;
@@ -150,11 +152,14 @@ public final class Explainer {
         decidedBy = Integer.toString(rule.priority());
       }
     }
-    // The routing action is the last; a jwt-validation action before it is what the request must pass first.
+    // The routing action is the last; a check before it (jwt-validation, authenticate-oidc) is what the
+    // request must pass first. ResourcesJson.actions leaves out the client secret.
     JsonArray all = ResourcesJson.actions(actions);
     JsonObject action = all.getJsonObject(all.size() - 1);
-    if (all.size() > 1) {
+    if (actions.get(0) instanceof JwtValidation) {
       action.put("jwtValidation", all.getJsonObject(0));
+    } else if (actions.get(0) instanceof AuthenticateOidc) {
+      action.put("authenticateOidc", all.getJsonObject(0));
     }
     if (actions.get(actions.size() - 1) instanceof Action.Forward forward) {
       JsonArray groups = action.getJsonArray("targetGroups");

@@ -1,6 +1,7 @@
 package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.WireEnum;
@@ -9,14 +10,17 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Reads the {@code Actions} / {@code DefaultActions} parameter ({@code Actions.member.N.Type},
  * {@code TargetGroupArn}, {@code ForwardConfig}, {@code FixedResponseConfig}, {@code RedirectConfig},
- * {@code JwtValidationConfig}, {@code Order}) into model actions, checked by the model's validators.
- * Forward actions come back with target-group ARNs only: whether the groups exist is decided inside
- * the change ({@link LbResources#resolve}), against the resources it applies to.
+ * {@code JwtValidationConfig}, {@code AuthenticateOidcConfig}, {@code Order}) into model actions,
+ * checked by the model's validators. Forward actions come back with target-group ARNs only: whether
+ * the groups exist is decided inside the change ({@link LbResources#resolve}), against the resources
+ * it applies to; so is the client secret that {@code UseExistingClientSecret} keeps
+ * ({@link #keepingSecret}).
  */
 final class ActionsParser {
 
@@ -25,18 +29,56 @@ final class ActionsParser {
   private static final int MAX_ORDER = 50_000;
   private static final List<String> FORMATS =
       Arrays.stream(JwtValidation.ClaimFormat.values()).map(JwtValidation.ClaimFormat::wire).toList();
+  private static final List<String> BEHAVIOURS =
+      Arrays.stream(AuthenticateOidc.OnUnauthenticated.values()).map(AuthenticateOidc.OnUnauthenticated::wire).toList();
+  /** Stands in for the secret while the rest of an action that keeps its existing one is checked. */
+  private static final String KEPT_SECRET = "(existing)";
 
   private ActionsParser() {
   }
 
   /**
    * The actions of a rule or the default actions of a listener, in the order they run: one forward,
-   * fixed-response or redirect, after a jwt-validation action if there is one. Several actions each
-   * need an {@code Order} (distinct); they run lowest first.
+   * fixed-response or redirect, after a jwt-validation or authenticate-oidc action if there is one.
+   * Several actions each need an {@code Order} (distinct); they run lowest first. For CreateRule and
+   * CreateListener: an authenticate-oidc action needs its {@code ClientSecret}.
    *
    * @param member the parameter ({@code Actions} or {@code DefaultActions})
    */
   static List<Action> parse(QueryParams params, String member) {
+    return parse(params, member, false);
+  }
+
+  /**
+   * As {@link #parse(QueryParams, String)}, for ModifyRule and ModifyListener: an authenticate-oidc
+   * action with {@code UseExistingClientSecret=true} and no {@code ClientSecret} comes back with a
+   * null secret, which {@link #keepingSecret} takes from the actions the rule or listener has now.
+   */
+  static List<Action> parseChange(QueryParams params, String member) {
+    return parse(params, member, true);
+  }
+
+  /**
+   * The actions given to ModifyRule or ModifyListener, with the client secret of the
+   * authenticate-oidc action they have now where one given keeps it ({@code UseExistingClientSecret}):
+   * called inside the change, against the resources it applies to.
+   *
+   * @param current the rule's actions, or the listener's default actions, before the change
+   * @throws io.fulcrum.model.InvalidModelException {@code ValidationError} when there is no secret to keep
+   */
+  static List<Action> keepingSecret(List<Action> given, List<Action> current, String member) {
+    if (given.stream().noneMatch(a -> a instanceof AuthenticateOidc o && o.clientSecret() == null)) {
+      return given;
+    }
+    String existing = current.stream().filter(a -> a instanceof AuthenticateOidc)
+        .map(a -> ((AuthenticateOidc) a).clientSecret()).findFirst().orElseThrow(() -> LbResources.refusal(
+            "ValidationError", member + ": AuthenticateOidcConfig.ClientSecret is required: UseExistingClientSecret"
+                + " keeps the secret of an authenticate-oidc action, and there is none now"));
+    return given.stream().map(a -> a instanceof AuthenticateOidc o && o.clientSecret() == null
+        ? o.withClientSecret(existing) : a).toList();
+  }
+
+  private static List<Action> parse(QueryParams params, String member, boolean mayKeepSecret) {
     List<QueryParams> given = params.structs(member);
     if (given.isEmpty()) {
       if (!params.has(member)) {
@@ -48,7 +90,7 @@ final class ActionsParser {
     Set<Integer> orders = new HashSet<>();
     for (int i = 0; i < given.size(); i++) {
       String where = member + ".member." + (i + 1);
-      Ordered a = action(given.get(i), where);
+      Ordered a = action(given.get(i), where, mayKeepSecret);
       if (given.size() > 1 && a.order() == null) {
         throw ApiError.validation(where + ": an Order is required for each action when there are several");
       }
@@ -70,7 +112,7 @@ final class ActionsParser {
   private record Ordered(Action action, Integer order) {
   }
 
-  private static Ordered action(QueryParams a, String where) {
+  private static Ordered action(QueryParams a, String where, boolean mayKeepSecret) {
     String type = a.string("Type");
     if (type == null) {
       throw ApiError.constraint(null, lower(where) + ".type", "not be null");
@@ -108,8 +150,10 @@ final class ActionsParser {
             c.string("Query"), status, problems.at(where + ".RedirectConfig"));
       }
       case JwtValidation.TYPE -> jwtValidation(a, where, problems);
+      case AuthenticateOidc.TYPE -> authenticateOidc(a, where, mayKeepSecret, problems);
       default -> throw ApiError.sender("InvalidLoadBalancerAction", where + ": '" + type + "' actions are not"
-          + " supported by Fulcrum (expected: forward, fixed-response, redirect or jwt-validation)");
+          + " supported by Fulcrum (expected: forward, fixed-response, redirect, jwt-validation or"
+          + " authenticate-oidc)");
     };
     ModelProblems.throwFirst(problems, 0);
     return new Ordered(action, order);
@@ -133,6 +177,37 @@ final class ActionsParser {
     }
     return JwtValidation.of(c.string("JwksEndpoint"), c.string("Issuer"), claims,
         problems.at(where + ".JwtValidationConfig"));
+  }
+
+  /**
+   * An authenticate-oidc action. With {@code UseExistingClientSecret=true} and no
+   * {@code ClientSecret} on a change, the secret is null until {@link #keepingSecret} sets it.
+   */
+  private static AuthenticateOidc authenticateOidc(QueryParams a, String where, boolean mayKeepSecret,
+      Problems problems) {
+    if (!a.hasAny("AuthenticateOidcConfig")) {
+      throw ApiError.validation(where + ": an authenticate-oidc action requires AuthenticateOidcConfig");
+    }
+    QueryParams c = a.struct("AuthenticateOidcConfig");
+    String on = c.string("OnUnauthenticatedRequest");
+    AuthenticateOidc.OnUnauthenticated behaviour = on == null ? null
+        : WireEnum.parse(AuthenticateOidc.OnUnauthenticated.class, on).orElseThrow(() -> ApiError.constraint(on,
+            lower(where) + ".authenticateOidcConfig.onUnauthenticatedRequest", "satisfy enum value set: "
+                + BEHAVIOURS));
+    Long timeout = c.longValue("SessionTimeout");
+    Map<String, String> extra = c.map("AuthenticationRequestExtraParams");
+    boolean useExisting = Boolean.TRUE.equals(c.bool("UseExistingClientSecret"));
+    String secret = c.string("ClientSecret");
+    if (secret == null && useExisting && !mayKeepSecret) {
+      throw ApiError.validation(where + ".AuthenticateOidcConfig.ClientSecret: a client secret is required"
+          + " (UseExistingClientSecret keeps one on ModifyRule and ModifyListener only)");
+    }
+    boolean keep = secret == null && useExisting;
+    AuthenticateOidc oidc = AuthenticateOidc.of(c.string("Issuer"), c.string("AuthorizationEndpoint"),
+        c.string("TokenEndpoint"), c.string("UserInfoEndpoint"), c.string("ClientId"), keep ? KEPT_SECRET : secret,
+        c.string("SessionCookieName"), c.string("Scope"), timeout, extra, behaviour,
+        problems.at(where + ".AuthenticateOidcConfig"));
+    return keep && oidc != null ? oidc.withClientSecret(null) : oidc;
   }
 
   private static Action forward(QueryParams a, String where, Problems problems) {

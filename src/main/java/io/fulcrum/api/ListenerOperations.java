@@ -253,7 +253,7 @@ final class ListenerOperations {
     Protocol protocol = protocol(p);
     Integer port = port(p);
     ListenerTls tls = ListenerTls.parse(p);
-    List<Action> actions = p.hasAny("DefaultActions") ? ActionsParser.parse(p, "DefaultActions") : null;
+    List<Action> actions = p.hasAny("DefaultActions") ? ActionsParser.parseChange(p, "DefaultActions") : null;
     return ctx.mutate(r -> {
       LbResources.ListenerRef ref = LbResources.listener(r, arn);
       Listener old = ref.listener();
@@ -265,7 +265,8 @@ final class ListenerOperations {
               + " of load balancer '" + ref.lb().name() + "'");
         }
       }
-      List<Action> nextActions = actions == null ? old.defaultActions() : LbResources.resolve(r, actions);
+      List<Action> nextActions = actions == null ? old.defaultActions()
+          : LbResources.resolve(r, ActionsParser.keepingSecret(actions, old.defaultActions(), "DefaultActions"));
       Listener moved = new Listener(old.arn(), old.protocol(), nextPort, nextActions, old.rules(), old.certificates(),
           old.sslPolicy(), old.h2c(), old.attributes(), old.alpnPolicy(), old.mutualAuthentication());
       Listener next = tls.apply(moved, nextProtocol, ctx);

@@ -2,6 +2,7 @@ package io.fulcrum.api;
 
 import io.fulcrum.model.Action;
 import io.fulcrum.model.Environment;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
@@ -165,6 +166,19 @@ final class LoadBalancerXml {
                   .add("Format", c.format().wire())
                   .add("Name", c.name())
                   .add(Xml.strings("Values", c.values())))));
+    } else if (a instanceof AuthenticateOidc o) {
+      // Never the client secret: ALB describes every field but that one.
+      m.add(Xml.el("AuthenticateOidcConfig")
+          .add("Issuer", o.issuer())
+          .add("AuthorizationEndpoint", o.authorizationEndpoint())
+          .add("TokenEndpoint", o.tokenEndpoint())
+          .add("UserInfoEndpoint", o.userInfoEndpoint())
+          .add("ClientId", o.clientId())
+          .add("SessionCookieName", o.sessionCookieName())
+          .add("Scope", o.scope())
+          .add("SessionTimeout", o.sessionTimeoutSeconds())
+          .add(o.extraParams().isEmpty() ? null : Xml.map("AuthenticationRequestExtraParams", o.extraParams()))
+          .add("OnUnauthenticatedRequest", o.onUnauthenticated().wire()));
     }
     return m.add("Order", order);
   }

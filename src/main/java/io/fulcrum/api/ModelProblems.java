@@ -3,6 +3,7 @@ package io.fulcrum.api;
 import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Turns a problem found by a model validator into the error an API client sees: its code, and a
@@ -16,6 +17,9 @@ final class ModelProblems {
       "target-groups", "ForwardConfig.TargetGroups",
       "stickiness", "ForwardConfig.TargetGroupStickinessConfig",
       "http-header-name", "HttpHeaderConfig.HttpHeaderName");
+
+  /** Model keys of maps: the segment after one is a key of the map, named as given. */
+  private static final Set<String> MAPS = Set.of("authentication-request-extra-params");
 
   private ModelProblems() {
   }
@@ -38,7 +42,9 @@ final class ModelProblems {
       return path;
     }
     StringBuilder out = new StringBuilder();
-    for (String segment : path.split("\\.")) {
+    String[] segments = path.split("\\.");
+    for (int s = 0; s < segments.length; s++) {
+      String segment = segments[s];
       String name = segment;
       String index = null;
       int bracket = segment.indexOf('[');
@@ -50,6 +56,10 @@ final class ModelProblems {
         out.append('.');
       }
       out.append(member(name));
+      if (MAPS.contains(name) && index == null && s + 1 < segments.length) {
+        // A map's key may hold dots and dashes of its own: the rest of the path is that key.
+        return out.append('.').append(path.substring(path.indexOf(name + ".") + name.length() + 1)).toString();
+      }
       if (index != null) {
         try {
           out.append(".member.").append(Integer.parseInt(index) + 1);

@@ -85,6 +85,19 @@ public final class QueryParams {
     }
   }
 
+  /** A long, or null when absent; a non-number is a {@code ValidationError}. */
+  public Long longValue(String member) {
+    String v = string(member);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw ApiError.validation("Value '" + v + "' at '" + lowerFirst(member) + "' is not a valid long");
+    }
+  }
+
   /** A boolean ({@code true}/{@code false}), or null when absent. */
   public Boolean bool(String member) {
     String v = string(member);
@@ -135,6 +148,39 @@ public final class QueryParams {
       }
     });
     return new ArrayList<>(byIndex.values());
+  }
+
+  /**
+   * A map member ({@code Params.entry.N.key}, {@code Params.entry.N.value}), in index order; an
+   * absent one gives an empty map. An entry without a key, or a key given twice, is a
+   * {@code ValidationError}; an entry without a value has the empty one.
+   */
+  public Map<String, String> map(String member) {
+    String p = prefix + member + ".entry.";
+    TreeMap<Integer, String> keys = new TreeMap<>();
+    for (String k : all.keySet()) {
+      if (k.startsWith(p)) {
+        String rest = k.substring(p.length());
+        int dot = rest.indexOf('.');
+        Integer i = index(dot < 0 ? rest : rest.substring(0, dot));
+        if (i != null) {
+          keys.putIfAbsent(i, all.get(p + i + ".key"));
+        }
+      }
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    keys.forEach((i, key) -> {
+      String at = lowerFirst(member) + ".entry." + i + ".key";
+      if (key == null) {
+        throw ApiError.validation("1 validation error detected: Value null at '" + at
+            + "' failed to satisfy constraint: Member must not be null");
+      }
+      String value = all.get(p + i + ".value");
+      if (out.put(key, value == null ? "" : value) != null) {
+        throw ApiError.validation("Value '" + key + "' at '" + at + "' is given more than once");
+      }
+    });
+    return out;
   }
 
   private static Integer index(String s) {

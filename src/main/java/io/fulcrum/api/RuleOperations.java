@@ -162,7 +162,7 @@ final class RuleOperations {
   static Future<List<Xml>> modify(QueryParams p, ApiContext ctx) {
     String arn = p.required("RuleArn");
     List<RuleCondition> conditions = p.hasAny("Conditions") ? ConditionsParser.parse(p, "Conditions") : null;
-    List<Action> actions = p.hasAny("Actions") ? ActionsParser.parse(p, "Actions") : null;
+    List<Action> actions = p.hasAny("Actions") ? ActionsParser.parseChange(p, "Actions") : null;
     List<RuleTransform> transforms = p.hasAny("Transforms") ? transforms(p) : null;
     boolean reset = Boolean.TRUE.equals(p.bool("ResetTransforms"));
     if (reset && transforms != null) {
@@ -182,13 +182,15 @@ final class RuleOperations {
         if (actions == null) {
           return r;
         }
-        Listener next = new Listener(l.arn(), l.protocol(), l.port(), LbResources.resolve(r, actions), l.rules(),
+        List<Action> given = ActionsParser.keepingSecret(actions, l.defaultActions(), "Actions");
+        Listener next = new Listener(l.arn(), l.protocol(), l.port(), LbResources.resolve(r, given), l.rules(),
             l.certificates(), l.sslPolicy(), l.h2c(), l.attributes(), l.alpnPolicy(), l.mutualAuthentication());
         return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
       }
       Rule old = ref.rule();
       Rule next = new Rule(old.arn(), old.priority(), conditions == null ? old.conditions() : conditions,
-          actions == null ? old.actions() : LbResources.resolve(r, actions),
+          actions == null ? old.actions()
+              : LbResources.resolve(r, ActionsParser.keepingSecret(actions, old.actions(), "Actions")),
           reset ? List.of() : transforms == null ? old.transforms() : transforms);
       if (next.equals(old)) {
         return r;

@@ -3,6 +3,7 @@ package io.fulcrum.api;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -44,6 +45,14 @@ public final class Xml {
   /** A list of plain values. */
   public static Xml strings(String name, Collection<String> values) {
     return list(name, values, v -> text("member", v));
+  }
+
+  /**
+   * A map of strings as the Query protocol writes one:
+   * {@code <name><entry><key>…</key><value>…</value></entry>…</name>}, in the map's order.
+   */
+  public static Xml map(String name, Map<String, String> entries) {
+    return list(name, entries.entrySet(), e -> el("entry").add("key", e.getKey()).add("value", e.getValue()));
   }
 
   /** Adds a child; a text element whose value is null is skipped (an absent optional field). */

@@ -1,9 +1,11 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.Action;
+import io.fulcrum.model.AuthenticateOidc;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
-import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Resources;
@@ -61,9 +63,9 @@ final class Banner {
             String url = l.protocol().wire().toLowerCase() + "://" + host(n.address()) + ":" + l.port() + "/";
             b.append("  ").append(url).append(" (").append(n.zone()).append(')');
             if (l.mutualAuthentication().mode() != MutualAuthentication.Mode.VERIFY
-                && !(l.defaultActions().get(0) instanceof JwtValidation)) {
+                && !wantsCredentials(l.defaultActions().get(0))) {
               // A verify listener answers no curl without a client certificate, nor a default action that
-              // wants a token without one: not a first try.
+              // wants a token or a signed-in session without one: not a first try.
               firstUrls.add(url);
             }
           }
@@ -73,12 +75,8 @@ final class Banner {
           b.append("  [mutual TLS: ").append(mtls.mode().wire())
               .append(mtls.trustStore() == null ? "" : ", trust store " + mtls.trustStore().name()).append(']');
         }
-        long jwtRules = l.rules().stream().filter(r -> r.actions().get(0) instanceof JwtValidation).count();
-        boolean jwtDefault = l.defaultActions().get(0) instanceof JwtValidation;
-        if (jwtRules > 0 || jwtDefault) {
-          b.append("  [jwt-validation: ").append(jwtRules > 0 ? jwtRules + (jwtRules == 1 ? " rule" : " rules") : "")
-              .append(jwtRules > 0 && jwtDefault ? ", " : "").append(jwtDefault ? "the default action" : "").append(']');
-        }
+        markCheck(b, l, JwtValidation.TYPE);
+        markCheck(b, l, AuthenticateOidc.TYPE);
         b.append('\n');
       }
     }
@@ -130,6 +128,26 @@ final class Banner {
     return b.toString();
   }
 
+
+  /**
+   * Whether a request without credentials gets no plain answer from this first action: a
+   * jwt-validation wants a token; an authenticate-oidc one that does not {@code allow} such requests
+   * sends them to sign in, or refuses them.
+   */
+  private static boolean wantsCredentials(Action first) {
+    return first instanceof JwtValidation
+        || first instanceof AuthenticateOidc o && o.onUnauthenticated() != AuthenticateOidc.OnUnauthenticated.ALLOW;
+  }
+
+  /** {@code  [jwt-validation: 2 rules, the default action]}: where the listener's actions begin with the check. */
+  private static void markCheck(StringBuilder b, Listener l, String type) {
+    long rules = l.rules().stream().filter(r -> r.actions().get(0).type().equals(type)).count();
+    boolean byDefault = l.defaultActions().get(0).type().equals(type);
+    if (rules > 0 || byDefault) {
+      b.append("  [").append(type).append(": ").append(rules > 0 ? rules + (rules == 1 ? " rule" : " rules") : "")
+          .append(rules > 0 && byDefault ? ", " : "").append(byDefault ? "the default action" : "").append(']');
+    }
+  }
 
   static String host(String address) {
     return address.indexOf(':') >= 0 ? "[" + address + "]" : address;

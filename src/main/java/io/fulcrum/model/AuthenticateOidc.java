@@ -76,6 +76,16 @@ public record AuthenticateOidc(String issuer, String authorizationEndpoint, Stri
     return TYPE;
   }
 
+  /** Every field but the client secret, which no log line or message should carry. */
+  @Override
+  public String toString() {
+    return "AuthenticateOidc[issuer=" + issuer + ", authorizationEndpoint=" + authorizationEndpoint
+        + ", tokenEndpoint=" + tokenEndpoint + ", userInfoEndpoint=" + userInfoEndpoint + ", clientId=" + clientId
+        + ", clientSecret=" + (clientSecret == null ? null : "(hidden)") + ", sessionCookieName=" + sessionCookieName
+        + ", scope=" + scope + ", sessionTimeoutSeconds=" + sessionTimeoutSeconds + ", extraParams=" + extraParams
+        + ", onUnauthenticated=" + onUnauthenticated + "]";
+  }
+
   /** The same action with another client secret (ModifyRule's {@code UseExistingClientSecret}). */
   public AuthenticateOidc withClientSecret(String secret) {
     return new AuthenticateOidc(issuer, authorizationEndpoint, tokenEndpoint, userInfoEndpoint, clientId, secret,

@@ -2,6 +2,7 @@ package io.fulcrum.registry;
 
 import io.fulcrum.model.Action;
 import io.fulcrum.model.AlpnPolicy;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
@@ -62,14 +63,14 @@ public final class ResourcesJson {
         JsonArray rules = new JsonArray();
         for (Rule rule : l.rules()) {
           JsonObject o = new JsonObject().put("arn", rule.arn()).put("priority", rule.priority())
-              .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions()));
+              .put("conditions", conditions(rule.conditions())).put("actions", actions(rule.actions(), true));
           if (!rule.transforms().isEmpty()) {
             o.put("transforms", transforms(rule.transforms()));
           }
           rules.add(o);
         }
         JsonObject listener = new JsonObject().put("arn", l.arn()).put("protocol", l.protocol().wire())
-            .put("port", l.port()).put("defaultActions", actions(l.defaultActions())).put("rules", rules);
+            .put("port", l.port()).put("defaultActions", actions(l.defaultActions(), true)).put("rules", rules);
         if (l.h2c()) {
           listener.put("h2c", true);
         }
@@ -163,8 +164,19 @@ public final class ResourcesJson {
     return out;
   }
 
-  /** Actions as the state file writes them (and the dashboard shows them). */
+  /**
+   * Actions as the dashboard shows them: as the state file writes them, but without the client
+   * secret of an authenticate-oidc action.
+   */
   public static JsonArray actions(List<Action> actions) {
+    return actions(actions, false);
+  }
+
+  /**
+   * Actions as the state file writes them; {@code withSecrets} only there (the file is readable by
+   * its owner only, and the process needs the secret back after a restart).
+   */
+  private static JsonArray actions(List<Action> actions, boolean withSecrets) {
     JsonArray out = new JsonArray();
     for (Action a : actions) {
       JsonObject o = new JsonObject().put("type", a.type());
@@ -184,6 +196,18 @@ public final class ResourcesJson {
         j.additionalClaims().forEach(c -> claims.add(new JsonObject().put("name", c.name())
             .put("format", c.format().wire()).put("values", new JsonArray(c.values()))));
         o.put("jwksEndpoint", j.jwksEndpoint()).put("issuer", j.issuer()).put("additionalClaims", claims);
+      } else if (a instanceof AuthenticateOidc oidc) {
+        JsonObject extra = new JsonObject();
+        oidc.extraParams().forEach(extra::put);
+        o.put("issuer", oidc.issuer()).put("authorizationEndpoint", oidc.authorizationEndpoint())
+            .put("tokenEndpoint", oidc.tokenEndpoint()).put("userInfoEndpoint", oidc.userInfoEndpoint())
+            .put("clientId", oidc.clientId());
+        if (withSecrets) {
+          o.put("clientSecret", oidc.clientSecret());
+        }
+        o.put("sessionCookieName", oidc.sessionCookieName()).put("scope", oidc.scope())
+            .put("sessionTimeoutSeconds", oidc.sessionTimeoutSeconds()).put("extraParams", extra)
+            .put("onUnauthenticatedRequest", oidc.onUnauthenticated().wire());
       }
       out.add(o);
     }
@@ -455,6 +479,15 @@ public final class ResourcesJson {
                 strings(claim.getJsonArray("values"))));
           }
           out.add(new JwtValidation(o.getString("jwksEndpoint"), o.getString("issuer"), claims));
+        }
+        case AuthenticateOidc.TYPE -> {
+          Map<String, String> extra = new LinkedHashMap<>();
+          o.getJsonObject("extraParams", new JsonObject()).forEach(e -> extra.put(e.getKey(), (String) e.getValue()));
+          out.add(new AuthenticateOidc(o.getString("issuer"), o.getString("authorizationEndpoint"),
+              o.getString("tokenEndpoint"), o.getString("userInfoEndpoint"), o.getString("clientId"),
+              o.getString("clientSecret"), o.getString("sessionCookieName"), o.getString("scope"),
+              o.getLong("sessionTimeoutSeconds"), extra, WireEnum.parse(AuthenticateOidc.OnUnauthenticated.class,
+                  o.getString("onUnauthenticatedRequest")).orElseThrow()));
         }
         default -> throw new IllegalArgumentException("unknown action type " + o.getString("type"));
       }

@@ -254,9 +254,12 @@ class ListenerApiTest {
         .hasMessageContaining("FixedResponseConfig.StatusCode");
     h.refusedUnchanged(() -> h.createListener(lb, port, Action.builder().type(ActionTypeEnum.REDIRECT)
         .redirectConfig(c -> c.statusCode(RedirectActionStatusCodeEnum.HTTP_302)).build()), "ValidationError");
+    h.refusedUnchanged(() -> h.createListener(lb, port, Action.builder().type(ActionTypeEnum.AUTHENTICATE_COGNITO)
+        .authenticateCognitoConfig(c -> c.userPoolArn("arn:aws:cognito-idp:us-east-1:000000000000:userpool/p")
+            .userPoolClientId("c").userPoolDomain("d")).build()), "InvalidLoadBalancerAction");
     h.refusedUnchanged(() -> h.createListener(lb, port, Action.builder().type(ActionTypeEnum.AUTHENTICATE_OIDC)
         .authenticateOidcConfig(c -> c.issuer("i").authorizationEndpoint("a").tokenEndpoint("t")
-            .userInfoEndpoint("u").clientId("c")).build()), "InvalidLoadBalancerAction");
+            .userInfoEndpoint("u").clientId("c")).build()), "ValidationError");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(port)
         .defaultActions(forward(h.tg("blue")).toBuilder().order(1).build(), fixed(200, "x").toBuilder().order(2).build())),
         "InvalidLoadBalancerAction");

@@ -115,6 +115,42 @@ class BannerTest {
   }
 
   @Test
+  void banner_marksAuthenticateOidc_andOffersNoCurlWhereTheDefaultActionSendsToSignInOrDenies() {
+    String oidc = "{type: authenticate-oidc, issuer: 'https://idp.example', authorization-endpoint:"
+        + " 'https://idp.example/authorize', token-endpoint: 'https://idp.example/token', user-info-endpoint:"
+        + " 'https://idp.example/userinfo', client-id: c, client-secret: s";
+    FulcrumConfig config = Gateway.config("""
+        load-balancers:
+          - name: app
+            listeners:
+              - protocol: HTTPS
+                port: 7443
+                default-actions: [%s}, {type: fixed-response, status-code: 200}]
+              - protocol: HTTPS
+                port: 8443
+                default-actions: [%s, on-unauthenticated-request: deny}, {type: fixed-response, status-code: 200}]
+              - protocol: HTTPS
+                port: 9443
+                default-actions: [%s, on-unauthenticated-request: allow}, {type: fixed-response, status-code: 200}]
+                rules:
+                  - {priority: 1, conditions: [{field: path-pattern, values: [/a]}],
+                     actions: [%s}, {type: fixed-response, status-code: 200}]}
+                  - {priority: 2, conditions: [{field: path-pattern, values: [/b]}],
+                     actions: [%s}, {type: fixed-response, status-code: 200}]}
+        """.formatted(oidc, oidc, oidc, oidc, oidc));
+
+    String banner = Banner.render(config, 9090, -1, 1, "x.yaml");
+
+    assertThat(banner)
+        .contains("HTTPS 7443:  https://127.0.0.1:7443/ (zone-a)  [authenticate-oidc: the default action]")
+        .contains("HTTPS 8443:  https://127.0.0.1:8443/ (zone-a)  [authenticate-oidc: the default action]")
+        .contains("HTTPS 9443:  https://127.0.0.1:9443/ (zone-a)  [authenticate-oidc: 2 rules, the default action]")
+        .as("a default action that lets requests without a session through answers curl")
+        .contains("curl -sk https://127.0.0.1:9443/")
+        .doesNotContain("curl -sk https://127.0.0.1:7443/").doesNotContain("curl -sk https://127.0.0.1:8443/");
+  }
+
+  @Test
   void banner_withTheDnsResponderOff_hasNoDnsLine() throws IOException {
     String banner = Banner.render(demo(), 9090, -1, 2, "conf/fulcrum.yaml");
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.Cidr;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.FunctionDefinition;
@@ -133,6 +134,29 @@ class ConfigLoaderTest {
 
     assertThat(((FunctionDefinition.Remote) config.environment().functions().get("on-aws")).signing())
         .isEqualTo(new FunctionDefinition.Signing("eu-west-3", "AKIAEXAMPLE", "from-env/+x", null));
+  }
+
+  @Test
+  void override_keepsAnOidcClientSecretOutOfTheFile() throws IOException {
+    String file = FILE.substring(0, FILE.indexOf("load-balancers:")) + """
+        load-balancers:
+          - name: demo
+            listeners:
+              - protocol: HTTPS
+                port: 8443
+                default-actions:
+                  - {type: authenticate-oidc, issuer: 'https://idp.example.com',
+                     authorization-endpoint: 'https://idp.example.com/authorize',
+                     token-endpoint: 'https://idp.example.com/token',
+                     user-info-endpoint: 'https://idp.example.com/userinfo', client-id: fulcrum}
+                  - {type: forward, target-group: web}
+        """;
+
+    FulcrumConfig config = load(file,
+        Map.of("FULCRUM_LOAD_BALANCERS__0__LISTENERS__0__DEFAULT_ACTIONS__0__CLIENT_SECRET", "from-env/+x"));
+
+    assertThat(((AuthenticateOidc) config.resources().loadBalancers().get(0).listeners().get(0).defaultActions()
+        .get(0)).clientSecret()).isEqualTo("from-env/+x");
   }
 
   @Test

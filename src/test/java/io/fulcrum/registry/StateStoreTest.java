@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fulcrum.config.FulcrumConfig;
+import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.JwtValidation;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerIpAddressType;
 import io.fulcrum.model.LoadBalancerScheme;
@@ -135,6 +137,57 @@ class StateStoreTest {
     store.save(r);
     assertThat(store.load(c.environment())).contains(r);
     assertThat(r.loadBalancers().get(0).listeners().get(0).rules().get(0).transforms()).hasSize(2);
+  }
+
+  @Test
+  void jwtValidationAndAuthenticateOidcActions_roundTrip_theClientSecretIncluded() throws IOException {
+    FulcrumConfig c = Gateway.config("""
+        load-balancers:
+          - name: web
+            listeners:
+              - protocol: HTTPS
+                port: 8443
+                default-actions:
+                  - {type: authenticate-oidc, issuer: 'https://idp.example.com',
+                     authorization-endpoint: 'https://idp.example.com/authorize',
+                     token-endpoint: 'https://idp.example.com/token',
+                     user-info-endpoint: 'https://idp.example.com/userinfo', client-id: fulcrum,
+                     client-secret: s3cret, session-cookie-name: AppSession, scope: 'openid email',
+                     session-timeout: 3600, authentication-request-extra-params: {prompt: login, display: page},
+                     on-unauthenticated-request: allow}
+                  - {type: fixed-response, status-code: 200}
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: [/api/*]}]
+                    actions:
+                      - {type: jwt-validation, jwks-endpoint: 'https://idp.example.com/jwks',
+                         issuer: 'https://idp.example.com', additional-claims: [{name: scope,
+                         format: space-separated-values, values: [orders:read]}]}
+                      - {type: fixed-response, status-code: 200}
+                  - priority: 2
+                    conditions: [{field: path-pattern, values: [/app/*]}]
+                    actions:
+                      - {type: authenticate-oidc, issuer: 'https://idp.example.com',
+                         authorization-endpoint: 'https://idp.example.com/authorize',
+                         token-endpoint: 'https://idp.example.com/token',
+                         user-info-endpoint: 'https://idp.example.com/userinfo', client-id: app,
+                         client-secret: other-s3cret}
+                      - {type: fixed-response, status-code: 200}
+        """);
+    Resources r = new Resources(c.resources().loadBalancers(), c.resources().targetGroups());
+    StateStore store = new StateStore(dir);
+    store.save(r);
+    Resources back = store.load(c.environment()).orElseThrow();
+    assertThat(back).isEqualTo(r);
+    AuthenticateOidc oidc = (AuthenticateOidc) back.loadBalancers().get(0).listeners().get(0).defaultActions().get(0);
+    assertThat(oidc.clientSecret()).isEqualTo("s3cret");
+    assertThat(oidc.extraParams().keySet()).containsExactly("prompt", "display");
+    assertThat(oidc.onUnauthenticated()).isEqualTo(AuthenticateOidc.OnUnauthenticated.ALLOW);
+    assertThat(back.loadBalancers().get(0).listeners().get(0).rules().get(0).actions().get(0))
+        .isInstanceOf(JwtValidation.class);
+    // The dashboard's view of the same actions never carries the secret.
+    assertThat(ResourcesJson.actions(r.loadBalancers().get(0).listeners().get(0).defaultActions()).encode())
+        .contains("\"clientId\":\"fulcrum\"").doesNotContain("s3cret").doesNotContain("clientSecret");
   }
 
   @Test
