@@ -489,7 +489,9 @@ final class Authenticator {
     if (authority == null || authority.host() == null || authority.host().isEmpty()) {
       return null;
     }
-    return authority.port() > 0 ? authority.host() + ":" + authority.port() : authority.host();
+    String host = authority.host().indexOf(':') >= 0 && authority.host().charAt(0) != '['
+        ? "[" + authority.host() + "]" : authority.host(); // an IPv6 literal, in a URL's brackets
+    return authority.port() > 0 ? host + ":" + authority.port() : host;
   }
 
   private static String callbackUrl(String host) {

@@ -9,9 +9,12 @@ import io.fulcrum.model.Action;
 import io.fulcrum.model.AuthenticateOidc;
 import io.fulcrum.model.AuthenticateOidc.OnUnauthenticated;
 import io.fulcrum.model.Rule;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -146,5 +149,17 @@ class ConfigParserAuthenticateOidcTest {
       }
     }
     return out.append(", ").append(keyValue).append('}').toString();
+  }
+
+  @Test
+  void oidcCaCertificates_mustReadAsCertificates(@TempDir Path dir) throws Exception {
+    Path junk = Files.writeString(dir.resolve("junk.pem"), "not a certificate");
+    assertThat(messages("oidc: {ca-certificates: '" + dir.resolve("none.pem") + "'}\n")).singleElement().asString()
+        .startsWith("oidc.ca-certificates: ");
+    assertThat(messages("oidc: {ca-certificates: '" + junk + "'}\n")).singleElement().asString()
+        .startsWith("oidc.ca-certificates: ");
+    assertThat(messages("oidc: {ca-certificate: x}\n")).containsExactly(
+        "oidc.ca-certificate: unknown key (expected one of: ca-certificates)");
+    assertThat(parse(Configs.MINIMAL).oidc()).isEqualTo(FulcrumConfig.Oidc.DEFAULT);
   }
 }
