@@ -62,8 +62,6 @@ final class Authenticator {
   static final long DATA_LIFETIME_MILLIS = 120_000;
   /** Session cookie shards: each value at most this many characters (a cookie stays under 4 KB). */
   static final int SHARD_CHARS = 4000;
-  /** At most this many shards are read (four carry the largest session ALB allows). */
-  static final int MAX_SHARDS = 8;
   static final int SESSIONS_KEPT = 512;
 
   private static final Logger LOG = LoggerFactory.getLogger(Authenticator.class);
@@ -83,12 +81,35 @@ final class Authenticator {
   private ClaimsSigner signer;
   /** Refreshes under way, by the sealed session they renew. */
   private final Map<String, Future<Refreshed>> refreshing = new HashMap<>();
-  private final Map<String, Opened> sessions = new LinkedHashMap<>(64, 0.75f, true) {
+  private final Map<Sealed, Opened> sessions = new LinkedHashMap<>(64, 0.75f, true) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Opened> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<Sealed, Opened> eldest) {
       return size() > SESSIONS_KEPT;
     }
   };
+
+  /**
+   * A sealed session as a map key: hashed on its last characters only (the GCM tag's, random), so
+   * that a lookup does not hash a cookie of kilobytes; equal only to the same value, every character
+   * of it compared (a forged cookie with a copied tag is another key).
+   */
+  private record Sealed(String value) {
+    private static final int HASHED = 24;
+
+    @Override
+    public int hashCode() {
+      int h = 0;
+      for (int i = Math.max(0, value.length() - HASHED); i < value.length(); i++) {
+        h = 31 * h + value.charAt(i);
+      }
+      return h;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Sealed s && s.value.equals(value);
+    }
+  }
 
   /** A session this loop opened, with the claims it signed for it last. */
   private static final class Opened {
@@ -139,7 +160,7 @@ final class Authenticator {
     headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
     long now = clock.millis();
     AuthenticateOidc a = route.config();
-    String sealed = sessionCookie(RequestCookies.of(headers), a.sessionCookieName());
+    String sealed = sessionCookie(RequestCookies.of(headers), route);
     Opened opened = sealed == null ? null : open(sealed);
     if (opened != null && opened.session.validFor(a.issuer(), a.clientId(), now)) {
       if (!opened.session.refreshDue(now)) {
@@ -211,8 +232,8 @@ final class Authenticator {
                 "the renewed session does not fit the session cookie's shards"));
           }
           Opened opened = new Opened(renewed);
-          sessions.put(next, opened);
-          sessions.put(sealed, opened);
+          sessions.put(new Sealed(next), opened);
+          sessions.put(new Sealed(sealed), opened);
           meters.authRefreshed();
           return Future.succeededFuture(new Refreshed(opened,
               sessionCookies(next, renewed, a.sessionCookieName(), sent, false)));
@@ -230,7 +251,7 @@ final class Authenticator {
    */
   boolean signedIn(MultiMap headers, OidcRoute route) {
     AuthenticateOidc a = route.config();
-    String sealed = sessionCookie(RequestCookies.of(headers), a.sessionCookieName());
+    String sealed = sessionCookie(RequestCookies.of(headers), route);
     if (sealed == null) {
       return false;
     }
@@ -257,14 +278,18 @@ final class Authenticator {
   }
 
   /** The session cookie's shards joined, or null when it has none. */
-  private static String sessionCookie(RequestCookies cookies, String name) {
-    String first = cookies.value(name + "-0");
+  private static String sessionCookie(RequestCookies cookies, OidcRoute route) {
+    String first = cookies.value(route.shardName(0));
     if (first == null) {
       return null;
     }
-    StringBuilder joined = new StringBuilder(first);
-    for (int i = 1; i < MAX_SHARDS; i++) {
-      String shard = cookies.value(name + "-" + i);
+    String second = cookies.value(route.shardName(1));
+    if (second == null) {
+      return first; // the common case: one shard, nothing to copy
+    }
+    StringBuilder joined = new StringBuilder(first).append(second);
+    for (int i = 2; i < OidcRoute.MAX_SHARDS; i++) {
+      String shard = cookies.value(route.shardName(i));
       if (shard == null) {
         break;
       }
@@ -274,7 +299,8 @@ final class Authenticator {
   }
 
   private Opened open(String sealed) {
-    Opened opened = sessions.get(sealed);
+    Sealed key = new Sealed(sealed);
+    Opened opened = sessions.get(key);
     if (opened == null) {
       byte[] plain = codec.open(SESSION_AAD, sealed);
       Session s = plain == null ? null : Session.decode(plain);
@@ -282,7 +308,7 @@ final class Authenticator {
         return null;
       }
       opened = new Opened(s);
-      sessions.put(sealed, opened);
+      sessions.put(key, opened);
     }
     return opened;
   }
@@ -438,7 +464,7 @@ final class Authenticator {
       out.add(name + "-" + shards + "=" + sealed.substring(at, Math.min(sealed.length(), at + SHARD_CHARS))
           + "; Expires=" + expires + "; Path=/; Secure; HttpOnly");
     }
-    for (int i = shards; i < MAX_SHARDS; i++) {
+    for (int i = shards; i < OidcRoute.MAX_SHARDS; i++) {
       if (sent.has(name + "-" + i)) {
         out.add(name + "-" + i + "=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; Secure; HttpOnly");
       }
