@@ -11,6 +11,7 @@
 #   TEST=h1 CONNS=200 RATE=12000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar    # 200 connections
 #   TEST=h1close RATE=6000 loadtest/ab.sh /tmp/before.jar /tmp/after.jar   # a connection per request
 #   B_JAVA_OPTS=-XX:PerMethodTrapLimit=0 loadtest/ab.sh target/fulcrum.jar target/fulcrum.jar  # a JVM flag
+#   EXTRA_HEADER="Cookie: s=$(head -c 1800 /dev/zero | tr '\0' a)" TEST=h1 RATE=20000 loadtest/ab.sh A B  # big heads
 #
 # A_JAVA_OPTS and B_JAVA_OPTS are added to the JVM flags of A's and B's runs (after FULCRUM_JVM_OPTS,
 # so they may override them); AFFINITY=1 pins Fulcrum's event loops as in compare.sh.
@@ -54,12 +55,14 @@ load() { # load SECONDS PACED OUT: one load run; prints the requests it complete
   if [ "$TEST" != h2 ]; then
     local args=(wrk -t1 "-c$CONNS" "-d${seconds}s" --latency)
     [ "$TEST" = h1close ] && args+=(-H 'Connection: close')
+    [ -n "${EXTRA_HEADER:-}" ] && args+=(-H "$EXTRA_HEADER")
     [ "$paced" = 1 ] && args+=(-s "$WORKDIR/pace.lua")
     pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) "${args[@]}" "$URL" >"$out" 2>&1 || true
     awk '/requests in/ { print $1 }' "$out"
   else
     local args=(h2load "-c$H2_CLIENTS" -m10 -t1 -D "$seconds")
     [ "$paced" = 1 ] && args+=("--rps=$((RATE / H2_CLIENTS))")
+    [ -n "${EXTRA_HEADER:-}" ] && args+=(-H "$EXTRA_HEADER")
     pinned "$LOAD_CPUS" timeout --kill-after=5 $((seconds + 30)) "${args[@]}" "$URL" >"$out" 2>&1 || true
     awk '/^requests:/ { print $8 }' "$out"
   fi
