@@ -1,4 +1,4 @@
-# Shared by compare.sh and profile.sh (sourced, not run). Everything runs on 127.0.0.1; every
+# Shared by the load scripts (sourced, not run). Everything runs on 127.0.0.1; every
 # process started here is recorded by PID in STARTED_PIDS and stopped by PID on exit.
 # shellcheck shell=bash
 
@@ -400,4 +400,73 @@ to_ms() {
     n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
     if (u == "us") n = n / 1000; else if (u == "s") n = n * 1000; else if (u == "m") n = n * 60000
     printf "%.3f", n }'
+}
+
+# compare_paths TITLE HEADER PATH...: the paths of one Fulcrum listener (BASE, FULCRUM_PID) side by
+# side, each request with HEADER: WARMUP_SECONDS of each load on each path, then ROUNDS interleaved
+# rounds of ROUND_SECONDS of wrk (HTTP/1.1, -cCONNS) and h2load (HTTP/2, -c10 -m10) on
+# BASE/<path>/x; prints the medians of req/s (with min-max), wrk's p50 and p99, and Fulcrum's CPU
+# per request (jwt.sh, oidc.sh).
+compare_paths() {
+  local PATHS_TITLE=$1 PATHS_HEADER=$2
+  shift 2
+  local PATHS="$*"
+  local LOADS="h1 h2"
+  label() { case $1 in h1) echo "HTTP/1.1, wrk -c$CONNS" ;; h2) echo "HTTP/2, h2load -c10 -m10" ;; esac; }
+
+  # run PATH LOAD SECONDS: prints "req/s p50_ms p99_ms cpu_us_per_request".
+  run() {
+    local path=$1 load=$2 seconds=$3 before after out rps requests p50 p99
+    before=$(cpu_ticks "$FULCRUM_PID")
+    case $load in
+      h1)
+        out=$(pinned "$LOAD_CPUS" wrk -t1 -c"$CONNS" -d"${seconds}s" --latency -H "$PATHS_HEADER" "$BASE/$path/x")
+        rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")
+        requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+        p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
+        p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")") ;;
+      h2)
+        out=$(pinned "$LOAD_CPUS" h2load -c10 -m10 -D "$seconds" -H "$PATHS_HEADER" "$BASE/$path/x" 2>&1)
+        rps=$(awk '/^finished in/ { gsub(",", "", $4); print $4 }' <<<"$out")
+        requests=$(awk '/^requests:/ { print $8 }' <<<"$out")
+        p50=-
+        p99=- ;;
+    esac
+    after=$(cpu_ticks "$FULCRUM_PID")
+    awk -v r="$rps" -v a="$p50" -v b="$p99" -v t=$((after - before)) -v n="$requests" -v hz="$CLK_TCK" \
+      'BEGIN { cpu = n == 0 ? "-" : sprintf("%.1f", t / hz * 1e6 / n); printf "%.0f %s %s %s\n", r, a, b, cpu }'
+  }
+
+  log "warm-up: ${WARMUP_SECONDS}s of each load on each path"
+  for load in h1 h2; do for path in $PATHS; do run "$path" "$load" "$WARMUP_SECONDS" >/dev/null; done; done
+
+  declare -A results
+  for load in $LOADS; do
+    for round in $(seq 1 "$ROUNDS"); do
+      for path in $PATHS; do
+        r=$(run "$path" "$load" "$ROUND_SECONDS")
+        results[$load,$path]+="$r"$'\n'
+        log "$load round $round /$path/: $r (req/s p50 p99 µs-CPU/req)"
+      done
+    done
+  done
+
+  median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+  range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
+  col() { awk -v c="$1" 'NF { print $c }'; }
+
+  echo
+  echo "$PATHS_TITLE, 1 listener instance, $ROUNDS interleaved rounds of ${ROUND_SECONDS}s"
+  echo "(medians; req/s with min-max; CPU: Fulcrum's user+system CPU per request)"
+  echo
+  echo "| Load | Path | req/s | (min-max) | p50 ms | p99 ms | CPU µs/req |"
+  echo "|---|---|---:|---|---:|---:|---:|"
+  for load in $LOADS; do
+    for path in $PATHS; do
+      data=${results[$load,$path]}
+      printf '| %s | /%s/ | %s | %s | %s | %s | %s |\n' "$(label "$load")" "$path" \
+        "$(col 1 <<<"$data" | median)" "$(col 1 <<<"$data" | range)" "$(col 2 <<<"$data" | median)" \
+        "$(col 3 <<<"$data" | median)" "$(col 4 <<<"$data" | median)"
+    done
+  done
 }

@@ -74,19 +74,19 @@ public final class QueryParams {
 
   /** An integer, or null when absent; a non-number is a {@code ValidationError}. */
   public Integer integer(String member) {
-    String v = string(member);
-    if (v == null) {
-      return null;
-    }
-    try {
-      return Integer.parseInt(v.trim());
-    } catch (NumberFormatException e) {
+    Long v = number(member, "integer");
+    if (v != null && (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE)) {
       throw ApiError.validation("Value '" + v + "' at '" + lowerFirst(member) + "' is not a valid integer");
     }
+    return v == null ? null : v.intValue();
   }
 
   /** A long, or null when absent; a non-number is a {@code ValidationError}. */
   public Long longValue(String member) {
+    return number(member, "long");
+  }
+
+  private Long number(String member, String kind) {
     String v = string(member);
     if (v == null) {
       return null;
@@ -94,7 +94,7 @@ public final class QueryParams {
     try {
       return Long.parseLong(v.trim());
     } catch (NumberFormatException e) {
-      throw ApiError.validation("Value '" + v + "' at '" + lowerFirst(member) + "' is not a valid long");
+      throw ApiError.validation("Value '" + v + "' at '" + lowerFirst(member) + "' is not a valid " + kind);
     }
   }
 

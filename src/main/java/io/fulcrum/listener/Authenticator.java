@@ -54,10 +54,10 @@ import org.slf4j.LoggerFactory;
  */
 final class Authenticator {
 
-  /** The headers the action sets; a client's own are removed first. */
-  static final String ACCESS_TOKEN = "x-amzn-oidc-accesstoken";
-  static final String IDENTITY = "x-amzn-oidc-identity";
-  static final String DATA = "x-amzn-oidc-data";
+  /** The headers the action sets (names with their hash kept); a client's own are removed first. */
+  static final CharSequence ACCESS_TOKEN = HttpHeaders.createOptimized("x-amzn-oidc-accesstoken");
+  static final CharSequence IDENTITY = HttpHeaders.createOptimized("x-amzn-oidc-identity");
+  static final CharSequence DATA = HttpHeaders.createOptimized("x-amzn-oidc-data");
   /** How long a signed {@code x-amzn-oidc-data} is valid; one is signed again with half of it left. */
   static final long DATA_LIFETIME_MILLIS = 120_000;
   /** Session cookie shards: each value at most this many characters (a cookie stays under 4 KB). */

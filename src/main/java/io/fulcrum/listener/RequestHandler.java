@@ -272,10 +272,19 @@ final class RequestHandler {
     if (body) {
       req.pause();
     }
-    verdict.onSuccess(v -> {
+    verdict.onComplete(ar -> {
       if (req.response().ended() || req.response().closed()) {
         return; // the client went away meanwhile
       }
+      if (ar.failed()) {
+        LOG.warn("authenticate-oidc: renewing a session failed unexpectedly", ar.cause());
+        if (body) {
+          req.resume();
+        }
+        answer(r.binding(), r.entry(), req, ElbError.AUTH_FAILED);
+        return;
+      }
+      Authenticator.Verdict v = ar.result();
       boolean proceeds = v == Authenticator.Verdict.SIGNED_IN || v == Authenticator.Verdict.ALLOWED;
       if (body && !(proceeds && o.then() instanceof ForwardRoute)) {
         req.resume(); // to be read and dropped; a forward's exchange resumes the body when its target takes it

@@ -1,7 +1,5 @@
 package io.fulcrum.model;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -152,24 +150,7 @@ public record AuthenticateOidc(String issuer, String authorizationEndpoint, Stri
     }
   }
 
-  /** A full {@code https://} URL with a host, no user info and no fragment. */
-  static void checkUrl(String url, String what, Problems p) {
-    if (url == null || url.isEmpty()) {
-      p.add("the " + what + " is required (a full https:// URL)");
-      return;
-    }
-    if (url.length() > MAX_LENGTH) {
-      p.add(url.length() + " characters is above the maximum " + MAX_LENGTH);
-      return;
-    }
-    try {
-      URI uri = new URI(url);
-      if (!"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getRawUserInfo() != null
-          || uri.getRawFragment() != null) {
-        p.add("'" + url + "' is not a full https:// URL (expected https://host[:port]/path)");
-      }
-    } catch (URISyntaxException e) {
-      p.add("'" + url + "' is not a URL: " + e.getReason());
-    }
+  private static void checkUrl(String url, String what, Problems p) {
+    HttpsUrls.check(url, "the " + what + " is required (a full https:// URL)", MAX_LENGTH, p);
   }
 }

@@ -1,7 +1,5 @@
 package io.fulcrum.model;
 
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -78,7 +76,8 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
    */
   public static JwtValidation of(String jwksEndpoint, String issuer, List<Claim> claims, Problems p) {
     int before = p.size();
-    checkEndpoint(jwksEndpoint, p.at("jwks-endpoint"));
+    HttpsUrls.check(jwksEndpoint, "a JWKS endpoint is required (an https:// URL)", MAX_LENGTH,
+        p.at("jwks-endpoint"));
     if (issuer == null || issuer.isEmpty()) {
       p.at("issuer").add("an issuer is required (the iss claim tokens must have)");
     } else if (issuer.length() > MAX_LENGTH) {
@@ -118,25 +117,5 @@ public record JwtValidation(String jwksEndpoint, String issuer, List<Claim> addi
       }
     }
     return p.size() > before || claims.contains(null) ? null : new JwtValidation(jwksEndpoint, issuer, claims);
-  }
-
-  private static void checkEndpoint(String endpoint, Problems p) {
-    if (endpoint == null || endpoint.isEmpty()) {
-      p.add("a JWKS endpoint is required (an https:// URL)");
-      return;
-    }
-    if (endpoint.length() > MAX_LENGTH) {
-      p.add(endpoint.length() + " characters is above the maximum " + MAX_LENGTH);
-      return;
-    }
-    try {
-      URI uri = new URI(endpoint);
-      if (!"https".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null || uri.getRawUserInfo() != null
-          || uri.getRawFragment() != null) {
-        p.add("'" + endpoint + "' is not a full https:// URL (expected https://host[:port]/path)");
-      }
-    } catch (URISyntaxException e) {
-      p.add("'" + endpoint + "' is not a URL: " + e.getReason());
-    }
   }
 }
