@@ -6,11 +6,13 @@ import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.OidcProvider;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.Tool;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerOptions;
@@ -52,7 +54,8 @@ class AuthenticateOidcTest {
   private static final String SECRET = "s3cret/with+symbols";
 
   private final Vertx backends = TestVertx.create();
-  private final VirtualTime time = new VirtualTime();
+  /** Virtual time from now: the tokens it signs are current for verifiers on the real clock (PyJWT). */
+  private final VirtualTime time = new VirtualTime(System.currentTimeMillis());
   private Gateway gateway;
   private Backend backend;
   private OidcProvider idp;
@@ -270,6 +273,36 @@ class AuthenticateOidcTest {
     verify.update((parts[0] + "." + parts[1]).getBytes(StandardCharsets.US_ASCII));
     assertThat(verify.verify(Base64.getUrlDecoder().decode(parts[2]))).as("signature").isTrue();
     return new JsonObject(new String(Base64.getUrlDecoder().decode(parts[1]), StandardCharsets.UTF_8));
+  }
+
+  /**
+   * A target verifies {@code x-amzn-oidc-data} as AWS's documentation shows, with code nobody here
+   * wrote: Debian's PyJWT decodes ALB's padded token, checks the ES256 signature with the key the
+   * control plane serves for its {@code kid}, and its {@code exp}.
+   */
+  @Test
+  void pyJwt_verifiesTheClaims_asATargetDoes() throws Exception {
+    Path python = Interop.python3With("jwt", "python3-jwt");
+    signIn("/app/a");
+    String token = new JsonObject(browse("/app/a").body()).getString("x-amzn-oidc-data");
+    Path dir = Files.createTempDirectory("pyjwt");
+    Files.writeString(dir.resolve("verify.py"), """
+        import base64, json, sys, urllib.request
+        import jwt
+        token, control = sys.argv[1], sys.argv[2]
+        header = json.loads(base64.urlsafe_b64decode(token.split(".")[0]))
+        key = urllib.request.urlopen(control + "/public-keys/" + header["kid"]).read().decode()
+        claims = jwt.decode(token, key, algorithms=["ES256"])
+        print(json.dumps({"header": header, "claims": claims}))
+        """);
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(60), List.of(python.toString(), "verify.py", token,
+        "http://127.0.0.1:" + gateway.controlPort()));
+    assertThat(r.exitCode()).as(r.output()).isZero();
+    JsonObject out = Interop.lastJsonLine(r);
+    assertThat(out.getJsonObject("claims").getString("sub")).isEqualTo(OidcProvider.SUBJECT);
+    assertThat(out.getJsonObject("claims").getString("email")).isEqualTo(OidcProvider.EMAIL);
+    assertThat(out.getJsonObject("header").getString("client")).isEqualTo(CLIENT);
+    assertThat(out.getJsonObject("header").getString("signer")).contains(":loadbalancer/app/lb/");
   }
 
   @Test
