@@ -60,6 +60,7 @@ class AuthenticateOidcTest {
   private Backend backend;
   private OidcProvider idp;
   private Path data;
+  private Path lbCertificate;
   private int port;
   private SSLContext trust;
   private final Map<HttpClient.Version, HttpClient> clients = new EnumMap<>(HttpClient.Version.class);
@@ -71,6 +72,7 @@ class AuthenticateOidcTest {
     Path dir = Files.createTempDirectory("oidc");
     data = dir.resolve("data");
     TestCertificates.Pem server = TestCertificates.pem(dir, "lb", "127.0.0.1");
+    lbCertificate = server.certificate();
     // Sessions with large claims send large heads (ALB allows 64 KB of them); Vert.x takes 8 KB by default.
     backend = Backend.start(backends, "b", new HttpServerOptions().setHost("127.0.0.1").setPort(0)
         .setMaxHeaderSize(64 * 1024), req -> {
@@ -303,6 +305,30 @@ class AuthenticateOidcTest {
     assertThat(out.getJsonObject("claims").getString("email")).isEqualTo(OidcProvider.EMAIL);
     assertThat(out.getJsonObject("header").getString("client")).isEqualTo(CLIENT);
     assertThat(out.getJsonObject("header").getString("signer")).contains(":loadbalancer/app/lb/");
+  }
+
+  /**
+   * curl signs in as a browser would, with a cookie engine nobody here wrote: it follows the
+   * redirects to the IdP and back, keeps the nonce and session cookies as their Set-Cookie lines say
+   * (Secure, HttpOnly, Path, Expires), and ends at the page with the user's claims.
+   */
+  @Test
+  void curl_signsIn_followingTheRedirects_withItsOwnCookieJar() throws Exception {
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    Path dir = Files.createTempDirectory("curl");
+    Path cas = dir.resolve("cas.pem");
+    Files.writeString(cas, Files.readString(lbCertificate) + Files.readString(idp.caFile()));
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(60), List.of(curl.toString(), "-sS", "-L", "--cacert",
+        cas.toString(), "-c", "jar", "-b", "jar", url("/app/page?x=1")));
+    assertThat(r.exitCode()).as(r.output()).isZero();
+    JsonObject seen = Interop.lastJsonLine(r);
+    assertThat(seen.getString("x-amzn-oidc-identity")).isEqualTo(OidcProvider.SUBJECT);
+    assertThat(Files.readString(dir.resolve("jar"))).contains("AWSELBAuthSessionCookie-0")
+        .doesNotContain("AWSALBAuthNonce\t");
+    Tool.Result again = Tool.run(dir, Duration.ofSeconds(60), List.of(curl.toString(), "-sS", "--cacert",
+        cas.toString(), "-b", "jar", url("/api/orders")));
+    assertThat(Interop.lastJsonLine(again).getString("x-amzn-oidc-identity")).as("the jar's session, on a deny rule")
+        .isEqualTo(OidcProvider.SUBJECT);
   }
 
   @Test
