@@ -24,6 +24,7 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.net.HostAndPort;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Instant;
@@ -354,7 +355,6 @@ final class Authenticator {
   /**
    * The IdP sent the user back: checks the state against the browser's nonce, redeems the code,
    * reads the user's claims, and sends the user on with a session cookie.
-   *
    */
   void callback(HttpServerRequest req, OidcCallbackRoute callback, AccessEntry entry,
       ListenerHeaders listenerHeaders, LoadBalancerMeters meters) {
@@ -366,7 +366,7 @@ final class Authenticator {
     RequestCookies cookies = RequestCookies.of(req.headers());
     try {
       if (req.getParam("error") != null) {
-        throw new IdpFailure("-", IdpFailure.IDP_ERROR, "the IdP returned error " + req.getParam("error")
+        throw new IdpFailure(null, IdpFailure.IDP_ERROR, "the IdP returned error " + req.getParam("error")
             + (req.getParam("error_description") == null ? "" : ": " + req.getParam("error_description")));
       }
       String sealedState = req.getParam("state");
@@ -385,7 +385,7 @@ final class Authenticator {
       if (nonce == null) {
         throw new IdpFailure("AuthMissingAWSALBAuthNonce", IdpFailure.UNAUTHORIZED, "no nonce cookie");
       }
-      if (!java.security.MessageDigest.isEqual(nonce.getBytes(StandardCharsets.US_ASCII),
+      if (!MessageDigest.isEqual(nonce.getBytes(StandardCharsets.US_ASCII),
           state.nonce().getBytes(StandardCharsets.US_ASCII))) {
         throw new IdpFailure("AuthInvalidAWSALBAuthNonce", IdpFailure.UNAUTHORIZED,
             "the nonce cookie is not the state's (another sign-in started in this browser since)");
@@ -504,7 +504,7 @@ final class Authenticator {
     ElbResponses.send(req, error, false, listenerHeaders);
     if (entry != null) {
       entry.refusedByCheck(OidcRoute.EXECUTED);
-      entry.errorReason = "-".equals(f.reason()) ? null : f.reason();
+      entry.errorReason = f.reason();
       entry.answered(error.status());
     }
   }

@@ -15,16 +15,18 @@ public final class IdpFailure extends RuntimeException {
   private final int status;
 
   /**
-   * @param reason the access log's {@code error_reason}, e.g. {@code AuthInvalidStateParam}
+   * @param reason the access log's {@code error_reason}, e.g. {@code AuthInvalidStateParam}; null for
+   *               none (an error the IdP sent back with the user, which ALB logs without one)
    * @param status the status the client gets
    * @param detail what went wrong, for Fulcrum's own log
    */
   public IdpFailure(String reason, int status, String detail) {
-    super(reason + ": " + detail, null, false, false);
+    super(reason == null ? detail : reason + ": " + detail, null, false, false);
     this.reason = reason;
     this.status = status;
   }
 
+  /** The access log's {@code error_reason}, or null. */
   public String reason() {
     return reason;
   }
