@@ -27,15 +27,9 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,10 +42,9 @@ import org.slf4j.LoggerFactory;
  * code, reads the user's claims, sets the session cookie and sends the user on to where they were
  * going.
  *
- * <p>Sessions and login states are sealed (AES-GCM) with the stickiness key ring, so every process
- * sharing the key file reads them and a rotation keeps live sessions. Each event loop keeps the
- * sessions it opened (with their signed claims) for {@value #SESSIONS_KEPT} cookies: a request of a
- * session seen before costs a map lookup. Called on the owning event loop only.
+ * <p>Sessions ({@link LoopSessions}) and login states are sealed (AES-GCM) with the stickiness key
+ * ring, so every process sharing the key file reads them and a rotation keeps live sessions. Called
+ * on the owning event loop only.
  */
 final class Authenticator {
 
@@ -61,68 +54,24 @@ final class Authenticator {
   static final CharSequence DATA = HttpHeaders.createOptimized("x-amzn-oidc-data");
   /** How long a signed {@code x-amzn-oidc-data} is valid; one is signed again with half of it left. */
   static final long DATA_LIFETIME_MILLIS = 120_000;
-  /** Session cookie shards: each value at most this many characters (a cookie stays under 4 KB). */
-  static final int SHARD_CHARS = 4000;
-  static final int SESSIONS_KEPT = 512;
 
   private static final Logger LOG = LoggerFactory.getLogger(Authenticator.class);
-  private static final byte[] SESSION_AAD = "fulcrum authenticate-oidc session".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] STATE_AAD = "fulcrum authenticate-oidc state".getBytes(StandardCharsets.US_ASCII);
   private static final CharSequence SET_COOKIE = HttpHeaders.createOptimized("Set-Cookie");
   private static final CharSequence LOCATION = HttpHeaders.createOptimized("Location");
   private static final CharSequence CONTENT_TYPE = HttpHeaders.createOptimized("Content-Type");
   private static final CharSequence CACHE_CONTROL = HttpHeaders.createOptimized("Cache-Control");
-  private static final DateTimeFormatter EXPIRES =
-      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.ENGLISH).withZone(ZoneOffset.UTC);
   private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
   private final Clock clock;
   private final SecureRandom random;
   private final CookieCodec codec;
+  private final LoopSessions sessions;
   private ClaimsSigner signer;
   /** Refreshes under way, by the sealed session they renew. */
   private final Map<String, Future<Refreshed>> refreshing = new HashMap<>();
-  private final Map<Sealed, Opened> sessions = new LinkedHashMap<>(64, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<Sealed, Opened> eldest) {
-      return size() > SESSIONS_KEPT;
-    }
-  };
 
-  /**
-   * A sealed session as a map key: hashed on its last characters only (the GCM tag's, random), so
-   * that a lookup does not hash a cookie of kilobytes; equal only to the same value, every character
-   * of it compared (a forged cookie with a copied tag is another key).
-   */
-  private record Sealed(String value) {
-    private static final int HASHED = 24;
 
-    @Override
-    public int hashCode() {
-      int h = 0;
-      for (int i = Math.max(0, value.length() - HASHED); i < value.length(); i++) {
-        h = 31 * h + value.charAt(i);
-      }
-      return h;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Sealed s && s.value.equals(value);
-    }
-  }
-
-  /** A session this loop opened, with the claims it signed for it last. */
-  private static final class Opened {
-    final Session session;
-    String signedFor;
-    String data;
-    long dataExpiresAt;
-
-    Opened(Session session) {
-      this.session = session;
-    }
-  }
 
   /** What a request through an authenticate-oidc action gets. */
   enum Verdict {
@@ -140,6 +89,7 @@ final class Authenticator {
     this.clock = clock;
     this.random = random;
     this.codec = new CookieCodec(null, random);
+    this.sessions = new LoopSessions(codec);
   }
 
   /** The key ring (at start and after each rotation). */
@@ -161,8 +111,8 @@ final class Authenticator {
     headers.remove(ACCESS_TOKEN).remove(IDENTITY).remove(DATA);
     long now = clock.millis();
     AuthenticateOidc a = route.config();
-    String sealed = sessionCookie(RequestCookies.of(headers), route);
-    Opened opened = sealed == null ? null : open(sealed);
+    String sealed = sessions.read(RequestCookies.of(headers), route);
+    LoopSessions.Opened opened = sealed == null ? null : sessions.open(sealed);
     if (opened != null && opened.session.validFor(a.issuer(), a.clientId(), now)) {
       if (!opened.session.refreshDue(now)) {
         claims(headers, route, opened, now);
@@ -208,7 +158,7 @@ final class Authenticator {
   }
 
   /** A session renewed, and the cookies that carry it. */
-  private record Refreshed(Opened opened, List<String> setCookies) {
+  private record Refreshed(LoopSessions.Opened opened, List<String> setCookies) {
   }
 
   /**
@@ -227,17 +177,15 @@ final class Authenticator {
         .compose(tokens -> route.idp().userInfo(a, tokens).map(claims -> s.refreshed(tokens.accessToken(), claims,
             tokens.refreshToken(), tokens.accessExpiresAt(clock.millis()))))
         .compose(renewed -> {
-          String next = seal(renewed);
+          String next = sessions.seal(renewed);
           if (next == null) {
             return Future.failedFuture(new IdpFailure("AuthUserinfoResponseSizeExceeded", IdpFailure.INTERNAL,
                 "the renewed session does not fit the session cookie's shards"));
           }
-          Opened opened = new Opened(renewed);
-          sessions.put(new Sealed(next), opened);
-          sessions.put(new Sealed(sealed), opened);
+          LoopSessions.Opened opened = sessions.keep(renewed, next, sealed);
           meters.authRefreshed();
           return Future.succeededFuture(new Refreshed(opened,
-              sessionCookies(next, renewed, a.sessionCookieName(), sent, false)));
+              LoopSessions.setCookies(next, renewed, a.sessionCookieName(), sent, false)));
         });
     refreshing.put(sealed, f);
     f.onComplete(ar -> refreshing.remove(sealed));
@@ -252,12 +200,12 @@ final class Authenticator {
    */
   boolean signedIn(MultiMap headers, OidcRoute route) {
     AuthenticateOidc a = route.config();
-    String sealed = sessionCookie(RequestCookies.of(headers), route);
+    String sealed = sessions.read(RequestCookies.of(headers), route);
     if (sealed == null) {
       return false;
     }
     long now = clock.millis();
-    Opened opened = open(sealed);
+    LoopSessions.Opened opened = sessions.open(sealed);
     if (opened == null || !opened.session.validFor(a.issuer(), a.clientId(), now) || opened.session.refreshDue(now)) {
       return false;
     }
@@ -267,7 +215,7 @@ final class Authenticator {
   }
 
   /** Puts a live session's claims in the request's headers, signed again when the last signature is half spent. */
-  private void claims(MultiMap headers, OidcRoute route, Opened opened, long now) {
+  private void claims(MultiMap headers, OidcRoute route, LoopSessions.Opened opened, long now) {
     AuthenticateOidc a = route.config();
     Session s = opened.session;
     if (!route.signer().equals(opened.signedFor) || now > opened.dataExpiresAt - DATA_LIFETIME_MILLIS / 2) {
@@ -278,41 +226,7 @@ final class Authenticator {
     headers.set(ACCESS_TOKEN, s.accessToken()).set(IDENTITY, s.subject()).set(DATA, opened.data);
   }
 
-  /** The session cookie's shards joined, or null when it has none. */
-  private static String sessionCookie(RequestCookies cookies, OidcRoute route) {
-    String first = cookies.value(route.shardName(0));
-    if (first == null) {
-      return null;
-    }
-    String second = cookies.value(route.shardName(1));
-    if (second == null) {
-      return first; // the common case: one shard, nothing to copy
-    }
-    StringBuilder joined = new StringBuilder(first).append(second);
-    for (int i = 2; i < OidcRoute.MAX_SHARDS; i++) {
-      String shard = cookies.value(route.shardName(i));
-      if (shard == null) {
-        break;
-      }
-      joined.append(shard);
-    }
-    return joined.toString();
-  }
 
-  private Opened open(String sealed) {
-    Sealed key = new Sealed(sealed);
-    Opened opened = sessions.get(key);
-    if (opened == null) {
-      byte[] plain = codec.open(SESSION_AAD, sealed);
-      Session s = plain == null ? null : Session.decode(plain);
-      if (s == null) {
-        return null;
-      }
-      opened = new Opened(s);
-      sessions.put(key, opened);
-    }
-    return opened;
-  }
 
   /** Sends the user to the IdP's authorization endpoint, with a state only this browser can redeem. */
   private void signIn(HttpServerRequest req, OidcRoute route, AccessEntry entry, ListenerHeaders listenerHeaders,
@@ -415,9 +329,9 @@ final class Authenticator {
             return; // the client left meanwhile
           }
           IdpFailure failure = ar.failed() ? failure(ar.cause()) : null;
-          String sealedSession = failure == null ? seal(ar.result()) : null;
+          String sealedSession = failure == null ? sessions.seal(ar.result()) : null;
           List<String> setCookies = sealedSession == null ? null
-              : sessionCookies(sealedSession, ar.result(), a.sessionCookieName(), cookies, true);
+              : LoopSessions.setCookies(sealedSession, ar.result(), a.sessionCookieName(), cookies, true);
           if (failure == null && setCookies == null) {
             failure = new IdpFailure("AuthUserinfoResponseSizeExceeded", IdpFailure.INTERNAL,
                 "the sealed session does not fit the session cookie's shards");
@@ -444,36 +358,7 @@ final class Authenticator {
     return new IdpFailure("AuthUnhandledException", IdpFailure.INTERNAL, String.valueOf(cause));
   }
 
-  /** The session sealed for its cookie, or null when it does not fit four shards (or there are no keys). */
-  private String seal(Session s) {
-    byte[] plain = s.encode();
-    String sealed = codec.seal(SESSION_AAD, plain, plain.length);
-    return sealed == null || sealed.length() > SHARD_CHARS * 4 ? null : sealed;
-  }
 
-  /**
-   * The Set-Cookie values of a session sealed: its shards, the shards of a longer earlier one
-   * dropped, and (after a sign-in) the nonce cookie dropped.
-   */
-  private static List<String> sessionCookies(String sealed, Session s, String name, RequestCookies sent,
-      boolean dropNonce) {
-    String expires = EXPIRES.format(Instant.ofEpochMilli(s.expiresAtMillis()));
-    List<String> out = new ArrayList<>();
-    int shards = 0;
-    for (int at = 0; at < sealed.length(); at += SHARD_CHARS, shards++) {
-      out.add(name + "-" + shards + "=" + sealed.substring(at, Math.min(sealed.length(), at + SHARD_CHARS))
-          + "; Expires=" + expires + "; Path=/; Secure; HttpOnly");
-    }
-    for (int i = shards; i < OidcRoute.MAX_SHARDS; i++) {
-      if (sent.has(name + "-" + i)) {
-        out.add(name + "-" + i + "=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; Secure; HttpOnly");
-      }
-    }
-    if (dropNonce) {
-      out.add(LoginState.NONCE_COOKIE + "=; Max-Age=0; Path=/; Secure; HttpOnly");
-    }
-    return out;
-  }
 
   /** A 302 to {@code location} with these cookies. */
   private static void found(HttpServerRequest req, String location, List<String> cookies,
