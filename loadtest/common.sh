@@ -402,6 +402,12 @@ to_ms() {
     printf "%.3f", n }'
 }
 
+# Of the numbers on stdin, one a line: the median ("-" for none), and "min-max".
+median_of() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
+range_of() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
+# column_of N: field N of each non-empty line on stdin.
+column_of() { awk -v c="$1" 'NF { print $c }'; }
+
 # compare_paths TITLE HEADER PATH...: the paths of one Fulcrum listener (BASE, FULCRUM_PID) side by
 # side, each request with HEADER: WARMUP_SECONDS of each load on each path, then ROUNDS interleaved
 # rounds of ROUND_SECONDS of wrk (HTTP/1.1, -cCONNS) and h2load (HTTP/2, -c10 -m10) on
@@ -451,10 +457,6 @@ compare_paths() {
     done
   done
 
-  median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
-  range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
-  col() { awk -v c="$1" 'NF { print $c }'; }
-
   echo
   echo "$PATHS_TITLE, 1 listener instance, $ROUNDS interleaved rounds of ${ROUND_SECONDS}s"
   echo "(medians; req/s with min-max; CPU: Fulcrum's user+system CPU per request)"
@@ -465,8 +467,9 @@ compare_paths() {
     for path in $PATHS; do
       data=${results[$load,$path]}
       printf '| %s | /%s/ | %s | %s | %s | %s | %s |\n' "$(label "$load")" "$path" \
-        "$(col 1 <<<"$data" | median)" "$(col 1 <<<"$data" | range)" "$(col 2 <<<"$data" | median)" \
-        "$(col 3 <<<"$data" | median)" "$(col 4 <<<"$data" | median)"
+        "$(column_of 1 <<<"$data" | median_of)" "$(column_of 1 <<<"$data" | range_of)" \
+        "$(column_of 2 <<<"$data" | median_of)" "$(column_of 3 <<<"$data" | median_of)" \
+        "$(column_of 4 <<<"$data" | median_of)"
     done
   done
 }

@@ -239,10 +239,6 @@ for load in $LOADS; do
   done
 done
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
-range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
-col() { awk -v c="$1" 'NF { print $c }'; }
-
 echo
 echo "TCP listener, wrk -t1 -c$CONNS through each relay, $ROUNDS interleaved rounds of ${ROUND_SECONDS}s, 1 worker each"
 echo "(medians; req/s with min-max; CPU: the relay's user+system CPU per request)"
@@ -254,8 +250,9 @@ for load in $LOADS; do
     data=${results[$load,$who]}
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' \
       "$(label "$load")" "$who" \
-      "$(col 1 <<<"$data" | median)" "$(col 1 <<<"$data" | range)" "$(col 2 <<<"$data" | median)" \
-      "$(col 3 <<<"$data" | median)" "$(col 4 <<<"$data" | grep -v '^-$' | median)"
+      "$(column_of 1 <<<"$data" | median_of)" "$(column_of 1 <<<"$data" | range_of)" \
+      "$(column_of 2 <<<"$data" | median_of)" "$(column_of 3 <<<"$data" | median_of)" \
+      "$(column_of 4 <<<"$data" | grep -v '^-$' | median_of)"
   done
 done
 echo
