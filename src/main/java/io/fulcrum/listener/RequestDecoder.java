@@ -7,6 +7,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -19,7 +20,9 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.Http1xServerConnection;
 import io.vertx.core.http.impl.VertxHttpRequestDecoder;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Vert.x's HTTP/1.x request decoder, put in its place (under its name, by which Vert.x removes it
@@ -43,6 +46,9 @@ import java.util.Locale;
  * own version ({@code HTTP/2.0 501}) before the listener sees it. A request target in none of the
  * forms a load balancer serves ({@code admin/x}, {@code ../etc}, CONNECT's {@code host:443}) is
  * answered 400: Vert.x passes it on, and it would reach a target as a path the rules never saw.
+ * And one more of the header lines: a line with nothing before its colon ({@code : chunked}) fails
+ * to decode as a name that is no token does (400), where Netty's parser passes a request head on
+ * with a field of an empty name, a line each target would read its own way.
  * Nothing else of the decoding changes: the same parser, limits and checks.
  */
 final class RequestDecoder extends VertxHttpRequestDecoder {
@@ -124,6 +130,21 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
     return message;
   }
 
+  /** Whether {@code headers} hold a field with an empty name: a line {@code : value} or {@code :x: y}. */
+  static boolean namelessField(HttpHeaders headers) {
+    Iterator<Map.Entry<CharSequence, CharSequence>> it = headers.iteratorCharSequence();
+    while (it.hasNext()) {
+      if (it.next().getKey().length() == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static IllegalArgumentException nameless() {
+    return new IllegalArgumentException("a header line without a name");
+  }
+
   /** The failure of a request whose HTTP version is well formed but not one served (505). */
   static final class UnsupportedVersion extends IllegalArgumentException {
 
@@ -144,7 +165,9 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
    * whose request line is refused ({@link #refusal}) is passed on as the decoder passes on one that
    * failed to decode (an invalid {@code GET /bad-request} in HTTP/1.0 carrying the failure), the
    * first request's own decoder stays, and the listener answers and refuses whatever follows on the
-   * connection.
+   * connection. A head with a nameless field ({@link #namelessField}), which Vert.x's decoder passes
+   * on, is passed on failed in its own version, as the decoder passes on a head it cannot read.
+   * (Netty's decoder refuses such a line among trailers itself.)
    */
   static final class AfterTheFirstRequest extends ChannelInboundHandlerAdapter {
 
@@ -157,14 +180,17 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      IllegalArgumentException refused = msg instanceof HttpRequest head && head.decoderResult().isSuccess()
-          ? refusal(head) : null;
-      if (refused != null) {
-        HttpRequest invalid = new DefaultFullHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/bad-request",
-            Unpooled.EMPTY_BUFFER);
-        invalid.setDecoderResult(DecoderResult.failure(refused));
-        ReferenceCountUtil.release(msg);
-        msg = invalid;
+      if (msg instanceof HttpRequest head && head.decoderResult().isSuccess()) {
+        IllegalArgumentException refused = refusal(head);
+        if (refused != null) {
+          HttpRequest invalid = new DefaultFullHttpRequest(HttpVersion.HTTP_1_0, HttpMethod.GET, "/bad-request",
+              Unpooled.EMPTY_BUFFER);
+          invalid.setDecoderResult(DecoderResult.failure(refused));
+          ReferenceCountUtil.release(msg);
+          msg = invalid;
+        } else if (namelessField(head.headers())) {
+          head.setDecoderResult(DecoderResult.failure(nameless())); // as the decoder fails a head: its version kept
+        }
       }
       boolean ended = msg instanceof LastHttpContent last && last.decoderResult().isSuccess();
       boolean failed = msg instanceof DecoderResultProvider p && !p.decoderResult().isSuccess();
@@ -181,6 +207,9 @@ final class RequestDecoder extends VertxHttpRequestDecoder {
 
   @Override
   protected AsciiString splitHeaderName(byte[] sb, int start, int length) {
+    if (length == 0) {
+      throw nameless(); // the decoder's catch makes it the message's failure, as a name no token is
+    }
     AsciiString known = KnownNames.find(sb, start, length);
     return known != null ? known : super.splitHeaderName(sb, start, length);
   }

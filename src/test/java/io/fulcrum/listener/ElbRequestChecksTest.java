@@ -312,6 +312,38 @@ class ElbRequestChecksTest {
             Arguments.of(line, true, true)));
   }
 
+  /**
+   * A header line with no name before its colon (RFC 9110 §5.1: a field name is a token, one
+   * character at least; the guardian's {@code EmptyHeader}): refused as a name that is no token is,
+   * 400 and the close, whether Vert.x's decoder reads it (a listener's first request with h2c) or
+   * Fulcrum's, on both paths. Passed on, {@code : chunked} is a line each target reads its own way.
+   */
+  @ParameterizedTest(name = "{0}, h2c {1}, after a first request {2}, direct path {3}")
+  @MethodSource("namelessHeaderLines")
+  void listener_returns400AndCloses_forAHeaderLineWithoutAName(String line, boolean h2c, boolean afterAFirstRequest,
+      boolean directPath) {
+    onPath(directPath, () -> startWithBackend(h2c));
+
+    try (RawConnection c = RawConnection.open(port)) {
+      if (afterAFirstRequest) {
+        assertThat(c.send("GET /first HTTP/1.1\r\nHost: example.com\r\n\r\n").read().bodyText()).isEqualTo("b");
+      }
+      Response r = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n" + line + "\r\n\r\n"
+          + "GET /smuggled HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+      assertElbPage(r, ElbError.BAD_REQUEST);
+      assertThat(c.readUntilClosed()).as("nothing after the 400").isEmpty();
+    }
+    assertThat(backend.trafficHits()).isEqualTo(afterAFirstRequest ? 1 : 0);
+  }
+
+  static Stream<Arguments> namelessHeaderLines() {
+    return Stream.of(": chunked", ":x: y", ":")
+        .flatMap(line -> Stream.of(false, true).flatMap(direct -> Stream.of(
+            Arguments.of(line, false, false, direct), Arguments.of(line, true, false, direct),
+            Arguments.of(line, true, true, direct))));
+  }
+
   /** The three forms served: origin, absolute (its path goes on) and, for OPTIONS, asterisk. */
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"GET /a/b?c=d HTTP/1.1", "GET http://example.com/a/b?c=d HTTP/1.1",

@@ -7,6 +7,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderResultProvider;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpVersion;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -143,6 +145,48 @@ class RequestDecoderTest {
     assertUnsupportedVersion(channel.readInbound());
     assertThat(channel.pipeline().get(RequestDecoder.NAME)).isNotInstanceOf(RequestDecoder.class);
     assertThat(channel.pipeline().get(RequestDecoder.AfterTheFirstRequest.NAME)).isNull();
+    channel.finishAndReleaseAll();
+  }
+
+  /**
+   * A header line with nothing before its colon fails to decode in its request's own version
+   * (Netty's parser would pass the head on with a field of an empty name), whichever decoder reads
+   * it: Fulcrum's, or Vert.x's for the first request behind an h2c upgrade handler. Among trailers,
+   * Netty's decoder refuses it itself.
+   */
+  @ParameterizedTest(name = "{0}, behind an h2c upgrade handler {1}")
+  @CsvSource(delimiter = '|', value = {
+      "GET / HTTP/1.1\\r\\nHost: a\\r\\n: chunked\\r\\n\\r\\n | false",
+      "GET / HTTP/1.1\\r\\nHost: a\\r\\n: chunked\\r\\n\\r\\n | true",
+      "GET / HTTP/1.1\\r\\nHost: a\\r\\n:x: y\\r\\n\\r\\n | false",
+      "GET / HTTP/1.1\\r\\nHost: a\\r\\n:x: y\\r\\n\\r\\n | true",
+      "POST / HTTP/1.1\\r\\nHost: a\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n2\\r\\nab\\r\\n0\\r\\n: x\\r\\n\\r\\n | false",
+      "POST / HTTP/1.1\\r\\nHost: a\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n2\\r\\nab\\r\\n0\\r\\n: x\\r\\n\\r\\n | true"})
+  void aHeaderLineWithoutAName_failsToDecode(String request, boolean h2c) {
+    EmbeddedChannel channel = h2c ? h2cConnection() : new EmbeddedChannel(new RequestDecoder(OPTIONS));
+    if (h2c) {
+      RequestDecoder.install(channel.pipeline(), OPTIONS);
+    }
+
+    channel.writeInbound(ascii(request.replace("\\r\\n", "\r\n")));
+
+    List<Object> decoded = new ArrayList<>();
+    for (Object msg = channel.readInbound(); msg != null; msg = channel.readInbound()) {
+      decoded.add(msg);
+    }
+    HttpRequest head = (HttpRequest) decoded.get(0);
+    Object failed = decoded.stream().filter(m -> ((DecoderResultProvider) m).decoderResult().isFailure())
+        .findFirst().orElseThrow();
+    boolean inTrailers = request.endsWith(": x\\r\\n\\r\\n");
+    if (inTrailers) {
+      assertThat(failed).isInstanceOf(LastHttpContent.class);
+      assertThat(((LastHttpContent) failed).trailingHeaders().isEmpty()).as("no trailer passed on").isTrue();
+    } else {
+      assertThat(failed).as("the head").isSameAs(head);
+      assertThat(head.decoderResult().cause()).hasMessage("a header line without a name");
+      assertThat(head.protocolVersion()).as("its own version").isEqualTo(HttpVersion.HTTP_1_1);
+    }
+    decoded.forEach(ReferenceCountUtil::release);
     channel.finishAndReleaseAll();
   }
 
