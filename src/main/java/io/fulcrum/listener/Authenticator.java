@@ -173,9 +173,11 @@ final class Authenticator {
       return running;
     }
     AuthenticateOidc a = route.config();
+    long asked = System.nanoTime();
     Future<Refreshed> f = route.idp().refresh(a, s.refreshToken(), s.subject(), clock.millis())
         .compose(tokens -> route.idp().userInfo(a, tokens).map(claims -> s.refreshed(tokens.accessToken(), claims,
             tokens.refreshToken(), tokens.accessExpiresAt(clock.millis()))))
+        .andThen(ar -> meters.authLatency(System.nanoTime() - asked))
         .compose(renewed -> {
           String next = sessions.seal(renewed);
           if (next == null) {
@@ -320,10 +322,12 @@ final class Authenticator {
       entry.priority = route.priority();
     }
     AuthenticateOidc a = route.config();
+    long asked = System.nanoTime();
     route.idp().redeem(a, code, callbackUrl(host), now)
         .compose(tokens -> route.idp().userInfo(a, tokens).map(claims -> new Session(a.issuer(), a.clientId(),
             tokens.subject(), tokens.accessToken(), claims, tokens.refreshToken(),
             tokens.accessExpiresAt(clock.millis()), clock.millis() + a.sessionTimeoutSeconds() * 1000)))
+        .andThen(ar -> meters.authLatency(System.nanoTime() - asked))
         .onComplete(ar -> {
           if (req.response().ended() || req.response().closed()) {
             return; // the client left meanwhile

@@ -47,12 +47,8 @@ public final class CounterTotals {
         for (int c = 2; c <= 5; c++) {
           add(tg, "target" + c + "xx", g.targetByClass[c]);
         }
-        long responses = 0;
-        for (long n : g.responseTimes) {
-          responses += n;
-        }
-        add(tg, "responses", responses);
-        add(tg, "responseTimeNanos", g.responseTimeNanos);
+        add(tg, "responses", g.responseTimes.count());
+        add(tg, "responseTimeNanos", g.responseTimes.sumNanos);
         add(tg, "targetConnectionErrors", g.targetConnectionErrors);
       }
     }

@@ -9,19 +9,6 @@ import io.fulcrum.model.Arns;
  */
 public final class GroupMeters {
 
-  /**
-   * The upper bounds of {@code TargetResponseTime}'s buckets, in seconds: from a millisecond (a
-   * target next door) to ten seconds.
-   */
-  static final double[] BOUNDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
-  private static final long[] BOUNDS_NANOS = new long[BOUNDS.length];
-
-  static {
-    for (int i = 0; i < BOUNDS.length; i++) {
-      BOUNDS_NANOS[i] = Math.round(BOUNDS[i] * 1e9);
-    }
-  }
-
   final LoadBalancerMeters owner;
   final String arn;
   final String targetGroup;
@@ -31,9 +18,8 @@ public final class GroupMeters {
   long unhealthyRoutingFlows;
   /** Target answers by status class (index 2 for 2XX, ...). */
   final long[] targetByClass = new long[6];
-  /** Answers per {@link #BOUNDS} bucket (not cumulative), the last past every bound. */
-  final long[] responseTimes = new long[BOUNDS.length + 1];
-  long responseTimeNanos;
+  /** {@code TargetResponseTime}. */
+  final LatencyHistogram responseTimes = new LatencyHistogram();
   long targetConnectionErrors;
   long targetTlsErrors;
   long lambdaUserErrors;
@@ -77,12 +63,7 @@ public final class GroupMeters {
     if (c >= 0 && c < targetByClass.length) {
       targetByClass[c]++;
     }
-    int i = 0;
-    while (i < BOUNDS_NANOS.length && nanos > BOUNDS_NANOS[i]) {
-      i++;
-    }
-    responseTimes[i]++;
-    responseTimeNanos += Math.max(0, nanos);
+    responseTimes.record(nanos);
   }
 
   /** No connection to the target could be made ({@code TargetConnectionErrorCount}). */
@@ -136,10 +117,7 @@ public final class GroupMeters {
     for (int i = 0; i < targetByClass.length; i++) {
       total.targetByClass[i] += targetByClass[i];
     }
-    for (int i = 0; i < responseTimes.length; i++) {
-      total.responseTimes[i] += responseTimes[i];
-    }
-    total.responseTimeNanos += responseTimeNanos;
+    responseTimes.addTo(total.responseTimes);
     total.targetConnectionErrors += targetConnectionErrors;
     total.targetTlsErrors += targetTlsErrors;
     total.lambdaUserErrors += lambdaUserErrors;

@@ -42,6 +42,8 @@ public final class LoadBalancerMeters {
   long authErrors;
   long authRefreshes;
   long authClaimsTooLarge;
+  /** {@code ELBAuthLatency}. */
+  final LatencyHistogram authLatency = new LatencyHistogram();
   final Map<String, GroupMeters> groups = new HashMap<>();
 
   /**
@@ -223,6 +225,15 @@ public final class LoadBalancerMeters {
     }
   }
 
+  /**
+   * The IdP took {@code nanos} to give the ID token or access token and the user's claims, or to
+   * fail to ({@code ELBAuthLatency}): from the token request to the user info's answer, for a
+   * sign-in or a refresh.
+   */
+  public void authLatency(long nanos) {
+    authLatency.record(nanos);
+  }
+
   /** A session's claims renewed with its refresh token ({@code ELBAuthRefreshTokenSuccess}). */
   public void authRefreshed() {
     authRefreshes++;
@@ -260,6 +271,7 @@ public final class LoadBalancerMeters {
     total.authErrors += authErrors;
     total.authRefreshes += authRefreshes;
     total.authClaimsTooLarge += authClaimsTooLarge;
+    authLatency.addTo(total.authLatency);
     groups.forEach((arn, g) -> g.addTo(total.group(arn)));
   }
 }

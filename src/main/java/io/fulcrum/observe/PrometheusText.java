@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import io.fulcrum.optimizer.TargetControlVerticle;
@@ -14,7 +15,7 @@ import io.fulcrum.optimizer.TargetControlVerticle;
  * finest set of dimensions CloudWatch has for the metric ({@code LoadBalancer},
  * {@code AvailabilityZone} and, for target metrics, {@code TargetGroup}) as labels, and the coarser
  * ones are sums over them ({@code sum by (LoadBalancer) (rate(RequestCount[1m]))}). Counters count
- * from the start of the process; {@code TargetResponseTime} is a histogram in seconds.
+ * from the start of the process; {@code TargetResponseTime} and {@code ELBAuthLatency} are histograms in seconds.
  */
 public final class PrometheusText {
 
@@ -73,6 +74,9 @@ public final class PrometheusText {
         m -> m.authRefreshes);
     t.lbCounter(lbs, "ELBAuthUserClaimsSizeExceeded", "Sign-ins refused because the user's claims were above 11K.",
         m -> m.authClaimsTooLarge);
+    t.histogram(lbs.stream().filter(m -> m.authLatency.count() > 0).toList(), "ELBAuthLatency",
+        "Seconds the IdP took to give the tokens and the user's claims of an authenticate-oidc sign-in or refresh,"
+            + " or to fail to.", m -> m.authLatency, (m, le) -> t.labels(m.loadBalancer, m.zone, null, le));
     t.lbCounter(lbs, "NonStickyRequestCount",
         "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
     t.lbCounter(lbs, "DroppedInvalidHeaderRequestCount",
@@ -125,7 +129,9 @@ public final class PrometheusText {
         g -> g.lambdaInternalErrors);
     t.groupCounter(groups, "LambdaTargetProcessedBytes",
         "Bytes of the events sent to Lambda functions and of their responses.", g -> g.lambdaBytes);
-    t.responseTimes(groups);
+    t.histogram(groups, "TargetResponseTime",
+        "Seconds from the request leaving for the target to the target's response head.", g -> g.responseTimes,
+        (g, le) -> t.labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, le));
 
     t.gauge(gauges.stream().filter(GroupGauges::healthChecked).toList(), "HealthyHostCount",
         "Targets passing their health checks.", GroupGauges::healthy);
@@ -244,26 +250,30 @@ public final class PrometheusText {
     }
   }
 
-  private void responseTimes(List<GroupMeters> groups) {
-    if (groups.isEmpty()) {
+  /**
+   * A histogram in seconds, one series per element of {@code of}: {@code histogram} gives its
+   * counts, {@code labels} writes its labels (with the bucket's {@code le}, or none when null).
+   */
+  private <T> void histogram(List<T> of, String name, String help, Function<T, LatencyHistogram> histogram,
+      BiConsumer<T, String> labels) {
+    if (of.isEmpty()) {
       return;
     }
-    String name = "TargetResponseTime";
-    head(name, "histogram", "Seconds from the request leaving for the target to the target's response head.");
-    for (GroupMeters g : groups) {
+    head(name, "histogram", help);
+    for (T series : of) {
+      LatencyHistogram h = histogram.apply(series);
       long cumulative = 0;
-      for (int i = 0; i <= GroupMeters.BOUNDS.length; i++) {
-        cumulative += g.responseTimes[i];
+      for (int i = 0; i <= LatencyHistogram.BOUNDS.length; i++) {
+        cumulative += h.counts[i];
         out.append(name).append("_bucket");
-        labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup,
-            i < GroupMeters.BOUNDS.length ? Double.toString(GroupMeters.BOUNDS[i]) : "+Inf");
+        labels.accept(series, i < LatencyHistogram.BOUNDS.length ? Double.toString(LatencyHistogram.BOUNDS[i]) : "+Inf");
         out.append(' ').append(cumulative).append('\n');
       }
       out.append(name).append("_sum");
-      labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, null);
-      out.append(' ').append(g.responseTimeNanos / 1e9).append('\n');
+      labels.accept(series, null);
+      out.append(' ').append(h.sumNanos / 1e9).append('\n');
       out.append(name).append("_count");
-      labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, null);
+      labels.accept(series, null);
       out.append(' ').append(cumulative).append('\n');
     }
   }

@@ -404,7 +404,10 @@ class AuthenticateOidcTest {
     assertThat(out.statusCode()).as("a refused refresh: sign in again").isEqualTo(302);
     assertThat(location(out)).startsWith(idp.issuer() + "/authorize?");
     assertThat(browse("/api/a").statusCode()).isEqualTo(401);
-    assertThat(scrape()).contains("ELBAuthRefreshTokenSuccess{").containsPattern("ELBAuthSuccess\\{[^}]*} 1");
+    assertThat(scrape()).contains("ELBAuthRefreshTokenSuccess{").containsPattern("ELBAuthSuccess\\{[^}]*} 1")
+        .as("ELBAuthLatency: the sign-in, the refresh and the two refused refreshes each asked the IdP once")
+        .containsPattern("ELBAuthLatency_bucket\\{[^}]*le=\"\\+Inf\"} 4")
+        .containsPattern("ELBAuthLatency_count\\{[^}]*} 4");
   }
 
   private String scrape() throws Exception {

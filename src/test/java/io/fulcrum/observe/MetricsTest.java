@@ -465,6 +465,7 @@ class MetricsTest {
     assertThat(families.getJsonObject("RequestCount").getJsonArray("labels").getList())
         .containsExactly("AvailabilityZone", "LoadBalancer", "TargetGroup");
     assertThat(families.getJsonObject("TargetResponseTime").getString("type")).isEqualTo("histogram");
+    assertThat(families.containsKey("ELBAuthLatency")).as("no series before a sign-in").isFalse();
     assertThat(families.getJsonObject("HealthyHostCount").getString("type")).isEqualTo("gauge");
     assertThat(families.getJsonObject("HTTPCode_ELB_5XX_Count").getJsonArray("labels").getList())
         .containsExactly("AvailabilityZone", "LoadBalancer");
