@@ -22,8 +22,10 @@ import java.util.Map;
  * ({@code UndefinedContentLengthSemantics}, {@code UndefinedTransferEncodingSemantics}; with
  * {@code Content-Length: 0}, {@code GetHeadZeroContentLength}), header names that read as
  * Content-Length or Transfer-Encoding once normalized ({@code SuspiciousHeader}), control
- * characters in the URI ({@code AmbiguousUri}, {@code BadUri} for NUL, CR, LF) and non-ASCII header
- * values ({@code NonCompliantHeader}). HTTP/2 requests are not classified, as the guardian's scope has it.
+ * characters in the URI ({@code AmbiguousUri}, {@code BadUri} for NUL, CR, LF). The guardian's
+ * {@code NonCompliantHeader} (a control character or DEL in a value) is never given: the decoder
+ * refuses such a value first; bytes past ASCII in a value are obs-text, Compliant as the guardian has
+ * it (RFC 9110 §5.5). HTTP/2 requests are not classified, as the guardian's scope has it.
  */
 final class Desync {
 
@@ -80,25 +82,11 @@ final class Desync {
   }
 
   /**
-   * The tier of an HTTP/1.x request as the decoder parsed it, for {@code mode}: monitor mode
-   * classifies too, for the metric it is there to watch. Header values are read only in strictest
-   * mode, the one in which their tier (Acceptable) changes anything.
+   * Classifies an HTTP/1.x request the decoder let through (the access log's
+   * {@code classification} and {@code classification_reason}); the mode says what becomes of it
+   * ({@link #action}). Monitor mode classifies too, for the metric it is there to watch.
    */
-  static Tier tier(Mode mode, String method, String uri, MultiMap headers) {
-    return verdict(mode, method, uri, headers).tier();
-  }
-
-  /** {@link #tier}, with its reason code (the access log's {@code classification_reason}). */
-  static Verdict verdict(Mode mode, String method, String uri, MultiMap headers) {
-    return classify(method, uri, headers, mode == Mode.STRICTEST);
-  }
-
-  /**
-   * Classifies a request the decoder let through.
-   *
-   * @param values whether to read header values (for {@code NonCompliantHeader})
-   */
-  static Verdict classify(String method, String uri, MultiMap headers, boolean values) {
+  static Verdict verdict(String method, String uri, MultiMap headers) {
     Verdict v = Verdict.COMPLIANT;
     for (int i = 0; i < uri.length(); i++) {
       char c = uri.charAt(i);
@@ -129,9 +117,6 @@ final class Desync {
       Map.Entry<? extends CharSequence, ? extends CharSequence> h = it.next();
       if (suspicious(h.getKey())) {
         v = v.worse(Tier.AMBIGUOUS, "SuspiciousHeader");
-      }
-      if (values && v.tier() == Tier.COMPLIANT && !compliantValue(h.getValue())) {
-        v = v.worse(Tier.ACCEPTABLE, "NonCompliantHeader");
       }
     }
     return v;
@@ -166,16 +151,5 @@ final class Desync {
     }
     String s = letters.toString();
     return s.equals("contentlength") || s.equals("transferencoding");
-  }
-
-  /** Visible ASCII, space and tab only. */
-  private static boolean compliantValue(CharSequence value) {
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if ((c < 0x20 && c != '\t') || c >= 0x7f) {
-        return false;
-      }
-    }
-    return true;
   }
 }

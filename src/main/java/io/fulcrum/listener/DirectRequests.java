@@ -86,7 +86,7 @@ final class DirectRequests {
       return null; // the usual path answers it
     }
     Desync.Mode mode = Desync.Mode.of(binding.plan.proxy().desyncMode());
-    Desync.Verdict verdict = Desync.verdict(mode, method.name(), req.uri(), headers);
+    Desync.Verdict verdict = Desync.verdict(method.name(), req.uri(), headers);
     Desync.Tier tier = verdict.tier();
     if (Desync.action(mode, tier) != Desync.Action.FORWARD) {
       return null; // the usual path blocks it, or serves it and closes

@@ -162,7 +162,7 @@ final class RequestHandler {
     boolean last = false;
     if (!http2) {
       Desync.Mode mode = Desync.Mode.of(plan.proxy().desyncMode());
-      Desync.Verdict verdict = Desync.verdict(mode, req.method().name(), req.uri(), headers);
+      Desync.Verdict verdict = Desync.verdict(req.method().name(), req.uri(), headers);
       Desync.Tier tier = verdict.tier();
       if (tier != Desync.Tier.COMPLIANT) {
         meters.desyncNonCompliant();
