@@ -8,8 +8,8 @@ import io.vertx.core.Future;
 import java.util.List;
 
 /**
- * SetSubnets, SetIpAddressType and SetSecurityGroups: a load balancer's zones, IP address type and
- * security groups, parsed and checked as CreateLoadBalancer does. New zones apply as any change
+ * SetSubnets, SetIpAddressType, SetSecurityGroups and ModifyIpPools: a load balancer's zones, IP
+ * address type, security groups and IPAM pools, parsed and checked as CreateLoadBalancer does. New zones apply as any change
  * does: before the answer, the listeners accept on the nodes of the zones enabled and no longer on
  * the others. IP address type and security groups are stored and described; they change nothing
  * Fulcrum serves.
@@ -24,7 +24,28 @@ final class LoadBalancerSettingsOperations {
   static void register(ElbApi api) {
     api.register("SetSubnets", LoadBalancerSettingsOperations::setSubnets)
         .register("SetIpAddressType", LoadBalancerSettingsOperations::setIpAddressType)
-        .register("SetSecurityGroups", LoadBalancerSettingsOperations::setSecurityGroups);
+        .register("SetSecurityGroups", LoadBalancerSettingsOperations::setSecurityGroups)
+        .register("ModifyIpPools", LoadBalancerSettingsOperations::modifyIpPools);
+  }
+
+  /**
+   * {@code IpamPools} is a {@code ValidationError}, as in CreateLoadBalancer; {@code RemoveIpamPools}
+   * ({@code ipv4}, the only member AWS takes) is accepted and answered as AWS answers for a load
+   * balancer left without pools: no {@code IpamPools}. Nothing changes either way.
+   */
+  static Future<List<Xml>> modifyIpPools(QueryParams p, ApiContext ctx) {
+    String arn = p.required("LoadBalancerArn");
+    for (String pool : p.strings("RemoveIpamPools")) {
+      if (!pool.equals("ipv4")) {
+        throw ApiError.validation("Value '" + pool + "' at 'removeIpamPools' failed to satisfy constraint: Member must"
+            + " satisfy enum value set: [ipv4]");
+      }
+    }
+    if (p.hasAny("IpamPools")) {
+      throw ApiError.validation("IpamPools is not supported by Fulcrum");
+    }
+    LbResources.loadBalancer(ctx.resources(), arn);
+    return Future.succeededFuture(List.of());
   }
 
   /**

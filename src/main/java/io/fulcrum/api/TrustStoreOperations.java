@@ -9,8 +9,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 
 /**
- * Trust stores (mutual TLS verify mode): DescribeTrustStores, DescribeTrustStoreAssociations and
- * DescribeTrustStoreRevocations.
+ * Trust stores (mutual TLS verify mode): DescribeTrustStores, DescribeTrustStoreAssociations,
+ * DescribeTrustStoreRevocations and GetResourcePolicy (a trust store is shared with other accounts
+ * by a resource policy; nothing is shared here, so a trust store has none).
  * Trust stores come from the config file's {@code trust-stores} (their CA bundles and revocation
  * lists are files; there is no S3 to read them from), so the operations that create, change or
  * delete one, or read its bundle back, are refused with {@code OperationNotPermitted}.
@@ -28,13 +29,27 @@ final class TrustStoreOperations {
   static void register(ElbApi api) {
     api.register("DescribeTrustStores", TrustStoreOperations::describe)
         .register("DescribeTrustStoreAssociations", TrustStoreOperations::associations)
-        .register("DescribeTrustStoreRevocations", TrustStoreOperations::revocations);
+        .register("DescribeTrustStoreRevocations", TrustStoreOperations::revocations)
+        .register("GetResourcePolicy", TrustStoreOperations::resourcePolicy);
     for (String action : REFUSED) {
       api.register(action, (p, ctx) -> {
         throw ApiError.sender("OperationNotPermitted", action + " is not available: trust stores come from the"
             + " config file's trust-stores (CA bundles and revocation lists are files there; there is no S3)");
       });
     }
+  }
+
+  /**
+   * The resource policy of a trust store this deployment has: none, as no trust store is shared
+   * (the answer has no {@code Policy}). Any other ARN is {@code ResourceNotFound}.
+   */
+  static Future<List<Xml>> resourcePolicy(QueryParams p, ApiContext ctx) {
+    String arn = p.required("ResourceArn");
+    if (ctx.trustStores().stream().noneMatch(t -> t.arn().equals(arn))) {
+      throw ApiError.sender("ResourceNotFound", "The specified resource does not exist: '" + arn + "' (resource"
+          + " policies belong to trust stores, which this deployment has under trust-stores in its config file)");
+    }
+    return Future.succeededFuture(List.of());
   }
 
   /** A trust store this deployment knows by ARN. */

@@ -10,12 +10,18 @@ import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ElasticLoadBalancingV2Exception;
 
@@ -38,12 +44,22 @@ class ApiCoreTest {
 
   @Test
   void sdkRequest_isVerifiedAndAnsweredInTheAwsErrorShape() {
-    // An operation Fulcrum does not answer: a signed request reaches the dispatcher, InvalidAction, parsed by the SDK.
-    try (ElasticLoadBalancingV2Client elb = ElbClients.client(gateway.controlPort())) {
-      assertThatThrownBy(() -> elb.getResourcePolicy(b -> b.resourceArn(
-          "arn:aws:elasticloadbalancing:us-east-1:000000000000:truststore/ts/0123456789abcdef")))
+    // An operation Fulcrum does not answer (it answers every one of ELBv2's): the SDK's own request
+    // with its Action renamed before the SDK signs it reaches the dispatcher, and the SDK parses the
+    // InvalidAction it gets.
+    ExecutionInterceptor renamed = new ExecutionInterceptor() {
+      @Override
+      public Optional<RequestBody> modifyHttpContent(Context.ModifyHttpRequest context,
+          ExecutionAttributes executionAttributes) {
+        return Optional.of(RequestBody.fromString(
+            "Action=DescribeAccountLimitz&Version=2015-12-01", StandardCharsets.UTF_8));
+      }
+    };
+    try (ElasticLoadBalancingV2Client elb = ElbClients.client(gateway.controlPort(), renamed)) {
+      assertThatThrownBy(elb::describeAccountLimits)
           .isInstanceOfSatisfying(ElasticLoadBalancingV2Exception.class, e -> {
             assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidAction");
+            assertThat(e.awsErrorDetails().errorMessage()).contains("DescribeAccountLimitz");
             assertThat(e.statusCode()).isEqualTo(400);
             assertThat(e.requestId()).matches("[0-9a-f-]{36}");
           });

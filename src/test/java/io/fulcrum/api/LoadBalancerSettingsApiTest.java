@@ -246,6 +246,24 @@ class LoadBalancerSettingsApiTest {
     refused(() -> h.elb.describeCapacityReservation(b -> { }), "ValidationError");
   }
 
+  /** There are no IPAM pools: adding one is refused as in CreateLoadBalancer; removing the ipv4 one changes nothing. */
+  @Test
+  void modifyIpPools_refusesAPool_andRemovingNoneChangesNothing() {
+    h = LbApiHarness.start(dir);
+    String lb = h.createLoadBalancer("web");
+    LoadBalancer before = describe(lb);
+
+    assertThat(h.elb.modifyIpPools(b -> b.loadBalancerArn(lb).removeIpamPoolsWithStrings("ipv4")).ipamPools()).isNull();
+    assertThat(describe(lb)).isEqualTo(before);
+    assertThat(h.refusedUnchanged(() -> h.elb.modifyIpPools(b -> b.loadBalancerArn(lb)
+        .ipamPools(i -> i.ipv4IpamPoolId("ipam-pool-0123456789abcdef0"))), "ValidationError"))
+        .hasMessageContaining("IpamPools is not supported");
+    h.refusedUnchanged(() -> h.elb.modifyIpPools(b -> b.loadBalancerArn(lb).removeIpamPoolsWithStrings("ipv6")),
+        "ValidationError");
+    h.refusedUnchanged(() -> h.elb.modifyIpPools(b -> b.loadBalancerArn(MISSING_LB).removeIpamPoolsWithStrings("ipv4")),
+        "LoadBalancerNotFound");
+  }
+
   @Test
   void modifyCapacityReservation_refusesAReservation_andAResetChangesNothing() {
     h = LbApiHarness.start(dir);

@@ -169,4 +169,18 @@ class MutualTlsApiTest {
     h.refusedUnchanged(() -> h.elb.describeTrustStoreRevocations(b -> b.trustStoreArn(trustStore).revocationIds(3L)),
         "RevocationIdNotFound");
   }
+
+  /** A trust store is shared by a resource policy; nothing is shared here, so it has none. */
+  @Test
+  void getResourcePolicy_ofATrustStore_isNone_andOfAnythingElse_resourceNotFound() {
+    h = LbApiHarness.start(dir, trustStoreYaml(), 1);
+    String lb = h.createLoadBalancer("web");
+
+    assertThat(h.elb.getResourcePolicy(b -> b.resourceArn(ARNS.trustStore("clients"))).policy()).isNull();
+    h.refusedUnchanged(() -> h.elb.getResourcePolicy(b -> b.resourceArn(ARNS.trustStore("partners"))),
+        "ResourceNotFound");
+    h.refusedUnchanged(() -> h.elb.getResourcePolicy(b -> b.resourceArn(lb)),
+        "ResourceNotFound");
+    h.refusedUnchanged(() -> h.elb.getResourcePolicy(b -> { }), "ValidationError");
+  }
 }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
@@ -31,12 +32,23 @@ public final class ElbClients {
   }
 
   public static ElasticLoadBalancingV2Client client(int controlPort, String accessKey, String secretKey) {
+    return client(controlPort, accessKey, secretKey, ClientOverrideConfiguration.builder());
+  }
+
+  /** A client whose requests {@code interceptor} may change before the SDK signs them. */
+  public static ElasticLoadBalancingV2Client client(int controlPort, ExecutionInterceptor interceptor) {
+    return client(controlPort, ACCESS_KEY, SECRET_KEY,
+        ClientOverrideConfiguration.builder().addExecutionInterceptor(interceptor));
+  }
+
+  private static ElasticLoadBalancingV2Client client(int controlPort, String accessKey, String secretKey,
+      ClientOverrideConfiguration.Builder overrides) {
     return ElasticLoadBalancingV2Client.builder()
         .endpointOverride(URI.create("http://127.0.0.1:" + controlPort))
         .region(Region.US_EAST_1)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
         .httpClient(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofSeconds(30)).build())
-        .overrideConfiguration(ClientOverrideConfiguration.builder().retryStrategy(b -> b.maxAttempts(1)).build())
+        .overrideConfiguration(overrides.retryStrategy(b -> b.maxAttempts(1)).build())
         .build();
   }
 }
