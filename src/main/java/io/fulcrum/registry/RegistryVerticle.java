@@ -174,10 +174,37 @@ public final class RegistryVerticle extends VerticleBase {
    *               {@link InvalidModelException}
    */
   public Future<MutationResult> mutate(java.util.function.Function<Resources, Resources> change) {
-    Promise<MutationResult> done = Promise.promise();
+    return mutate(change, null);
+  }
+
+  /**
+   * {@link #mutate(java.util.function.Function)}, with a {@code gate} the validated next resources
+   * pass before they are saved and applied (the cluster's replication: {@link ClusterReplication});
+   * when the gate fails, nothing changes and the mutation fails with its failure.
+   */
+  Future<MutationResult> mutate(java.util.function.Function<Resources, Resources> change, Gate gate) {
+    return inTurn(() -> applyMutation(change, gate));
+  }
+
+  /** A step of a mutation between its validation and its saving: failing it changes nothing. */
+  interface Gate {
+    Future<Void> pass(Resources next);
+  }
+
+  /**
+   * Runs {@code task} on the registry's context once every mutation queued before it has ended; the
+   * ones queued after wait for the future it returns. Safe from any thread.
+   */
+  <T> Future<T> inTurn(java.util.function.Supplier<Future<T>> task) {
+    Promise<T> done = Promise.promise();
     context.runOnContext(v -> {
       mutations = mutations.transform(ignored -> {
-        Future<MutationResult> f = applyMutation(change);
+        Future<T> f;
+        try {
+          f = task.get();
+        } catch (RuntimeException e) {
+          f = Future.failedFuture(e);
+        }
         f.onComplete(done);
         return f.otherwiseEmpty();
       });
@@ -185,11 +212,28 @@ public final class RegistryVerticle extends VerticleBase {
     return done.future();
   }
 
+  /** {@code f}, completing on the registry's context (a future of another Vert.x completes on that one's). */
+  <T> Future<T> onContext(Future<T> f) {
+    Promise<T> p = Promise.promise();
+    f.onComplete(ar -> context.runOnContext(v -> p.handle(ar)));
+    return p.future();
+  }
+
+  /**
+   * Takes resources another node of the cluster accepted, in a turn ({@link #inTurn}): saved, then
+   * applied as an API change is, without the API's checks (the node that accepted them ran them;
+   * a target this node still drains that they register again stops draining, as on a reload).
+   */
+  Future<MutationResult> adopt(Resources next) {
+    return next.equals(resources) ? Future.succeededFuture(new MutationResult(resources, current.version()))
+        : commit(next, "cluster");
+  }
+
   /** The outcome of a mutation: the resources after it and the snapshot version that carries them. */
   public record MutationResult(Resources resources, long version) {
   }
 
-  private Future<MutationResult> applyMutation(java.util.function.Function<Resources, Resources> change) {
+  private Future<MutationResult> applyMutation(java.util.function.Function<Resources, Resources> change, Gate gate) {
     if (store == null) {
       return Future.failedFuture(new InvalidModelException(List.of(new io.fulcrum.model.Problem("", READ_ONLY,
           "resources are owned by the config file (resources.source: config); change them there, or set"
@@ -212,11 +256,17 @@ public final class RegistryVerticle extends VerticleBase {
       return Future.failedFuture(new InvalidModelException(problems.list()));
     }
     Resources accepted = next;
+    return (gate == null ? Future.<Void>succeededFuture() : onContext(gate.pass(accepted)))
+        .compose(passed -> commit(accepted, "api"));
+  }
+
+  /** Saves {@code accepted} and applies it: draining, slow start, the snapshot every listener takes. */
+  private Future<MutationResult> commit(Resources accepted, String source) {
     return vertx.executeBlocking(() -> {
       store.save(accepted);
       return null;
     }, false).map(saved -> {
-      journal.resourcesChanged(resources, accepted, "api", timers.now());
+      journal.resourcesChanged(resources, accepted, source, timers.now());
       startDraining(resources, accepted);
       slowStarts.markCandidates(resources, accepted, health);
       resources = accepted;
