@@ -99,6 +99,13 @@ final class Banner {
       b.append("read-only: ").append(configFile).append(" owns the resources");
     }
     b.append(")\n");
+    FulcrumConfig.Cluster cluster = config.cluster();
+    if (cluster.enabled()) {
+      b.append("  cluster        ").append(cluster.name()).append(" on ").append(host(cluster.host())).append(':')
+          .append(cluster.port()).append("  (shares the API's resources with ")
+          .append(cluster.members().isEmpty() ? "members that join it" : String.join(", ", cluster.members()))
+          .append(")\n");
+    }
     if (dnsPort >= 0) {
       String address = config.dns().address();
       b.append("  dns            udp://").append(host(address)).append(':').append(dnsPort);

@@ -22,6 +22,7 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.registry.RegistryVerticle;
 import io.fulcrum.observe.AccessLogVerticle;
 import io.fulcrum.observe.Meters;
+import io.fulcrum.registry.ClusterReplication;
 import io.fulcrum.registry.StateStore;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.util.ArrayList;
@@ -52,6 +53,7 @@ public final class Fulcrum {
   private final Vertx vertx;
   private volatile FulcrumConfig config;
   private RegistryVerticle registry;
+  private volatile ClusterReplication cluster;
   private final Timers timers;
   private final HealthCheckVerticle health;
   private final TargetControlVerticle optimizer;
@@ -142,6 +144,12 @@ public final class Fulcrum {
           f.registry = r;
           return vertx.deployVerticle(r);
         })
+        .compose(v -> !config.cluster().enabled() ? Future.succeededFuture()
+            : ClusterReplication.join(config.cluster(), f.registry).map(c -> {
+              f.cluster = c;
+              return null;
+            }).recover(e -> Future.failedFuture("cannot join the cluster '" + config.cluster().name() + "' on "
+                + Banner.host(config.cluster().host()) + ":" + config.cluster().port() + ": " + e.getMessage())))
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.optimizer))
         .compose(v -> vertx.deployVerticle(f.keys))
@@ -225,14 +233,28 @@ public final class Fulcrum {
     return keys.reload();
   }
 
-  /** The registry: the API reads resources from it and sends it every change. */
   /** The target optimizer's control channels. */
   public TargetControlVerticle targetControl() {
     return optimizer;
   }
 
+  /** The registry: the API reads resources from it and sends it every change. */
   public RegistryVerticle registry() {
     return registry;
+  }
+
+  /**
+   * Applies an API change: through the cluster when this process is in one ({@link ClusterReplication}),
+   * else through the registry alone.
+   */
+  public Future<RegistryVerticle.MutationResult> mutate(java.util.function.Function<Resources, Resources> change) {
+    ClusterReplication c = cluster;
+    return c == null ? registry.mutate(change) : c.mutate(change);
+  }
+
+  /** The cluster this process shares its resources with, or null. */
+  public ClusterReplication cluster() {
+    return cluster;
   }
 
   /** Completes once every listener verticle routes by snapshot {@code version} or a later one. */
@@ -272,7 +294,12 @@ public final class Fulcrum {
     // Then the access log's writer, which completes its files with what the listeners handed over as they stopped.
     String log = accessLogDeployment;
     accessLogDeployment = null;
-    return listeners.transform(ar -> log == null ? Future.succeededFuture() : vertx.undeploy(log)).mapEmpty();
+    ClusterReplication member = cluster;
+    cluster = null;
+    return listeners.transform(ar -> log == null ? Future.succeededFuture() : vertx.undeploy(log))
+        // Then the cluster, which this process leaves once it serves nothing more.
+        .transform(ar -> member == null ? Future.succeededFuture() : member.close())
+        .mapEmpty();
   }
 
   /**

@@ -47,7 +47,7 @@ final class FulcrumApiContext implements ApiContext {
 
   @Override
   public Future<Resources> mutate(Function<Resources, Resources> change) {
-    return registry().mutate(change)
+    return fulcrum.mutate(change)
         .compose(r -> fulcrum.awaitApplied(r.version()).map(v -> r.resources()));
   }
 

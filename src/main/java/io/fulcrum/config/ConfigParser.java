@@ -45,6 +45,8 @@ public final class ConfigParser {
   /** A region name as AWS spells them: us-east-1, eu-central-2, ... */
   static final Pattern REGION = Pattern.compile("[a-z]{2}(-[a-z]+)+-\\d+");
   private static final Pattern ACCOUNT = Pattern.compile("\\d{12}");
+  /** A cluster member: a host name or IPv4 address, or an IPv6 one in brackets, and maybe a port. */
+  private static final Pattern MEMBER = Pattern.compile("([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:[0-9]{1,5})?");
   private static final Pattern DOMAIN = Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*");
   private static final Pattern ZONE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
@@ -147,6 +149,8 @@ public final class ConfigParser {
 
     Long seed = root.longValue("random-seed", null);
 
+    FulcrumConfig.Cluster cluster = cluster(root, source);
+
     String jwksCas = caBundle(root, "jwks");
     String oidcCas = caBundle(root, "oidc");
 
@@ -164,7 +168,39 @@ public final class ConfigParser {
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
-        new FulcrumConfig.Jwks(jwksCas), new FulcrumConfig.Oidc(oidcCas));
+        new FulcrumConfig.Jwks(jwksCas), new FulcrumConfig.Oidc(oidcCas), cluster);
+  }
+
+  /** The {@code cluster} object: which processes share the API's resources with this one. */
+  private static FulcrumConfig.Cluster cluster(ConfigNode root, ResourceSource source) {
+    FulcrumConfig.Cluster d = FulcrumConfig.Cluster.DISABLED;
+    ConfigNode node = root.object("cluster");
+    boolean enabled = node.bool("enabled", false);
+    String name = node.string("name", d.name());
+    if (!name.matches("[A-Za-z0-9._-]{1,64}")) {
+      node.at("name").add("'" + name + "' is not a cluster name (1-64 letters, digits, '.', '_', '-')");
+    }
+    String host = node.string("host", d.host());
+    if (!IpAddresses.isLiteral(host)) {
+      node.at("host").add("'" + host + "' is not an IP address");
+    }
+    int port = node.integer("port", d.port());
+    node.at("port").checkRange(port, 1, 65535);
+    int eventBusPort = node.integer("event-bus-port", d.eventBusPort());
+    node.at("event-bus-port").checkRange(eventBusPort, 0, 65535);
+    List<String> given = node.strings("members");
+    List<String> members = given == null ? List.of() : given;
+    for (String member : members) {
+      if (!MEMBER.matcher(member).matches()) {
+        node.at("members").add("'" + member + "' is not host or host:port (an IPv6 address in brackets)");
+      }
+    }
+    if (enabled && source != ResourceSource.API) {
+      node.at("enabled").add("a cluster shares the resources the API owns: set resources.source: api (with"
+          + " resources.source: config every process reads its own config file)");
+    }
+    node.finish();
+    return new FulcrumConfig.Cluster(enabled, name, host, port, eventBusPort, members);
   }
 
   /** The {@code ca-certificates} PEM file of the object {@code key} (jwks, oidc), checked, or null. */

@@ -26,6 +26,7 @@ import java.util.OptionalLong;
  *                        one first, then the file's
  * @param jwks            how jwt-validation actions reach their JWKS endpoints
  * @param oidc            how authenticate-oidc actions reach identity providers
+ * @param cluster         the processes this one shares the API's resources with
  */
 public record FulcrumConfig(
     Environment environment,
@@ -41,7 +42,8 @@ public record FulcrumConfig(
     List<DemoTarget> demoTargets,
     List<Certificate> certificates,
     Jwks jwks,
-    Oidc oidc) {
+    Oidc oidc,
+    Cluster cluster) {
 
   public static final int DEFAULT_SHUTDOWN_TIMEOUT = 30;
   public static final int DEFAULT_CONTROL_PORT = 9090;
@@ -112,6 +114,27 @@ public record FulcrumConfig(
    */
   public record Oidc(String caCertificates) {
     public static final Oidc DEFAULT = new Oidc(null);
+  }
+
+  /**
+   * The Fulcrum processes that share the resources the API owns (Vert.x clustering with the
+   * Hazelcast cluster manager): a change made through any one's API is applied by all, and a
+   * process that joins takes the cluster's resources.
+   *
+   * @param enabled whether this process joins a cluster
+   * @param name    the cluster's name: processes join only a cluster of their name
+   * @param host    the address this process listens on for its cluster members and announces
+   * @param port    the member port (Hazelcast's)
+   * @param eventBusPort the clustered event bus's port on {@code host}; 0 takes a free one
+   * @param members {@code host:port} of other members to join (TCP, no multicast)
+   */
+  public record Cluster(boolean enabled, String name, String host, int port, int eventBusPort, List<String> members) {
+    public static final int DEFAULT_PORT = 5701;
+    public static final Cluster DISABLED = new Cluster(false, "fulcrum", "127.0.0.1", DEFAULT_PORT, 0, List.of());
+
+    public Cluster {
+      members = List.copyOf(members);
+    }
   }
 
   /** An embedded demo backend: answers with its id and zone, and has a {@code /health} path. */

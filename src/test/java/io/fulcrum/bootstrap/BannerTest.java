@@ -158,6 +158,18 @@ class BannerTest {
   }
 
   @Test
+  void banner_namesTheCluster_itsAddressAndMembers_onlyWhenThereIsOne() throws IOException {
+    FulcrumConfig config = Gateway.config("""
+        resources: {source: api}
+        cluster: {enabled: true, name: prod, host: 10.0.0.5, port: 5701, members: ['10.0.0.6:5701', fulcrum-2]}
+        """);
+
+    assertThat(Banner.render(config, 9090, -1, 1, "x.yaml"))
+        .contains("  cluster        prod on 10.0.0.5:5701  (shares the API's resources with 10.0.0.6:5701, fulcrum-2)\n");
+    assertThat(Banner.render(demo(), 9090, -1, 2, "conf/fulcrum.yaml")).doesNotContain("cluster ");
+  }
+
+  @Test
   void banner_showsIpv6DnsAddressesInBracketsInTheUrl_andBareForDig() {
     FulcrumConfig config = Gateway.config("""
         nodes:

@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ConfigParserTest {
 
   private static final String TOP_LEVEL_KEYS = "region, account, nodes, vpc-cidrs, instances, functions, trust-stores, control, dns, credentials, resources,"
-      + " data-dir, reload, shutdown, random-seed, jwks, oidc, demo, target-groups, load-balancers, certificates";
+      + " data-dir, reload, shutdown, random-seed, cluster, jwks, oidc, demo, target-groups, load-balancers, certificates";
 
   @Test
   void demoFile_parsesWithNoProblems() throws IOException {

@@ -1,0 +1,199 @@
+package io.fulcrum.api;
+
+import static io.fulcrum.api.LbApiHarness.forward;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fulcrum.model.InvalidModelException;
+import io.fulcrum.model.Resources;
+import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.ElbClients;
+import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
+import io.fulcrum.testing.TestVertx;
+import io.vertx.core.Vertx;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEnum;
+
+/**
+ * Scale-out: Fulcrum processes of one cluster (Vert.x clustering with the Hazelcast cluster
+ * manager, members on loopback) share the resources the API owns. Each "process" here is a
+ * Fulcrum of its own Vert.x instances, its own data dir and its own node addresses (as two pods
+ * have), driven by the real AWS SDK; a change made through either's API is applied by both, and
+ * reaches targets through both's listeners.
+ */
+class ClusterApiTest {
+
+  private final Vertx backends = TestVertx.create();
+  private final List<Node> nodes = new ArrayList<>();
+  private Backend blue;
+
+  @TempDir
+  Path dir;
+
+  /** Hazelcast waits 5 s before it joins, by default, for more members to show up: not here. */
+  @BeforeAll
+  static void quickJoin() {
+    System.setProperty("hazelcast.wait.seconds.before.join", "0");
+  }
+
+  @AfterAll
+  static void defaultJoin() {
+    System.clearProperty("hazelcast.wait.seconds.before.join");
+  }
+
+  @AfterEach
+  void stop() {
+    nodes.forEach(Node::close);
+    backends.close();
+  }
+
+  /** One process of the cluster: zone-a and zone-b at {@code address}es of its own. */
+  private final class Node implements AutoCloseable {
+    final Gateway gateway;
+    final ElasticLoadBalancingV2Client elb;
+    final String zoneA;
+    boolean closed;
+
+    Node(String name, String zoneA, String zoneB, int clusterPort, int... memberPorts) {
+      this.zoneA = zoneA;
+      StringBuilder members = new StringBuilder();
+      for (int p : memberPorts) {
+        members.append(members.length() == 0 ? "" : ", ").append("'127.0.0.1:").append(p).append("'");
+      }
+      String yaml = ElbClients.CREDENTIALS_YAML + """
+          nodes:
+            - {zone: zone-a, address: %s}
+            - {zone: zone-b, address: %s}
+          resources: {source: api}
+          data-dir: %s
+          cluster: {enabled: true, name: test-cluster, host: 127.0.0.1, port: %d, event-bus-port: %d, members: [%s]}
+          target-groups:
+            - {name: blue, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %d, zone: zone-a}]}
+          """.formatted(zoneA, zoneB, dir.resolve(name), clusterPort, Ports.free(), members, blue.port());
+      gateway = Gateway.start(TestVertx.create(), yaml);
+      elb = ElbClients.client(gateway.controlPort());
+      nodes.add(this);
+    }
+
+    Resources resources() {
+      return gateway.fulcrum().registry().resources();
+    }
+
+    long version() {
+      return gateway.fulcrum().cluster().version();
+    }
+
+    @Override
+    public void close() {
+      if (!closed) {
+        closed = true;
+        elb.close();
+        gateway.close();
+      }
+    }
+  }
+
+  private void startBackend() {
+    blue = Backend.start(backends, "blue");
+  }
+
+  @Test
+  void aChangeThroughEitherProcess_isAppliedByBoth_andServedByBothsListeners() {
+    startBackend();
+    int portA = Ports.free();
+    int portB = Ports.free();
+    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
+    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    assertThat(b.resources()).as("b took the cluster's resources, which a gave it").isEqualTo(a.resources());
+
+    String blueArn = a.resources().targetGroupByName("blue").orElseThrow().arn();
+    String lb = a.elb.createLoadBalancer(r -> r.name("web").subnets("zone-a", "zone-b")).loadBalancers().get(0)
+        .loadBalancerArn();
+    int listenerPort = Ports.free();
+    a.elb.createListener(r -> r.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(listenerPort)
+        .defaultActions(forward(blueArn)));
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
+    assertThat(b.resources()).isEqualTo(a.resources());
+    assertThat(b.elb.describeLoadBalancers(r -> r.names("web")).loadBalancers()).hasSize(1);
+    assertThat(LbApiHarness.body(b.zoneA, listenerPort, "/")).as("b's listener, made by a change through a")
+        .isEqualTo("blue");
+
+    // And the other way: b's change reaches a.
+    b.elb.createTargetGroup(r -> r.name("red").protocol(ProtocolEnum.HTTP).port(80).targetType(TargetTypeEnum.IP)
+        .vpcId("vpc-fulcrum"));
+    await().atMost(Duration.ofSeconds(20)).until(() -> a.resources().targetGroupByName("red").isPresent());
+    assertThat(a.version()).isEqualTo(b.version());
+    assertThat(a.resources()).isEqualTo(b.resources());
+  }
+
+  @Test
+  void changesMadeAtOnceOnBothProcesses_areAllApplied_inOneOrderEverywhere() throws Exception {
+    startBackend();
+    int portA = Ports.free();
+    int portB = Ports.free();
+    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
+    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    long start = a.version();
+
+    List<CompletableFuture<Void>> calls = new ArrayList<>();
+    for (Node n : List.of(a, b)) {
+      for (int i = 0; i < 4; i++) {
+        String name = (n == a ? "a-" : "b-") + i;
+        calls.add(CompletableFuture.runAsync(() -> n.elb.createTargetGroup(r -> r.name(name)
+            .protocol(ProtocolEnum.HTTP).port(80).targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum"))));
+      }
+    }
+    CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> a.version() == b.version() && a.version() == start + 8);
+    assertThat(a.resources()).isEqualTo(b.resources());
+    assertThat(a.resources().targetGroups()).extracting(g -> g.name())
+        .containsAll(IntStream.range(0, 4).boxed().flatMap(i -> java.util.stream.Stream.of("a-" + i, "b-" + i))
+            .toList());
+  }
+
+  @Test
+  void aProcessThatJoinsLater_takesTheClustersResources_overItsOwnStateFile() {
+    startBackend();
+    int portA = Ports.free();
+    int portB = Ports.free();
+    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
+    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    b.close();
+    a.elb.createTargetGroup(r -> r.name("made-while-b-was-away").protocol(ProtocolEnum.HTTP).port(80)
+        .targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum"));
+
+    Node again = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+
+    assertThat(again.resources().targetGroupByName("made-while-b-was-away")).isPresent();
+    assertThat(again.resources()).isEqualTo(a.resources());
+    assertThat(again.version()).isEqualTo(a.version());
+  }
+
+  @Test
+  void aCluster_needsTheApiToOwnTheResources() {
+    assertThatThrownBy(() -> Gateway.config("""
+        cluster: {enabled: true, event-bus-port: 70000, members: ['127.0.0.1:5702', 'not a member']}
+        """)).isInstanceOfSatisfying(InvalidModelException.class, e -> assertThat(e.problems())
+        .extracting(Object::toString)
+        .anySatisfy(p -> assertThat(p).contains("cluster.enabled").contains("resources.source: api"))
+        .anySatisfy(p -> assertThat(p).contains("cluster.members").contains("'not a member'"))
+        .anySatisfy(p -> assertThat(p).contains("cluster.event-bus-port")));
+  }
+}
