@@ -205,9 +205,9 @@ public final class Fulcrum {
     FulcrumConfig previous = config;
     if (!previous.control().equals(next.control()) || !previous.demoTargets().equals(next.demoTargets())
         || !previous.dataDir().equals(next.dataDir()) || !sameSocket(previous.dns(), next.dns())
-        || previous.source() != next.source()) {
-      LOG.warn("changes to control, dns (enabled, address, port), demo, data-dir and resources.source apply at the"
-          + " next start");
+        || previous.source() != next.source() || !previous.cluster().equals(next.cluster())) {
+      LOG.warn("changes to control, dns (enabled, address, port), demo, data-dir, resources.source and cluster apply"
+          + " at the next start");
     }
     config = next;
     Resources resources = next.resources();

@@ -178,7 +178,8 @@ public final class Journal {
    * Records what a change of the resources changed ({@link ResourceChanges}), each change an event
    * whose {@code reason} says where it came from.
    *
-   * @param source {@code api} (an ELBv2 API call) or {@code config} (the configuration file reloaded)
+   * @param source {@code api} (an ELBv2 API call), {@code config} (the configuration file reloaded) or
+   *               {@code cluster} (an API call on another process of the cluster)
    */
   void resourcesChanged(Resources before, Resources after, String source, long time) {
     for (ResourceChanges.Change c : ResourceChanges.between(before, after)) {

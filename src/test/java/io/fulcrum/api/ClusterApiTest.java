@@ -26,6 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.elasticloadbalancingv2.ElasticLoadBalancingV2Client;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.DuplicateTargetGroupNameException;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.InvalidTargetException;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEnum;
 
@@ -166,6 +168,35 @@ class ClusterApiTest {
     assertThat(a.resources().targetGroups()).extracting(g -> g.name())
         .containsAll(IntStream.range(0, 4).boxed().flatMap(i -> java.util.stream.Stream.of("a-" + i, "b-" + i))
             .toList());
+  }
+
+  /** A change one process refuses changes nothing anywhere; a deletion through the other reaches both. */
+  @Test
+  void aRefusedChange_changesNothingAnywhere_andADeletionReachesBoth() {
+    startBackend();
+    int portA = Ports.free();
+    int portB = Ports.free();
+    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
+    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    String red = a.elb.createTargetGroup(r -> r.name("red").protocol(ProtocolEnum.HTTP).port(80)
+        .targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum")).targetGroups().get(0).targetGroupArn();
+    await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
+    Resources before = a.resources();
+    long version = a.version();
+
+    assertThatThrownBy(() -> b.elb.createTargetGroup(r -> r.name("red").protocol(ProtocolEnum.HTTP).port(81)
+        .targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum"))).isInstanceOf(DuplicateTargetGroupNameException.class);
+    assertThatThrownBy(() -> b.elb.registerTargets(r -> r.targetGroupArn(red).targets(t -> t.id("8.8.8.8"))))
+        .isInstanceOf(InvalidTargetException.class);
+    assertThat(b.version()).isEqualTo(version);
+    assertThat(b.resources()).isEqualTo(before);
+    assertThat(a.version()).isEqualTo(version);
+    assertThat(a.resources()).isEqualTo(before);
+
+    b.elb.deleteTargetGroup(r -> r.targetGroupArn(red));
+    await().atMost(Duration.ofSeconds(20)).until(() -> a.resources().targetGroup(red).isEmpty());
+    assertThat(a.version()).isEqualTo(version + 1);
+    assertThat(a.resources()).isEqualTo(b.resources());
   }
 
   @Test
