@@ -110,17 +110,21 @@ class ClusterApiTest {
     }
   }
 
-  private void startBackend() {
+  private final int portA = Ports.free();
+  private final int portB = Ports.free();
+  private Node a;
+  private Node b;
+
+  /** The backend, then process a, then process b, which joins a. */
+  private void startTwo() {
     blue = Backend.start(backends, "blue");
+    a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
+    b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
   }
 
   @Test
   void aChangeThroughEitherProcess_isAppliedByBoth_andServedByBothsListeners() {
-    startBackend();
-    int portA = Ports.free();
-    int portB = Ports.free();
-    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
-    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    startTwo();
     assertThat(b.resources()).as("b took the cluster's resources, which a gave it").isEqualTo(a.resources());
 
     String blueArn = a.resources().targetGroupByName("blue").orElseThrow().arn();
@@ -146,11 +150,7 @@ class ClusterApiTest {
 
   @Test
   void changesMadeAtOnceOnBothProcesses_areAllApplied_inOneOrderEverywhere() throws Exception {
-    startBackend();
-    int portA = Ports.free();
-    int portB = Ports.free();
-    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
-    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    startTwo();
     long start = a.version();
 
     List<CompletableFuture<Void>> calls = new ArrayList<>();
@@ -173,11 +173,7 @@ class ClusterApiTest {
   /** A change one process refuses changes nothing anywhere; a deletion through the other reaches both. */
   @Test
   void aRefusedChange_changesNothingAnywhere_andADeletionReachesBoth() {
-    startBackend();
-    int portA = Ports.free();
-    int portB = Ports.free();
-    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
-    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    startTwo();
     String red = a.elb.createTargetGroup(r -> r.name("red").protocol(ProtocolEnum.HTTP).port(80)
         .targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum")).targetGroups().get(0).targetGroupArn();
     await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
@@ -201,11 +197,7 @@ class ClusterApiTest {
 
   @Test
   void aProcessThatJoinsLater_takesTheClustersResources_overItsOwnStateFile() {
-    startBackend();
-    int portA = Ports.free();
-    int portB = Ports.free();
-    Node a = new Node("a", "127.0.0.1", "127.0.0.2", portA, portB);
-    Node b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
+    startTwo();
     b.close();
     a.elb.createTargetGroup(r -> r.name("made-while-b-was-away").protocol(ProtocolEnum.HTTP).port(80)
         .targetType(TargetTypeEnum.IP).vpcId("vpc-fulcrum"));
