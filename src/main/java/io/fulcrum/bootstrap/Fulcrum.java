@@ -9,6 +9,7 @@ import io.fulcrum.bus.HealthReport;
 import io.fulcrum.bus.LocalCodec;
 import io.fulcrum.function.FunctionInvokerVerticle;
 import io.fulcrum.health.HealthCheckVerticle;
+import io.fulcrum.keys.KeyRingReplication;
 import io.fulcrum.keys.KeyRingVerticle;
 import io.fulcrum.listener.AppliedVersions;
 import io.fulcrum.time.Timers;
@@ -54,6 +55,7 @@ public final class Fulcrum {
   private volatile FulcrumConfig config;
   private RegistryVerticle registry;
   private volatile ClusterReplication cluster;
+  private volatile String keysReplication;
   private final Timers timers;
   private final HealthCheckVerticle health;
   private final TargetControlVerticle optimizer;
@@ -153,6 +155,12 @@ public final class Fulcrum {
         .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.optimizer))
         .compose(v -> vertx.deployVerticle(f.keys))
+        // In a cluster, the stickiness keys are the cluster's: a cookie one process seals, every other reads.
+        .compose(v -> f.cluster == null ? Future.succeededFuture()
+            : vertx.deployVerticle(new KeyRingReplication(f.cluster.clustered(), f.keys)).map(id -> {
+              f.keysReplication = id;
+              return null;
+            }))
         // The access log's writer, before the listeners, which build lines only while it is there. Its file
         // names' random part is never seeded: two processes writing to one bucket must not collide.
         .compose(v -> vertx.deployVerticle(new AccessLogVerticle(config.dataDir().resolve(ACCESS_LOG_DIR), timers,
@@ -252,6 +260,11 @@ public final class Fulcrum {
     return c == null ? registry.mutate(change) : c.mutate(change);
   }
 
+  /** The stickiness key ring in use. */
+  public io.fulcrum.sticky.KeyRing stickinessKeys() {
+    return keys.ring();
+  }
+
   /** The cluster this process shares its resources with, or null. */
   public ClusterReplication cluster() {
     return cluster;
@@ -296,8 +309,11 @@ public final class Fulcrum {
     accessLogDeployment = null;
     ClusterReplication member = cluster;
     cluster = null;
+    String keysShared = keysReplication;
+    keysReplication = null;
     return listeners.transform(ar -> log == null ? Future.succeededFuture() : vertx.undeploy(log))
         // Then the cluster, which this process leaves once it serves nothing more.
+        .transform(ar -> keysShared == null ? Future.succeededFuture() : vertx.undeploy(keysShared))
         .transform(ar -> member == null ? Future.succeededFuture() : member.close())
         .mapEmpty();
   }

@@ -25,7 +25,7 @@ public final class KeyRingVerticle extends VerticleBase {
 
   private final Path file;
   private final long scanMillis;
-  private KeyRing ring;
+  private volatile KeyRing ring;
   private Future<Boolean> checking;
   private String lastProblem;
   private long timer = -1;
@@ -61,6 +61,30 @@ public final class KeyRingVerticle extends VerticleBase {
       vertx.cancelTimer(timer);
     }
     return Future.succeededFuture();
+  }
+
+  /** The ring in use. */
+  public KeyRing ring() {
+    return ring;
+  }
+
+  /**
+   * Replaces the key file with {@code next} (the cluster's keys, {@link KeyRingReplication}),
+   * atomically, and the ring with it, published when it changed. Safe from any thread.
+   */
+  public Future<Void> adopt(KeyRing next) {
+    Promise<Void> done = Promise.promise();
+    context.runOnContext(v -> vertx.executeBlocking(() -> {
+      KeyRingFile.write(file, next);
+      return null;
+    }).onSuccess(written -> {
+      if (!next.equals(ring)) {
+        LOG.info("stickiness keys taken from the cluster: {} -> {}", ring, next);
+        ring = next;
+        vertx.eventBus().publish(Addresses.STICKINESS_KEYS, next);
+      }
+    }).<Void>mapEmpty().onComplete(done));
+    return done.future();
   }
 
   /** Re-reads the key file now; true when the ring changed and was published. */

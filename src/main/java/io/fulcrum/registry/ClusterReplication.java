@@ -231,6 +231,11 @@ public final class ClusterReplication {
     return version;
   }
 
+  /** The clustered Vert.x: its shared data and bus carry what the processes share (the stickiness keys too). */
+  public Vertx clustered() {
+    return cluster;
+  }
+
   /** Leaves the cluster. */
   public Future<Void> close() {
     return cluster.close();

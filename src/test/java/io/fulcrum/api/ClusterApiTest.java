@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fulcrum.keys.KeyRingFile;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Resources;
+import io.fulcrum.sticky.KeyRing;
+import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
@@ -14,7 +17,9 @@ import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -207,6 +212,49 @@ class ClusterApiTest {
     assertThat(again.resources().targetGroupByName("made-while-b-was-away")).isPresent();
     assertThat(again.resources()).isEqualTo(a.resources());
     assertThat(again.version()).isEqualTo(a.version());
+  }
+
+  /**
+   * The stickiness keys are the cluster's: each process made a key file of its own at its first
+   * start, and b's is rewritten with a's when it joins; a rotation on b reaches a; and a stickiness
+   * cookie a's listener set sends b's listener's requests to the same target.
+   */
+  @Test
+  void theStickinessKeys_areTheClusters_soACookieOneProcessSets_anotherReads() throws Exception {
+    startTwo();
+    Backend green = Backend.start(backends, "green");
+    Path keysA = KeyRingFile.in(dir.resolve("a"));
+    Path keysB = KeyRingFile.in(dir.resolve("b"));
+    assertThat(b.gateway.fulcrum().stickinessKeys()).isEqualTo(a.gateway.fulcrum().stickinessKeys());
+    assertThat(Files.readString(keysB)).isEqualTo(Files.readString(keysA));
+
+    KeyRing rotated = KeyRingFile.rotate(keysB, new SecureRandom(), KeyRingFile.KEEP);
+    assertThat(Await.result(b.gateway.fulcrum().reloadStickinessKeys())).isTrue();
+    await().atMost(Duration.ofSeconds(20)).until(() -> rotated.equals(a.gateway.fulcrum().stickinessKeys()));
+    assertThat(Files.readString(keysA)).isEqualTo(Files.readString(keysB));
+    assertThat(rotated.keys()).hasSize(2);
+
+    String blueArn = a.resources().targetGroupByName("blue").orElseThrow().arn();
+    a.elb.registerTargets(r -> r.targetGroupArn(blueArn).targets(t -> t.id("127.0.0.1").port(green.port())
+        .availabilityZone("zone-a")));
+    a.elb.modifyTargetGroupAttributes(r -> r.targetGroupArn(blueArn).attributes(
+        at -> at.key("stickiness.enabled").value("true"), at -> at.key("stickiness.type").value("lb_cookie")));
+    String lb = a.elb.createLoadBalancer(r -> r.name("web").subnets("zone-a", "zone-b")).loadBalancers().get(0)
+        .loadBalancerArn();
+    int listenerPort = Ports.free();
+    a.elb.createListener(r -> r.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(listenerPort)
+        .defaultActions(forward(blueArn)));
+    await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
+
+    for (int i = 0; i < 4; i++) {
+      RawConnection.Response first = LbApiHarness.get(a.zoneA, listenerPort, "/" + i);
+      String cookie = first.header("Set-Cookie").split(";", 2)[0];
+      assertThat(cookie).startsWith("AWSALB=");
+      for (int j = 0; j < 5; j++) {
+        assertThat(LbApiHarness.get(b.zoneA, listenerPort, "/", java.util.Map.of("Cookie", cookie)).bodyText())
+            .as("b's listener, a's cookie").isEqualTo(first.bodyText());
+      }
+    }
   }
 
   @Test
