@@ -39,6 +39,7 @@ public final class KeyRingReplication extends VerticleBase {
   /** The map's entry this process's ring is, as last taken or written. */
   private String taken;
   private Future<?> turns = Future.succeededFuture();
+  private long timer = -1;
 
   /**
    * @param cluster the clustered Vert.x whose map and bus carry the ring
@@ -55,6 +56,8 @@ public final class KeyRingReplication extends VerticleBase {
       map = m;
       cluster.eventBus().<Void>consumer(CHANGED, msg -> context.runOnContext(v -> inTurn(this::sync)));
       vertx.eventBus().<KeyRing>localConsumer(Addresses.STICKINESS_KEYS, msg -> inTurn(() -> offer(msg.body())));
+      // An announcement lost is repaired by the next look, as for the resources.
+      timer = vertx.setPeriodic(Long.getLong("fulcrum.cluster.checkMillis", 30_000), id -> inTurn(this::sync));
       return inTurn(() -> {
         String mine = KeyRingFile.format(keys.ring());
         return onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
@@ -66,6 +69,14 @@ public final class KeyRingReplication extends VerticleBase {
         });
       });
     });
+  }
+
+  @Override
+  public Future<?> stop() {
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    return Future.succeededFuture();
   }
 
   /** A ring this process changed: the cluster's, if nobody changed the cluster's first. */

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * that entry first and applies the change again on top of it (up to {@value #ATTEMPTS} times).
  * Each write is announced on the clustered event bus; the other processes take the new entry,
  * save it to their state file and apply it as the registry applies any change. A process that
- * joins takes the cluster's entry (its own state file seeds a cluster that has none yet).
+ * joins takes the cluster's entry (its own state file seeds a cluster that has none yet). Every
+ * {@link #CHECK_MILLIS} each process looks at the entry anyway, and takes it if it is not its own.
  *
  * <p>The clustered Vert.x is this class's own: its event bus carries only these announcements, and
  * the data plane's Vert.x, its event loops and its local bus, stay as they are without a cluster.
@@ -50,6 +51,16 @@ public final class ClusterReplication {
   /** Published on the clustered bus after each write: the entry's new version. */
   static final String CHANGED = "fulcrum.resources.changed";
   static final int ATTEMPTS = 5;
+  /**
+   * How often each process compares the map's entry with its own anyway, in milliseconds, unless
+   * the system property {@code fulcrum.cluster.checkMillis} says otherwise when it joins: an
+   * announcement lost, or an entry a healed network split left behind, is repaired by the next look.
+   */
+  static final long CHECK_MILLIS = 30_000;
+
+  static long checkMillis() {
+    return Long.getLong("fulcrum.cluster.checkMillis", CHECK_MILLIS);
+  }
 
   private final Vertx cluster;
   private final RegistryVerticle registry;
@@ -120,6 +131,7 @@ public final class ClusterReplication {
         sync();
       }
     });
+    cluster.setPeriodic(checkMillis(), id -> sync());
     return consumer.completion().compose(v -> registry.inTurn(() -> {
       String mine = entry(0, registry.resources());
       return registry.onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
