@@ -5,6 +5,7 @@ import io.fulcrum.sticky.KeyRing;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.shareddata.AsyncMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -40,6 +41,7 @@ public final class KeyRingReplication extends VerticleBase {
   private String taken;
   private Future<?> turns = Future.succeededFuture();
   private long timer = -1;
+  private MessageConsumer<Void> announcements;
 
   /**
    * @param cluster the clustered Vert.x whose map and bus carry the ring
@@ -54,7 +56,7 @@ public final class KeyRingReplication extends VerticleBase {
   public Future<?> start() {
     return onContext(cluster.sharedData().<String, String>getAsyncMap(MAP)).compose(m -> {
       map = m;
-      cluster.eventBus().<Void>consumer(CHANGED, msg -> context.runOnContext(v -> inTurn(this::sync)));
+      announcements = cluster.eventBus().<Void>consumer(CHANGED, msg -> context.runOnContext(v -> inTurn(this::sync)));
       vertx.eventBus().<KeyRing>localConsumer(Addresses.STICKINESS_KEYS, msg -> inTurn(() -> offer(msg.body())));
       // An announcement lost is repaired by the next look, as for the resources.
       timer = vertx.setPeriodic(Long.getLong("fulcrum.cluster.checkMillis", 30_000), id -> inTurn(this::sync));
@@ -76,7 +78,7 @@ public final class KeyRingReplication extends VerticleBase {
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
-    return Future.succeededFuture();
+    return announcements == null ? Future.succeededFuture() : announcements.unregister();
   }
 
   /** A ring this process changed: the cluster's, if nobody changed the cluster's first. */
@@ -98,10 +100,21 @@ public final class KeyRingReplication extends VerticleBase {
     });
   }
 
-  /** Takes the map's entry when it is not this process's ring. */
+  /** Takes the map's entry when it is not this process's ring; gives it this one's when it has none. */
   private Future<Void> sync() {
-    return onContext(map.get(KEY)).compose(entry -> entry == null || entry.equals(taken) ? Future.succeededFuture()
-        : take(entry));
+    return onContext(map.get(KEY)).compose(entry -> {
+      if (entry == null) {
+        String mine = KeyRingFile.format(keys.ring());
+        return onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
+          if (existing != null) {
+            return take(existing);
+          }
+          taken = mine;
+          return Future.succeededFuture();
+        });
+      }
+      return entry.equals(taken) ? Future.succeededFuture() : take(entry);
+    });
   }
 
   private Future<Void> take(String entry) {

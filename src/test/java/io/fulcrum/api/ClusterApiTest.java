@@ -127,17 +127,23 @@ class ClusterApiTest {
     b = new Node("b", "127.0.0.3", "127.0.0.4", portB, portA);
   }
 
+  /** Through a's API: the load balancer web in both zones, an HTTP listener forwarding to {@code group}; its port. */
+  private int webListenerThroughA(String group) {
+    String lb = a.elb.createLoadBalancer(r -> r.name("web").subnets("zone-a", "zone-b")).loadBalancers().get(0)
+        .loadBalancerArn();
+    int listenerPort = Ports.free();
+    a.elb.createListener(r -> r.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(listenerPort)
+        .defaultActions(forward(group)));
+    return listenerPort;
+  }
+
   @Test
   void aChangeThroughEitherProcess_isAppliedByBoth_andServedByBothsListeners() {
     startTwo();
     assertThat(b.resources()).as("b took the cluster's resources, which a gave it").isEqualTo(a.resources());
 
     String blueArn = a.resources().targetGroupByName("blue").orElseThrow().arn();
-    String lb = a.elb.createLoadBalancer(r -> r.name("web").subnets("zone-a", "zone-b")).loadBalancers().get(0)
-        .loadBalancerArn();
-    int listenerPort = Ports.free();
-    a.elb.createListener(r -> r.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(listenerPort)
-        .defaultActions(forward(blueArn)));
+    int listenerPort = webListenerThroughA(blueArn);
 
     await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
     assertThat(b.resources()).isEqualTo(a.resources());
@@ -239,11 +245,7 @@ class ClusterApiTest {
         .availabilityZone("zone-a")));
     a.elb.modifyTargetGroupAttributes(r -> r.targetGroupArn(blueArn).attributes(
         at -> at.key("stickiness.enabled").value("true"), at -> at.key("stickiness.type").value("lb_cookie")));
-    String lb = a.elb.createLoadBalancer(r -> r.name("web").subnets("zone-a", "zone-b")).loadBalancers().get(0)
-        .loadBalancerArn();
-    int listenerPort = Ports.free();
-    a.elb.createListener(r -> r.loadBalancerArn(lb).protocol(ProtocolEnum.HTTP).port(listenerPort)
-        .defaultActions(forward(blueArn)));
+    int listenerPort = webListenerThroughA(blueArn);
     await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
 
     for (int i = 0; i < 4; i++) {
