@@ -54,7 +54,7 @@ public final class KeyRingReplication extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    return onContext(cluster.sharedData().<String, String>getAsyncMap(MAP)).compose(m -> {
+    return completingHere(cluster.sharedData().<String, String>getAsyncMap(MAP)).compose(m -> {
       map = m;
       announcements = cluster.eventBus().<Void>consumer(CHANGED, msg -> context.runOnContext(v -> inTurn(this::sync)));
       vertx.eventBus().<KeyRing>localConsumer(Addresses.STICKINESS_KEYS, msg -> inTurn(() -> offer(msg.body())));
@@ -62,7 +62,7 @@ public final class KeyRingReplication extends VerticleBase {
       timer = vertx.setPeriodic(Long.getLong("fulcrum.cluster.checkMillis", 30_000), id -> inTurn(this::sync));
       return inTurn(() -> {
         String mine = KeyRingFile.format(keys.ring());
-        return onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
+        return completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
           if (existing == null) {
             taken = mine;
             return Future.succeededFuture();
@@ -87,7 +87,7 @@ public final class KeyRingReplication extends VerticleBase {
     if (text.equals(taken)) {
       return Future.succeededFuture(); // the cluster's, which this process just took
     }
-    return onContext(map.replaceIfPresent(KEY, taken, text)).compose(replaced -> {
+    return completingHere(map.replaceIfPresent(KEY, taken, text)).compose(replaced -> {
       if (!replaced) {
         LOG.warn("the stickiness keys changed here and on another process at once: this process takes the"
             + " cluster's (rotate on one process at a time)");
@@ -102,10 +102,10 @@ public final class KeyRingReplication extends VerticleBase {
 
   /** Takes the map's entry when it is not this process's ring; gives it this one's when it has none. */
   private Future<Void> sync() {
-    return onContext(map.get(KEY)).compose(entry -> {
+    return completingHere(map.get(KEY)).compose(entry -> {
       if (entry == null) {
         String mine = KeyRingFile.format(keys.ring());
-        return onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
+        return completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
           if (existing != null) {
             return take(existing);
           }
@@ -125,7 +125,7 @@ public final class KeyRingReplication extends VerticleBase {
       return Future.failedFuture(e);
     }
     taken = entry;
-    return onContext(keys.adopt(ring));
+    return completingHere(keys.adopt(ring));
   }
 
   /** Runs {@code step} on this verticle's context after every step before it. */
@@ -143,7 +143,7 @@ public final class KeyRingReplication extends VerticleBase {
   }
 
   /** {@code f}, completing on this verticle's context (the clustered Vert.x completes on its own). */
-  private <T> Future<T> onContext(Future<T> f) {
+  private <T> Future<T> completingHere(Future<T> f) {
     io.vertx.core.Promise<T> p = io.vertx.core.Promise.promise();
     f.onComplete(ar -> context.runOnContext(v -> p.handle(ar)));
     return p.future();

@@ -134,7 +134,7 @@ public final class ClusterReplication {
     cluster.setPeriodic(checkMillis(), id -> sync());
     return consumer.completion().compose(v -> registry.inTurn(() -> {
       String mine = entry(0, registry.resources());
-      return registry.onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
+      return registry.completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
         if (existing == null) {
           LOG.info("the cluster had no resources: it takes this process's");
           taken = mine;
@@ -201,10 +201,10 @@ public final class ClusterReplication {
    * this process's again.
    */
   private Future<Void> sync() {
-    return registry.inTurn(() -> registry.onContext(map.get(KEY)).compose(entry -> {
+    return registry.inTurn(() -> registry.completingHere(map.get(KEY)).compose(entry -> {
       if (entry == null) {
         String mine = entry(Math.max(version, 0), registry.resources());
-        return registry.onContext(map.putIfAbsent(KEY, mine)).compose(existing -> {
+        return registry.completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
           if (existing != null) {
             return take(existing);
           }

@@ -213,7 +213,7 @@ public final class RegistryVerticle extends VerticleBase {
   }
 
   /** {@code f}, completing on the registry's context (a future of another Vert.x completes on that one's). */
-  <T> Future<T> onContext(Future<T> f) {
+  <T> Future<T> completingHere(Future<T> f) {
     Promise<T> p = Promise.promise();
     f.onComplete(ar -> context.runOnContext(v -> p.handle(ar)));
     return p.future();
@@ -256,7 +256,7 @@ public final class RegistryVerticle extends VerticleBase {
       return Future.failedFuture(new InvalidModelException(problems.list()));
     }
     Resources accepted = next;
-    return (gate == null ? Future.<Void>succeededFuture() : onContext(gate.pass(accepted)))
+    return (gate == null ? Future.<Void>succeededFuture() : completingHere(gate.pass(accepted)))
         .compose(passed -> commit(accepted, "api"));
   }
 
