@@ -56,6 +56,7 @@ global.setTimeout = (f, millis) => {
     process.exit(1);
   }
   console.log("READY " + byId.ready.text);
+  console.log("CLUSTER " + byId.cluster.text);
   console.log("MAIN " + byId.main.text);
   forms().catch(e => { console.log("ERROR " + e.stack); process.exit(1); });
 };

@@ -58,6 +58,8 @@ public final class ControlVerticle extends VerticleBase {
    * @param ready whether the process serves traffic (false before start-up completes and while draining)
    * @param zones the zones that have nodes
    */
+  private Supplier<JsonObject> cluster = () -> null;
+
   public ControlVerticle(String address, int port, BooleanSupplier ready, Supplier<List<String>> zones) {
     this(address, port, ready, zones, null);
   }
@@ -99,6 +101,12 @@ public final class ControlVerticle extends VerticleBase {
   /** How long an idle client connection stays open ({@link #IDLE_TIMEOUT} unless set). Set before deployment. */
   ControlVerticle idleTimeout(Duration timeout) {
     this.idleTimeout = timeout;
+    return this;
+  }
+
+  /** What the dashboard says of the cluster this process is in (null when it is in none). */
+  public ControlVerticle cluster(Supplier<JsonObject> source) {
+    this.cluster = source;
     return this;
   }
 
@@ -185,10 +193,19 @@ public final class ControlVerticle extends VerticleBase {
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "metrics unavailable: " + e.getMessage())));
   }
 
-  /** The dashboard's document, with the process's readiness (as {@code /health/ready} gives it). */
+  /**
+   * The dashboard's document, with the process's readiness (as {@code /health/ready} gives it) and,
+   * in a cluster, the cluster's name, members and resources version.
+   */
   private void dashboardState(HttpServerRequest req) {
     dashboard.state()
-        .onSuccess(state -> json(req, 200, state.put("ready", readiness())))
+        .onSuccess(state -> {
+          JsonObject c = cluster.get();
+          if (c != null) {
+            state.put("cluster", c);
+          }
+          json(req, 200, state.put("ready", readiness()));
+        })
         .onFailure(e -> json(req, 500, new JsonObject().put("error", "state unavailable: " + e.getMessage())));
   }
 

@@ -173,6 +173,7 @@ public final class Fulcrum {
           f.control = new ControlVerticle(config.control().address(), config.control().port(), () -> f.ready,
               () -> f.config.environment().zones(), Apis.create(f, config, clock, timers)).gauges(f.registry::gauges)
               .channels(f.optimizer::channelCounts)
+              .cluster(() -> f.cluster == null ? null : f.cluster.describe())
               .dashboard(new Dashboard(new FulcrumApiContext(f, timers), f.registry::gauges,
                   () -> Meters.of(vertx).collect(), f.optimizer::agent));
           return vertx.deployVerticle(f.control).recover(e -> Future.failedFuture("the control plane cannot listen on "

@@ -63,6 +63,7 @@ public final class ClusterReplication {
   }
 
   private final Vertx cluster;
+  private final String name;
   private final RegistryVerticle registry;
   private final AsyncMap<String, String> map;
   private MessageConsumer<Long> consumer;
@@ -71,8 +72,9 @@ public final class ClusterReplication {
   /** Its version. */
   private volatile long version = -1;
 
-  private ClusterReplication(Vertx cluster, RegistryVerticle registry, AsyncMap<String, String> map) {
+  private ClusterReplication(Vertx cluster, String name, RegistryVerticle registry, AsyncMap<String, String> map) {
     this.cluster = cluster;
+    this.name = name;
     this.registry = registry;
     this.map = map;
   }
@@ -89,7 +91,7 @@ public final class ClusterReplication {
             .withClusterManager(new HazelcastClusterManager(hazelcast(config))).buildClustered())
             .thenCompose(Future::toCompletionStage))
         .compose(vertx -> vertx.sharedData().<String, String>getAsyncMap(MAP)
-            .map(map -> new ClusterReplication(vertx, registry, map))
+            .map(map -> new ClusterReplication(vertx, config.name(), registry, map))
             .compose(ClusterReplication::start)
             .recover(e -> vertx.close().transform(closed -> Future.failedFuture(e))));
   }
@@ -236,6 +238,15 @@ public final class ClusterReplication {
 
   private static long versionOf(String entry) {
     return new JsonObject(entry).getLong("version");
+  }
+
+  /**
+   * For the dashboard: the cluster's {@code name}, how many {@code members} it has now (this
+   * process included), and the {@code version} of its resources this process has applied.
+   */
+  public JsonObject describe() {
+    int members = ((io.vertx.core.internal.VertxInternal) cluster).clusterManager().getNodes().size();
+    return new JsonObject().put("name", name).put("members", members).put("version", version);
   }
 
   /** The version of the cluster's resources this process has applied; -1 before it joined. */

@@ -294,7 +294,9 @@ class DashboardTest {
     Path page = dir.resolve("dashboard.html");
     Files.writeString(page, control("/ui").body());
     Path state = dir.resolve("state.json");
-    Files.writeString(state, control("/ui/state").body());
+    // As a process of a cluster's document has it (ClusterApiTest reads one from a real cluster).
+    Files.writeString(state, new JsonObject(control("/ui/state").body())
+        .put("cluster", new JsonObject().put("name", "prod").put("members", 3).put("version", 7)).encode());
     Path events = dir.resolve("events.json");
     Files.writeString(events, control("/ui/events").body());
     Path explain = dir.resolve("explain.json");
@@ -308,7 +310,8 @@ class DashboardTest {
         state.toString(), events.toString(), explain.toString(), whatIf.toString(), a));
 
     assertThat(r.exitCode()).as(r.output()).isZero();
-    assertThat(r.output()).contains("READY UP").contains("web", "app").doesNotContain("undefined")
+    assertThat(r.output()).contains("READY UP").contains("CLUSTER cluster prod: 3 members, resources version 7")
+        .contains("web", "app").doesNotContain("undefined")
         .contains("127.0.0.1:" + targetPort(1)
             + " zone-b unhealthy Target.ResponseCodeMismatch: Health checks failed with these codes: [503]")
         .contains("least_outstanding_requests").contains("spare").contains("1 requests since start")

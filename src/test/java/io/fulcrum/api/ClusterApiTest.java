@@ -17,6 +17,7 @@ import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -148,6 +149,11 @@ class ClusterApiTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> b.version() == a.version());
     assertThat(b.resources()).isEqualTo(a.resources());
     assertThat(b.elb.describeLoadBalancers(r -> r.names("web")).loadBalancers()).hasSize(1);
+    JsonObject cluster = new JsonObject(LbApiHarness.body("127.0.0.1", b.gateway.controlPort(), "/ui/state"))
+        .getJsonObject("cluster");
+    assertThat(cluster.getString("name")).as("b's dashboard").isEqualTo("test-cluster");
+    assertThat(cluster.getInteger("members")).isEqualTo(2);
+    assertThat(cluster.getLong("version")).isEqualTo(a.version());
     assertThat(LbApiHarness.body(b.zoneA, listenerPort, "/")).as("b's listener, made by a change through a")
         .isEqualTo("blue");
 
