@@ -7,7 +7,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The parameters of a Query-protocol request ({@code Action=...&Version=...&...}), decoded, with
@@ -121,18 +123,9 @@ public final class QueryParams {
    */
   public List<QueryParams> structs(String member) {
     String p = prefix + member + ".member.";
-    TreeMap<Integer, QueryParams> byIndex = new TreeMap<>();
-    for (String k : all.keySet()) {
-      if (k.startsWith(p)) {
-        String rest = k.substring(p.length());
-        int dot = rest.indexOf('.');
-        Integer i = index(dot < 0 ? rest : rest.substring(0, dot));
-        if (i != null) {
-          byIndex.putIfAbsent(i, new QueryParams(all, p + i + "."));
-        }
-      }
-    }
-    return new ArrayList<>(byIndex.values());
+    List<QueryParams> out = new ArrayList<>();
+    indexesUnder(p).forEach(i -> out.add(new QueryParams(all, p + i + ".")));
+    return out;
   }
 
   /** The values of a list of strings ({@code Names.member.N}), in index order. */
@@ -157,19 +150,9 @@ public final class QueryParams {
    */
   public Map<String, String> map(String member) {
     String p = prefix + member + ".entry.";
-    TreeMap<Integer, String> keys = new TreeMap<>();
-    for (String k : all.keySet()) {
-      if (k.startsWith(p)) {
-        String rest = k.substring(p.length());
-        int dot = rest.indexOf('.');
-        Integer i = index(dot < 0 ? rest : rest.substring(0, dot));
-        if (i != null) {
-          keys.putIfAbsent(i, all.get(p + i + ".key"));
-        }
-      }
-    }
     Map<String, String> out = new LinkedHashMap<>();
-    keys.forEach((i, key) -> {
+    indexesUnder(p).forEach(i -> {
+      String key = all.get(p + i + ".key");
       String at = lowerFirst(member) + ".entry." + i + ".key";
       if (key == null) {
         throw ApiError.validation("1 validation error detected: Value null at '" + at
@@ -180,6 +163,22 @@ public final class QueryParams {
         throw ApiError.validation("Value '" + key + "' at '" + at + "' is given more than once");
       }
     });
+    return out;
+  }
+
+  /** The indexes N of the parameters {@code p + N + ...}, in order. */
+  private SortedSet<Integer> indexesUnder(String p) {
+    TreeSet<Integer> out = new TreeSet<>();
+    for (String k : all.keySet()) {
+      if (k.startsWith(p)) {
+        String rest = k.substring(p.length());
+        int dot = rest.indexOf('.');
+        Integer i = index(dot < 0 ? rest : rest.substring(0, dot));
+        if (i != null) {
+          out.add(i);
+        }
+      }
+    }
     return out;
   }
 
