@@ -60,16 +60,7 @@ public final class KeyRingReplication extends VerticleBase {
       vertx.eventBus().<KeyRing>localConsumer(Addresses.STICKINESS_KEYS, msg -> inTurn(() -> offer(msg.body())));
       // An announcement lost is repaired by the next look, as for the resources.
       timer = vertx.setPeriodic(Long.getLong("fulcrum.cluster.checkMillis", 30_000), id -> inTurn(this::sync));
-      return inTurn(() -> {
-        String mine = KeyRingFile.format(keys.ring());
-        return completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
-          if (existing == null) {
-            taken = mine;
-            return Future.succeededFuture();
-          }
-          return take(existing);
-        });
-      });
+      return inTurn(this::seedOrTake);
     });
   }
 
@@ -102,18 +93,19 @@ public final class KeyRingReplication extends VerticleBase {
 
   /** Takes the map's entry when it is not this process's ring; gives it this one's when it has none. */
   private Future<Void> sync() {
-    return completingHere(map.get(KEY)).compose(entry -> {
-      if (entry == null) {
-        String mine = KeyRingFile.format(keys.ring());
-        return completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
-          if (existing != null) {
-            return take(existing);
-          }
-          taken = mine;
-          return Future.succeededFuture();
-        });
+    return completingHere(map.get(KEY)).compose(entry -> entry == null ? seedOrTake()
+        : entry.equals(taken) ? Future.succeededFuture() : take(entry));
+  }
+
+  /** Gives the map this process's ring when it has none, or takes the one it has. */
+  private Future<Void> seedOrTake() {
+    String mine = KeyRingFile.format(keys.ring());
+    return completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
+      if (existing != null) {
+        return take(existing);
       }
-      return entry.equals(taken) ? Future.succeededFuture() : take(entry);
+      taken = mine;
+      return Future.succeededFuture();
     });
   }
 

@@ -134,19 +134,7 @@ public final class ClusterReplication {
       }
     });
     cluster.setPeriodic(checkMillis(), id -> sync());
-    return consumer.completion().compose(v -> registry.inTurn(() -> {
-      String mine = entry(0, registry.resources());
-      return registry.completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
-        if (existing == null) {
-          LOG.info("the cluster had no resources: it takes this process's");
-          taken = mine;
-          version = 0;
-          return Future.succeededFuture();
-        }
-        LOG.info("taking the cluster's resources (version {})", versionOf(existing));
-        return take(existing);
-      });
-    })).map(this);
+    return consumer.completion().compose(v -> registry.inTurn(() -> seedOrTake(0))).map(this);
   }
 
   /**
@@ -203,20 +191,26 @@ public final class ClusterReplication {
    * this process's again.
    */
   private Future<Void> sync() {
-    return registry.inTurn(() -> registry.completingHere(map.get(KEY)).compose(entry -> {
-      if (entry == null) {
-        String mine = entry(Math.max(version, 0), registry.resources());
-        return registry.completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
-          if (existing != null) {
-            return take(existing);
-          }
-          taken = mine;
-          version = Math.max(version, 0);
-          return Future.succeededFuture();
-        });
+    return registry.inTurn(() -> registry.completingHere(map.get(KEY)).compose(entry -> entry == null
+        ? seedOrTake(Math.max(version, 0)) : entry.equals(taken) ? Future.succeededFuture() : take(entry)));
+  }
+
+  /**
+   * Gives the map this process's resources as version {@code v} when it has no entry (in a turn),
+   * or takes the entry it has.
+   */
+  private Future<Void> seedOrTake(long v) {
+    String mine = entry(v, registry.resources());
+    return registry.completingHere(map.putIfAbsent(KEY, mine)).compose(existing -> {
+      if (existing != null) {
+        LOG.info("taking the cluster's resources (version {})", versionOf(existing));
+        return take(existing);
       }
-      return entry.equals(taken) ? Future.succeededFuture() : take(entry);
-    }));
+      LOG.info("the cluster had no resources: it takes this process's");
+      taken = mine;
+      version = v;
+      return Future.succeededFuture();
+    });
   }
 
   /** Adopts an entry's resources (on the registry's context, in a turn). */
