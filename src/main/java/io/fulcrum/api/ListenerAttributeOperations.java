@@ -9,8 +9,8 @@ import java.util.Map;
 
 /**
  * DescribeListenerAttributes and ModifyListenerAttributes ({@link ListenerAttributes}): an HTTP or
- * HTTPS listener's header modification, a TCP or TLS listener's idle timeout. A change applies to
- * requests (and flows) from then on, on connections already open too.
+ * HTTPS listener's header modification, a TCP, TLS or TCP_UDP listener's idle timeout. A change
+ * applies to requests (and flows) from then on, on connections already open too.
  */
 final class ListenerAttributeOperations {
 

@@ -41,9 +41,22 @@ public final class FlowChoice {
     return best;
   }
 
-  /** A hash of a flow: TCP, the client's and the listener's address and port, and {@code secret}. */
+  /** IANA protocol numbers, the first member of a flow's 5-tuple. */
+  public static final int TCP = 6;
+  public static final int UDP = 17;
+
+  /** A hash of a TCP flow: the client's and the listener's address and port, and {@code secret}. */
   public static long flowHash(byte[] client, int clientPort, byte[] listener, int listenerPort, long secret) {
-    long h = mix(secret ^ 6); // IANA protocol number of TCP
+    return flowHash(TCP, client, clientPort, listener, listenerPort, secret);
+  }
+
+  /**
+   * A hash of a flow: its protocol ({@link #TCP} or {@link #UDP}), the client's and the listener's
+   * address and port, and {@code secret}.
+   */
+  public static long flowHash(int protocol, byte[] client, int clientPort, byte[] listener, int listenerPort,
+      long secret) {
+    long h = mix(secret ^ protocol);
     h = mix(h ^ addressHash(client));
     h = mix(h ^ ((long) clientPort << 16 | listenerPort));
     return mix(h ^ addressHash(listener));

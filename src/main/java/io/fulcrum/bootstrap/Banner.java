@@ -55,7 +55,7 @@ final class Banner {
         for (Node n : config.environment().nodes()) {
           if (lb.zones().contains(n.zone())) {
             if (l.protocol().isNetworkFamily()) {
-              // A TCP or TLS listener: an address to connect to, not a URL to fetch.
+              // A network listener (TCP, TLS, UDP): an address to connect or send to, not a URL to fetch.
               b.append("  ").append(host(n.address())).append(':').append(l.port()).append(" (").append(n.zone())
                   .append(')');
               continue;

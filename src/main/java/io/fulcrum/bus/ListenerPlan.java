@@ -24,7 +24,8 @@ import java.util.List;
  * @param tls      certificates and security policy of an HTTPS listener; null for HTTP
  * @param http2    whether clients may speak HTTP/2 (ALPN h2 over TLS; {@code routing.http2.enabled})
  * @param h2c      whether an HTTP listener accepts cleartext HTTP/2 (Fulcrum's extension)
- * @param attributes the listener's attributes (header modification; a TCP or TLS listener's idle timeout)
+ * @param attributes the listener's attributes (header modification; a TCP, TLS or TCP_UDP
+ *                   listener's idle timeout)
  * @param tlsNames the names of the TLS headers, from its attributes
  * @param clientCertNames the names of the mutual TLS headers, from its attributes; null unless the
  *                 listener has mutual TLS

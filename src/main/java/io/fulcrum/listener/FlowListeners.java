@@ -59,8 +59,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TCP and TLS listeners of network load balancers on one event loop (SPEC §2.4, §2.5, §4,
- * DESIGN §7): each accepted connection goes, whole, to one target of its listener's group, chosen
+ * The TCP and TLS listeners (and TCP_UDP ones' TCP side) of network load balancers on one event
+ * loop (SPEC §2.4, §2.5, §4, DESIGN §7): each accepted connection goes, whole, to one target of its listener's group, chosen
  * by the flow's hash (or the client's address with {@code source_ip} stickiness) among the targets
  * its zone may use, and stays there for its lifetime. A TLS listener ends the client's TLS and, for
  * a TLS group, opens a new session to the target (whose certificate is not checked, as with health
@@ -155,9 +155,12 @@ final class FlowListeners {
     return b;
   }
 
-  /** Whether {@code plan} is a network load balancer's listener, served here rather than by the HTTP servers. */
+  /**
+   * Whether {@code plan} is a network load balancer's listener that accepts connections (TCP, TLS
+   * and the TCP side of TCP_UDP), served here rather than by the HTTP servers.
+   */
   static boolean serves(ListenerPlan plan) {
-    return plan.protocol().isNetworkFamily();
+    return plan.protocol().isNetworkFamily() && plan.protocol().carriesTcp();
   }
 
   /**
@@ -353,12 +356,12 @@ final class FlowListeners {
   }
 
   /**
-   * Sets {@code SO_REUSEPORT} on a listening channel of any transport (each names it in its own
+   * Sets {@code SO_REUSEPORT} on a listening channel (a server's, or a datagram socket) of any transport (each names it in its own
    * options: epoll's and io_uring's constants, NIO's the JDK's); false where it has none.
    */
   @SuppressWarnings("unchecked")
-  private static boolean reusePort(ServerChannel server) {
-    ChannelConfig config = server.config();
+  static boolean reusePort(Channel channel) {
+    ChannelConfig config = channel.config();
     for (ChannelOption<?> option : config.getOptions().keySet()) {
       if (option.name().endsWith("SO_REUSEPORT")) {
         return config.setOption((ChannelOption<Boolean>) option, true);

@@ -105,8 +105,8 @@ final class HttpListeners {
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
     for (ListenerPlan plan : next.listeners()) {
-      if (FlowListeners.serves(plan)) {
-        continue;
+      if (plan.protocol().isNetworkFamily()) {
+        continue; // a network load balancer's: FlowListeners and DatagramListeners serve it
       }
       for (Node node : plan.nodes()) {
         String key = node.address() + ":" + plan.port();

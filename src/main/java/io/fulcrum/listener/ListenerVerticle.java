@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * reference, selectors, random and HTTP client, all touched only on its own loop.
  *
  * <p>A new {@link DataPlaneSnapshot} is applied by swapping one field; servers are bound for new
- * listeners and shut down gracefully for removed ones ({@link HttpListeners}, {@link FlowListeners}),
+ * listeners and shut down gracefully for removed ones ({@link HttpListeners}, {@link FlowListeners},
+ * {@link DatagramListeners}),
  * while every other connection, keep-alive included, stays open. Connections the HTTP servers accept
  * are set up here ({@link #connected}) for the direct path and {@link RequestHandler}.
  */
@@ -103,8 +104,10 @@ public final class ListenerVerticle extends VerticleBase {
   /** authenticate-oidc's sessions on this loop, for both request paths. */
   private Authenticator authenticator;
   private DirectRequests directRequests;
-  /** The network load balancers' TCP and TLS listeners on this loop. */
+  /** The network load balancers' TCP and TLS listeners on this loop (and TCP_UDP ones' connections). */
   private FlowListeners flows;
+  /** The network load balancers' UDP listeners on this loop (and TCP_UDP ones' datagrams). */
+  private DatagramListeners datagrams;
   private boolean draining;
 
   /**
@@ -157,6 +160,8 @@ public final class ListenerVerticle extends VerticleBase {
     flows = new FlowListeners(vertx, meters, timers, index, random.nextLong(),
         ((VertxInternal) vertx).transport().channelFactory(false),
         ((VertxInternal) vertx).transport().serverChannelFactory(false), accessLogs, log, clock);
+    datagrams = new DatagramListeners(vertx, meters, timers, index, random.nextLong(),
+        ((VertxInternal) vertx).transport());
     MessageConsumer<KeyRing> keys = vertx.eventBus().localConsumer(Addresses.STICKINESS_KEYS,
         m -> {
           stickiness.keys(m.body());
@@ -228,6 +233,7 @@ public final class ListenerVerticle extends VerticleBase {
     inFlight.cutDeregistered(next);
     List<Future<?>> binds = new ArrayList<>();
     binds.add(flows.apply(next));
+    binds.add(datagrams.apply(next));
     binds.addAll(http.apply(next));
     meters.retain(next.listeners().stream().map(l -> Arns.loadBalancerDimension(l.arn())).collect(Collectors.toSet()),
         next.groups().keySet());
@@ -313,7 +319,7 @@ public final class ListenerVerticle extends VerticleBase {
   /** Stops accepting on every listener; in-flight requests get {@code timeoutMillis} to finish. */
   Future<Void> drain(long timeoutMillis) {
     draining = true;
-    return Future.all(http.drain(timeoutMillis), flows.drain(timeoutMillis)).mapEmpty();
+    return Future.all(http.drain(timeoutMillis), flows.drain(timeoutMillis), datagrams.drain()).mapEmpty();
   }
 
   InFlight inFlight() {

@@ -16,7 +16,8 @@ import java.util.regex.Pattern;
  * A listener's attributes (ELBv2 {@code ListenerAttribute}), complete with defaults. An HTTP or
  * HTTPS listener has ALB's header modification: the {@code Server} header of the load balancer's
  * own answers, response headers inserted into every answer, and (HTTPS) the names of the TLS
- * headers it adds to requests. A TCP or TLS listener has NLB's {@code tcp.idle_timeout.seconds}.
+ * headers it adds to requests. A TCP, TLS or TCP_UDP listener has NLB's
+ * {@code tcp.idle_timeout.seconds} (a UDP one none).
  * Immutable.
  */
 public final class ListenerAttributes {
@@ -84,7 +85,9 @@ public final class ListenerAttributes {
   static List<AttributeSpec> specs(Protocol protocol) {
     List<AttributeSpec> s = new ArrayList<>();
     if (!protocol.isHttpFamily()) {
-      s.add(range(TCP_IDLE_TIMEOUT, DEFAULT_TCP_IDLE_TIMEOUT, 60, 6000));
+      if (protocol.carriesTcp()) {
+        s.add(range(TCP_IDLE_TIMEOUT, DEFAULT_TCP_IDLE_TIMEOUT, 60, 6000)); // a UDP listener has none: 120 s, fixed
+      }
       return s;
     }
     if (protocol == Protocol.HTTPS) {
@@ -253,7 +256,7 @@ public final class ListenerAttributes {
     return names;
   }
 
-  /** NLB's idle timeout of a TCP or TLS listener's flows, in seconds. */
+  /** NLB's idle timeout of a TCP, TLS or TCP_UDP listener's connections, in seconds. */
   public int tcpIdleTimeoutSeconds() {
     String v = all.get(TCP_IDLE_TIMEOUT);
     return v == null ? DEFAULT_TCP_IDLE_TIMEOUT : Integer.parseInt(v);

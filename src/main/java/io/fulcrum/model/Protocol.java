@@ -21,15 +21,25 @@ public enum Protocol implements WireEnum {
 
   /**
    * The protocols Fulcrum serves, for listeners and target groups: HTTP and HTTPS (application
-   * load balancers), TCP and TLS (network load balancers). UDP, TCP_UDP, QUIC, TCP_QUIC and GENEVE
+   * load balancers), TCP, TLS, UDP and TCP_UDP (network load balancers). QUIC, TCP_QUIC and GENEVE
    * are refused with a message that says so.
    */
   public boolean served() {
-    return this == HTTP || this == HTTPS || this == TCP || this == TLS;
+    return this == HTTP || this == HTTPS || this == TCP || this == TLS || this == UDP || this == TCP_UDP;
   }
 
   /** What {@link #served()} accepts, for messages. */
-  public static final String SERVED = "HTTP, HTTPS, TCP or TLS";
+  public static final String SERVED = "HTTP, HTTPS, TCP, TLS, UDP or TCP_UDP";
+
+  /** UDP and TCP_UDP: a network listener that takes datagrams, a group whose targets take them. */
+  public boolean carriesUdp() {
+    return this == UDP || this == TCP_UDP;
+  }
+
+  /** TCP, TLS and TCP_UDP: a network listener that accepts connections. */
+  public boolean carriesTcp() {
+    return this == TCP || this == TLS || this == TCP_UDP;
+  }
 
   /** HTTPS and TLS: listeners that hold certificates, target groups reached over TLS. */
   public boolean isTls() {

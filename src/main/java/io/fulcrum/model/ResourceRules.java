@@ -65,7 +65,7 @@ public final class ResourceRules {
           checkNetworkListener(l, groups, lp);
         } else if (!l.protocol().isHttpFamily()) {
           lp.at("protocol").add("UnsupportedProtocol", "an application load balancer's listeners are HTTP or HTTPS, not "
-              + l.protocol().wire() + " (TCP and TLS listeners belong to network load balancers)");
+              + l.protocol().wire() + " (TCP, TLS, UDP and TCP_UDP listeners belong to network load balancers)");
         }
         checkActions(l, l.defaultActions(), groups, lp.at("default-actions"), used);
         for (int k = 0; k < l.rules().size(); k++) {
@@ -111,14 +111,16 @@ public final class ResourceRules {
   }
 
   /**
-   * A network load balancer's listener (SPEC §7): TCP or TLS, no rules, and one default action
-   * that forwards to one target group of its family (a TCP listener to a TCP group, a TLS listener
-   * to a TCP or TLS group). (A TLS group refuses stickiness itself, see TargetGroupAttributes.)
+   * A network load balancer's listener (SPEC §7): TCP, TLS, UDP or TCP_UDP, no rules, and one
+   * default action that forwards to one target group of its family (a TCP listener to a TCP or
+   * TCP_UDP group, a TLS listener to a TCP or TLS group, a UDP listener to a UDP or TCP_UDP group, a
+   * TCP_UDP listener to a TCP_UDP group). (A TLS group refuses stickiness itself, see
+   * TargetGroupAttributes.)
    */
   private static void checkNetworkListener(Listener l, Map<String, TargetGroup> groups, Problems lp) {
-    if (l.protocol() != Protocol.TCP && l.protocol() != Protocol.TLS) {
-      lp.at("protocol").add("UnsupportedProtocol", "a network load balancer's listeners are TCP or TLS, not "
-          + l.protocol().wire() + " (HTTP and HTTPS listeners belong to application load balancers)");
+    if (!l.protocol().isNetworkFamily() || !l.protocol().served()) {
+      lp.at("protocol").add("UnsupportedProtocol", "a network load balancer's listeners are TCP, TLS, UDP or TCP_UDP,"
+          + " not " + l.protocol().wire() + " (HTTP and HTTPS listeners belong to application load balancers)");
       return;
     }
     if (!l.rules().isEmpty()) {
@@ -135,13 +137,24 @@ public final class ResourceRules {
     if (g == null) {
       return;
     }
-    boolean fits = g.protocol() == Protocol.TCP || l.protocol() == Protocol.TLS && g.protocol() == Protocol.TLS;
-    if (!fits) {
+    List<Protocol> fitting = groupProtocolsFor(l.protocol());
+    if (!fitting.contains(g.protocol())) {
       lp.at("default-actions").at(0).add("IncompatibleProtocols", "listener protocol " + l.protocol().wire()
           + " cannot forward to target group '" + g.name() + "' with protocol "
-          + (g.protocol() == null ? "none (lambda)" : g.protocol().wire())
-          + (l.protocol() == Protocol.TCP ? " (expected: TCP)" : " (expected: TCP or TLS)"));
+          + (g.protocol() == null ? "none (lambda)" : g.protocol().wire()) + " (expected: "
+          + String.join(" or ", fitting.stream().map(Protocol::wire).toList()) + ")");
     }
+  }
+
+  /** The protocols of the target groups a network listener of {@code listener}'s protocol can forward to. */
+  private static List<Protocol> groupProtocolsFor(Protocol listener) {
+    return switch (listener) {
+      case TCP -> List.of(Protocol.TCP, Protocol.TCP_UDP);
+      case TLS -> List.of(Protocol.TCP, Protocol.TLS);
+      case UDP -> List.of(Protocol.UDP, Protocol.TCP_UDP);
+      case TCP_UDP -> List.of(Protocol.TCP_UDP);
+      default -> List.of();
+    };
   }
 
   private static void checkActions(Listener l, List<Action> actions, Map<String, TargetGroup> groups, Problems p,

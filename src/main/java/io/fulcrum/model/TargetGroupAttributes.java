@@ -84,7 +84,7 @@ public final class TargetGroupAttributes {
         s.add(bool(MULTI_VALUE_HEADERS, false));
       }
       case NLB -> {
-        boolean udp = protocol == Protocol.UDP || protocol == Protocol.TCP_UDP;
+        boolean udp = protocol != null && protocol.carriesUdp();
         s.add(range(DEREGISTRATION_DELAY, 300, 0, 3600));
         s.add(bool(CONNECTION_TERMINATION, udp));
         s.add(bool(STICKINESS_ENABLED, false));
@@ -93,7 +93,7 @@ public final class TargetGroupAttributes {
         s.add(bool(PRESERVE_CLIENT_IP, !(type == TargetType.IP && (protocol == Protocol.TCP || protocol == Protocol.TLS))));
         s.add(oneOf(CROSS_ZONE, "use_load_balancer_configuration", CROSS_ZONE_VALUES));
         addTargetGroupHealth(s);
-        s.add(bool(UNHEALTHY_CONNECTION_TERMINATION, true));
+        s.add(bool(UNHEALTHY_CONNECTION_TERMINATION, !udp));
         s.add(range(UNHEALTHY_DRAINING_INTERVAL, 0, 0, 360000));
       }
       case GWLB -> {
@@ -213,6 +213,27 @@ public final class TargetGroupAttributes {
     return problems.size() > before ? null : t;
   }
 
+  /**
+   * What a UDP or TCP_UDP group cannot have (SPEC §3.2): the client's address not kept, flows to
+   * unhealthy targets ended (a datagram flow has no connection to reset), a PROXY protocol header
+   * (a datagram has no stream to put it in front of).
+   */
+  private void checkUdp(Protocol protocol, Problems problems) {
+    String ic = Problem.INVALID_CONFIGURATION;
+    if (!all.getBoolean(PRESERVE_CLIENT_IP)) {
+      problems.at(PRESERVE_CLIENT_IP).add(ic, "Client IP preservation cannot be disabled for target groups with the "
+          + protocol.wire() + " protocol");
+    }
+    if (all.getBoolean(UNHEALTHY_CONNECTION_TERMINATION)) {
+      problems.at(UNHEALTHY_CONNECTION_TERMINATION).add(ic, "Unhealthy target connection termination cannot be enabled"
+          + " for target groups with the " + protocol.wire() + " protocol");
+    }
+    if (all.getBoolean(PROXY_PROTOCOL_V2)) {
+      problems.at(PROXY_PROTOCOL_V2).add(ic, "Proxy protocol v2 cannot be enabled for target groups with the "
+          + protocol.wire() + " protocol");
+    }
+  }
+
   private void checkConstraints(Protocol protocol, Problems problems) {
     String ic = Problem.INVALID_CONFIGURATION;
     if (kind == TargetGroupKind.ALB) {
@@ -234,6 +255,9 @@ public final class TargetGroupAttributes {
     if (kind == TargetGroupKind.NLB) {
       if (stickinessEnabled() && protocol == Protocol.TLS) {
         problems.at(STICKINESS_ENABLED).add(ic, "You cannot enable stickiness on target groups with the TLS protocol");
+      }
+      if (protocol != null && protocol.carriesUdp()) {
+        checkUdp(protocol, problems);
       }
       if (all.getInt(UNHEALTHY_DRAINING_INTERVAL) > 0 && all.getBoolean(UNHEALTHY_CONNECTION_TERMINATION)) {
         problems.at(UNHEALTHY_DRAINING_INTERVAL).add(ic,

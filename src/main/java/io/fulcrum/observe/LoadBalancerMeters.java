@@ -34,6 +34,10 @@ public final class LoadBalancerMeters {
   long targetControlQueued;
   long newFlows;
   long activeFlows;
+  long newUdpFlows;
+  long activeUdpFlows;
+  long udpBytes;
+  long udpPackets;
   long clientResets;
   long elbResets;
   long targetResets;
@@ -185,6 +189,32 @@ public final class LoadBalancerMeters {
     activeFlows--;
   }
 
+  /**
+   * A UDP flow opened: the first datagram from a client address and port on a UDP or TCP_UDP
+   * listener ({@code NewFlowCount_UDP}, {@code ActiveFlowCount_UDP}; they count in
+   * {@code NewFlowCount} and {@code ActiveFlowCount} too).
+   */
+  public void udpFlowOpened() {
+    flowOpened();
+    newUdpFlows++;
+    activeUdpFlows++;
+  }
+
+  public void udpFlowClosed() {
+    flowClosed();
+    activeUdpFlows--;
+  }
+
+  /**
+   * A datagram of {@code bytes} (its payload) relayed either way ({@code ProcessedBytes_UDP},
+   * {@code ProcessedPackets_UDP}; the bytes count in {@code ProcessedBytes} too).
+   */
+  public void udpRelayed(int bytes) {
+    processedBytes += bytes;
+    udpBytes += bytes;
+    udpPackets++;
+  }
+
   /** A client reset its connection ({@code TCP_Client_Reset_Count}). */
   public void clientReset() {
     clientResets++;
@@ -263,6 +293,10 @@ public final class LoadBalancerMeters {
     total.targetControlQueued += targetControlQueued;
     total.newFlows += newFlows;
     total.activeFlows += activeFlows;
+    total.newUdpFlows += newUdpFlows;
+    total.activeUdpFlows += activeUdpFlows;
+    total.udpBytes += udpBytes;
+    total.udpPackets += udpPackets;
     total.clientResets += clientResets;
     total.elbResets += elbResets;
     total.targetResets += targetResets;

@@ -50,7 +50,8 @@ public final class PrometheusText {
     t.lbCounter(lbs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
     t.lbMetric(lbs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
     t.lbCounter(lbs, "ProcessedBytes",
-        "Bytes of HTTP the load balancer read from and wrote to clients, and sent to and received from Lambda functions.",
+        "Bytes the load balancer read from and wrote to clients (after TLS; UDP payloads), and sent to and received"
+            + " from Lambda functions.",
         m -> m.processedBytes);
     t.lbCounter(lbs, "ClientTLSNegotiationErrorCount", "Client TLS connections that did not establish a session.",
         m -> m.clientTlsErrors);
@@ -96,9 +97,16 @@ public final class PrometheusText {
     t.channels(channels);
 
     List<LoadBalancerMeters> networkLbs = lbs.stream().filter(m -> m.loadBalancer.startsWith("net/")).toList();
-    t.lbCounter(networkLbs, "NewFlowCount", "Connections (flows) to TCP and TLS listeners opened.", m -> m.newFlows);
-    t.lbMetric(networkLbs, "ActiveFlowCount", "gauge", "Connections (flows) to TCP and TLS listeners open now.",
+    t.lbCounter(networkLbs, "NewFlowCount", "Flows opened: connections to TCP and TLS listeners, UDP flows.",
+        m -> m.newFlows);
+    t.lbMetric(networkLbs, "ActiveFlowCount", "gauge", "Flows open now: connections to TCP and TLS listeners, UDP flows.",
         m -> m.activeFlows);
+    t.lbCounter(networkLbs, "NewFlowCount_UDP", "UDP flows opened (a client address and port's first datagram).",
+        m -> m.newUdpFlows);
+    t.lbMetric(networkLbs, "ActiveFlowCount_UDP", "gauge", "UDP flows open now (not idle for 120 s, not ended).",
+        m -> m.activeUdpFlows);
+    t.lbCounter(networkLbs, "ProcessedBytes_UDP", "Bytes of UDP payload relayed either way.", m -> m.udpBytes);
+    t.lbCounter(networkLbs, "ProcessedPackets_UDP", "Datagrams relayed either way.", m -> m.udpPackets);
     t.lbCounter(networkLbs, "TCP_Client_Reset_Count", "Resets clients sent.", m -> m.clientResets);
     t.lbCounter(networkLbs, "TCP_ELB_Reset_Count",
         "Resets the load balancer sent: no target, a target it could not reach, a connection it ended.",

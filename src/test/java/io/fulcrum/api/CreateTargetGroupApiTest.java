@@ -212,8 +212,8 @@ class CreateTargetGroupApiTest {
     refused(ip("x").targetType("container"), "ValidationError",
         "1 validation error detected: Value 'container' at 'targetType' failed to satisfy constraint: Member must"
             + " satisfy enum value set: [instance, ip, lambda, alb]");
-    refused(ip("x").protocol("TCP_UDP"), "ValidationError",
-        "Protocol 'TCP_UDP' target groups are not available yet (expected: HTTP, HTTPS, TCP or TLS)");
+    refused(ip("x").protocol("TCP_QUIC"), "ValidationError",
+        "Protocol 'TCP_QUIC' target groups are not available yet (expected: HTTP, HTTPS, TCP, TLS, UDP or TCP_UDP)");
     refused(ip("x").targetType("instance").ipAddressType("ipv6"), "ValidationError",
         "Target groups with IP address type 'ipv6' only support targets of type 'ip'");
   }

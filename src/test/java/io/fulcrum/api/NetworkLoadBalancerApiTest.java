@@ -9,7 +9,13 @@ import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TcpTarget;
 import io.fulcrum.testing.TestCertificates;
+import io.fulcrum.testing.UdpTarget;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
@@ -25,9 +31,10 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetGroup;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEnum;
 
 /**
- * Network load balancers through the real AWS SDK (SPEC §7, §8): created with their TCP target
- * groups and TCP or TLS listeners, described with NLB's defaults, carrying connections to real
- * targets at once; and what an NLB cannot have refused with AWS's codes, changing nothing.
+ * Network load balancers through the real AWS SDK (SPEC §7, §8): created with their TCP, TLS, UDP
+ * and TCP_UDP target groups and listeners, described with NLB's defaults, carrying connections (and
+ * datagrams) to real targets at once; and what an NLB cannot have refused with AWS's codes,
+ * changing nothing.
  */
 class NetworkLoadBalancerApiTest {
 
@@ -37,11 +44,15 @@ class NetworkLoadBalancerApiTest {
   Path dir;
   private LbApiHarness h;
   private TcpTarget target;
+  private UdpTarget udpTarget;
 
   @AfterEach
   void stop() {
     if (target != null) {
       target.close();
+    }
+    if (udpTarget != null) {
+      udpTarget.close();
     }
     if (h != null) {
       h.close();
@@ -51,6 +62,21 @@ class NetworkLoadBalancerApiTest {
   private TargetGroup createTcpGroup(String name) {
     return h.elb.createTargetGroup(b -> b.name(name).protocol(ProtocolEnum.TCP).port(80).vpcId(ApiGateway.VPC)
         .targetType(TargetTypeEnum.IP)).targetGroups().get(0);
+  }
+
+  private TargetGroup createGroup(String name, ProtocolEnum protocol, TargetTypeEnum type) {
+    return h.elb.createTargetGroup(b -> b.name(name).protocol(protocol).port(53).vpcId(ApiGateway.VPC)
+        .targetType(type)).targetGroups().get(0);
+  }
+
+  private Map<String, String> attributesOf(TargetGroup tg) {
+    return h.elb.describeTargetGroupAttributes(b -> b.targetGroupArn(tg.targetGroupArn())).attributes().stream()
+        .collect(Collectors.toMap(a -> a.key(), a -> a.value()));
+  }
+
+  private Listener createListener(String lbArn, ProtocolEnum protocol, TargetGroup tg) {
+    return h.elb.createListener(b -> b.loadBalancerArn(lbArn).protocol(protocol).port(Ports.free())
+        .defaultActions(forward(tg.targetGroupArn()))).listeners().get(0);
   }
 
   private LoadBalancer createNetworkLoadBalancer(String name) {
@@ -144,7 +170,7 @@ class NetworkLoadBalancerApiTest {
         .defaultActions(forward(tcp.targetGroupArn()))), "UnsupportedProtocol");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TCP).port(port)
         .defaultActions(forward(h.tg("blue")))), "IncompatibleProtocols");
-    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.UDP).port(port)
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.QUIC).port(port)
         .defaultActions(forward(tcp.targetGroupArn()))), "UnsupportedProtocol");
     String listener = h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TCP).port(port)
         .defaultActions(forward(tcp.targetGroupArn()))).listeners().get(0).listenerArn();
@@ -160,12 +186,186 @@ class NetworkLoadBalancerApiTest {
         .port(Ports.free()).defaultActions(forward(tcp.targetGroupArn()))), "IncompatibleProtocols");
     h.refusedUnchanged(() -> h.elb.createTargetGroup(b -> b.name("h2").protocol(ProtocolEnum.TCP).port(80)
         .vpcId(ApiGateway.VPC).protocolVersion("HTTP2")), "ValidationError");
-    h.refusedUnchanged(() -> h.elb.createTargetGroup(b -> b.name("udp").protocol(ProtocolEnum.UDP).port(53)
+    h.refusedUnchanged(() -> h.elb.createTargetGroup(b -> b.name("quic").protocol(ProtocolEnum.QUIC).port(443)
         .vpcId(ApiGateway.VPC)), "ValidationError");
     h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("gw").type(LoadBalancerTypeEnum.GATEWAY)),
         "ValidationError");
     h.refusedUnchanged(() -> h.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(tcp.targetGroupArn())
         .attributes(a -> a.key("stickiness.type").value("lb_cookie"))), "InvalidConfigurationRequest");
+  }
+
+  @Test
+  void udpAndTcpUdpGroups_areCreated_withNlbsUdpDefaults_andCheckedOverTcp() {
+    h = LbApiHarness.start(dir);
+    TargetGroup udpIp = createGroup("dns", ProtocolEnum.UDP, TargetTypeEnum.IP);
+    TargetGroup udpInstance = createGroup("dns-i", ProtocolEnum.UDP, TargetTypeEnum.INSTANCE);
+    TargetGroup both = createGroup("both", ProtocolEnum.TCP_UDP, TargetTypeEnum.IP);
+    assertThat(udpIp.protocol()).isEqualTo(ProtocolEnum.UDP);
+    assertThat(udpInstance.targetType()).isEqualTo(TargetTypeEnum.INSTANCE);
+    assertThat(both.protocol()).isEqualTo(ProtocolEnum.TCP_UDP);
+    for (TargetGroup tg : List.of(udpIp, udpInstance, both)) {
+      assertThat(tg.healthCheckProtocol()).as("%s: checked over TCP by default", tg.targetGroupName())
+          .isEqualTo(ProtocolEnum.TCP);
+      assertThat(tg.healthCheckPort()).isEqualTo("traffic-port");
+      assertThat(tg.protocolVersion()).as("only HTTP and HTTPS groups have one").isNull();
+      assertThat(attributesOf(tg)).as(tg.targetGroupName())
+          .containsEntry("deregistration_delay.connection_termination.enabled", "true")
+          .containsEntry("preserve_client_ip.enabled", "true")
+          .containsEntry("target_health_state.unhealthy.connection_termination.enabled", "false")
+          .containsEntry("proxy_protocol_v2.enabled", "false")
+          .containsEntry("stickiness.type", "source_ip");
+    }
+    assertThat(h.resources().targetGroupByName("both").orElseThrow().protocol())
+        .isEqualTo(io.fulcrum.model.Protocol.TCP_UDP);
+
+    TargetGroup httpChecked = h.elb.createTargetGroup(b -> b.name("dns-http").protocol(ProtocolEnum.UDP).port(53)
+        .vpcId(ApiGateway.VPC).targetType(TargetTypeEnum.IP).healthCheckProtocol(ProtocolEnum.HTTP)
+        .healthCheckPort("8080")).targetGroups().get(0);
+    assertThat(httpChecked.healthCheckProtocol()).isEqualTo(ProtocolEnum.HTTP);
+    assertThat(httpChecked.healthCheckPath()).isEqualTo("/");
+    for (ProtocolEnum checked : List.of(ProtocolEnum.UDP, ProtocolEnum.TCP_UDP)) {
+      assertThat(h.refusedUnchanged(() -> h.elb.createTargetGroup(b -> b.name("dns-udp").protocol(ProtocolEnum.UDP)
+          .port(53).vpcId(ApiGateway.VPC).targetType(TargetTypeEnum.IP).healthCheckProtocol(checked)),
+          "ValidationError").awsErrorDetails().errorMessage())
+          .contains("health checks over " + checked + " are not supported (expected: HTTP, HTTPS or TCP)");
+    }
+  }
+
+  @Test
+  void udpGroup_refusesWhatADatagramFlowCannotHave_andChangesNothing() {
+    h = LbApiHarness.start(dir);
+    TargetGroup udp = createGroup("dns", ProtocolEnum.UDP, TargetTypeEnum.IP);
+    TargetGroup both = createGroup("both", ProtocolEnum.TCP_UDP, TargetTypeEnum.INSTANCE);
+    Map<String, String> messages = Map.of(
+        "preserve_client_ip.enabled",
+        "Client IP preservation cannot be disabled for target groups with the %s protocol",
+        "proxy_protocol_v2.enabled", "Proxy protocol v2 cannot be enabled for target groups with the %s protocol",
+        "target_health_state.unhealthy.connection_termination.enabled",
+        "Unhealthy target connection termination cannot be enabled for target groups with the %s protocol");
+    for (TargetGroup tg : List.of(udp, both)) {
+      for (Map.Entry<String, String> refused : messages.entrySet()) {
+        String value = refused.getKey().startsWith("preserve") ? "false" : "true";
+        assertThat(h.refusedUnchanged(() -> h.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(tg.targetGroupArn())
+            .attributes(a -> a.key(refused.getKey()).value(value))), "InvalidConfigurationRequest")
+            .awsErrorDetails().errorMessage()).contains(refused.getValue().formatted(tg.protocol()));
+      }
+    }
+    assertThat(attributesOf(udp)).containsEntry("preserve_client_ip.enabled", "true")
+        .containsEntry("proxy_protocol_v2.enabled", "false")
+        .containsEntry("target_health_state.unhealthy.connection_termination.enabled", "false");
+
+    // What a UDP group may change: connection termination at the end of the delay, source_ip stickiness.
+    h.elb.modifyTargetGroupAttributes(b -> b.targetGroupArn(udp.targetGroupArn()).attributes(
+        a -> a.key("deregistration_delay.connection_termination.enabled").value("false"),
+        a -> a.key("stickiness.enabled").value("true")));
+    assertThat(attributesOf(udp)).containsEntry("deregistration_delay.connection_termination.enabled", "false")
+        .containsEntry("stickiness.enabled", "true")
+        .containsEntry("preserve_client_ip.enabled", "true");
+  }
+
+  @Test
+  void udpListener_carriesDatagramsToItsTargets_onceCreateListenerAnswers() throws Exception {
+    h = LbApiHarness.start(dir);
+    udpTarget = UdpTarget.start(h.backends, "u");
+    TargetGroup udp = createGroup("dns", ProtocolEnum.UDP, TargetTypeEnum.IP);
+    h.elb.registerTargets(b -> b.targetGroupArn(udp.targetGroupArn())
+        .targets(t -> t.id("127.0.0.1").port(udpTarget.port()).availabilityZone("zone-a")));
+    String nlb = createNetworkLoadBalancer("edge").loadBalancerArn();
+    Listener listener = createListener(nlb, ProtocolEnum.UDP, udp);
+    assertThat(listener.protocol()).isEqualTo(ProtocolEnum.UDP);
+    assertThat(listener.certificates()).isEmpty();
+    assertThat(listener.sslPolicy()).isNull();
+
+    try (DatagramSocket client = new DatagramSocket()) {
+      client.setSoTimeout(5000);
+      byte[] question = "hello".getBytes(StandardCharsets.UTF_8);
+      client.send(new DatagramPacket(question, question.length, new InetSocketAddress("127.0.0.1", listener.port())));
+      DatagramPacket answer = new DatagramPacket(new byte[512], 512);
+      client.receive(answer);
+      assertThat(new String(answer.getData(), 0, answer.getLength(), StandardCharsets.UTF_8)).isEqualTo("u:hello");
+    }
+    assertThat(udpTarget.datagrams()).isEqualTo(1);
+  }
+
+  @Test
+  void udpAndTcpUdpListeners_forwardOnlyToGroupsOfTheirFamily() {
+    h = LbApiHarness.start(dir);
+    TargetGroup tcp = createTcpGroup("db");
+    TargetGroup tls = h.elb.createTargetGroup(b -> b.name("tls").protocol(ProtocolEnum.TLS).port(443)
+        .vpcId(ApiGateway.VPC).targetType(TargetTypeEnum.IP)).targetGroups().get(0);
+    TargetGroup udp = createGroup("dns", ProtocolEnum.UDP, TargetTypeEnum.IP);
+    TargetGroup both = createGroup("both", ProtocolEnum.TCP_UDP, TargetTypeEnum.IP);
+    String nlb = createNetworkLoadBalancer("edge").loadBalancerArn();
+
+    assertThat(createListener(nlb, ProtocolEnum.UDP, udp).protocol()).isEqualTo(ProtocolEnum.UDP);
+    assertThat(createListener(nlb, ProtocolEnum.UDP, both).protocol()).isEqualTo(ProtocolEnum.UDP);
+    assertThat(createListener(nlb, ProtocolEnum.TCP, both).protocol()).isEqualTo(ProtocolEnum.TCP);
+    Listener tcpUdp = createListener(nlb, ProtocolEnum.TCP_UDP, both);
+    assertThat(tcpUdp.protocol()).isEqualTo(ProtocolEnum.TCP_UDP);
+    assertThat(h.elb.describeListeners(b -> b.loadBalancerArn(nlb)).listeners()).extracting(Listener::protocol)
+        .containsExactly(ProtocolEnum.UDP, ProtocolEnum.UDP, ProtocolEnum.TCP, ProtocolEnum.TCP_UDP);
+
+    int port = Ports.free();
+    for (var unfit : List.of(Map.entry(ProtocolEnum.UDP, tcp), Map.entry(ProtocolEnum.UDP, tls),
+        Map.entry(ProtocolEnum.TCP_UDP, udp), Map.entry(ProtocolEnum.TCP_UDP, tcp), Map.entry(ProtocolEnum.TCP, udp))) {
+      h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(unfit.getKey()).port(port)
+          .defaultActions(forward(unfit.getValue().targetGroupArn()))), "IncompatibleProtocols");
+    }
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TLS).port(port)
+        .certificates(c -> c.certificateArn(SELF_SIGNED)).defaultActions(forward(both.targetGroupArn()))),
+        "IncompatibleProtocols");
+    // A listener already there cannot be turned into one its group does not fit either.
+    h.refusedUnchanged(() -> h.elb.modifyListener(b -> b.listenerArn(tcpUdp.listenerArn()).protocol(ProtocolEnum.TCP)
+        .defaultActions(forward(udp.targetGroupArn()))), "IncompatibleProtocols");
+    assertThat(h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.UDP)
+        .port(port).defaultActions(forward(tcp.targetGroupArn()))), "IncompatibleProtocols")
+        .awsErrorDetails().errorMessage()).contains("listener protocol UDP cannot forward to target group 'db' with"
+            + " protocol TCP (expected: UDP or TCP_UDP)");
+    assertThat(h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TCP_UDP)
+        .port(port).defaultActions(forward(udp.targetGroupArn()))), "IncompatibleProtocols")
+        .awsErrorDetails().errorMessage()).contains("(expected: TCP_UDP)");
+
+    // A UDP listener takes no certificate, security policy or ALPN policy.
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.UDP).port(port)
+        .certificates(c -> c.certificateArn(SELF_SIGNED)).defaultActions(forward(udp.targetGroupArn()))),
+        "ValidationError");
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.UDP).port(port)
+        .sslPolicy("ELBSecurityPolicy-2016-08").defaultActions(forward(udp.targetGroupArn()))), "ValidationError");
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.UDP).port(port)
+        .alpnPolicy("HTTP2Preferred").defaultActions(forward(udp.targetGroupArn()))), "ALPNPolicyNotFound");
+
+    // An application load balancer has no UDP listeners.
+    String alb = h.createLoadBalancer("web");
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(alb).protocol(ProtocolEnum.UDP)
+        .port(port).defaultActions(forward(udp.targetGroupArn()))), "UnsupportedProtocol");
+  }
+
+  @Test
+  void udpListener_hasNoAttributes_whileTcpUdpListenerHasTheIdleTimeout() {
+    h = LbApiHarness.start(dir);
+    TargetGroup both = createGroup("both", ProtocolEnum.TCP_UDP, TargetTypeEnum.IP);
+    String nlb = createNetworkLoadBalancer("edge").loadBalancerArn();
+    String udp = createListener(nlb, ProtocolEnum.UDP, both).listenerArn();
+    String tcpUdp = createListener(nlb, ProtocolEnum.TCP_UDP, both).listenerArn();
+
+    assertThat(h.elb.describeListenerAttributes(b -> b.listenerArn(udp)).attributes())
+        .as("UDP flows have a fixed idle timeout").isEmpty();
+    assertThat(h.refusedUnchanged(() -> h.elb.modifyListenerAttributes(b -> b.listenerArn(udp)
+        .attributes(a -> a.key("tcp.idle_timeout.seconds").value("120"))), "ValidationError")
+        .awsErrorDetails().errorMessage()).contains("'tcp.idle_timeout.seconds' is not recognized");
+
+    assertThat(h.elb.describeListenerAttributes(b -> b.listenerArn(tcpUdp)).attributes())
+        .extracting(ListenerAttribute::key, ListenerAttribute::value)
+        .containsExactly(tuple("tcp.idle_timeout.seconds", "350"));
+    assertThat(h.elb.modifyListenerAttributes(b -> b.listenerArn(tcpUdp)
+        .attributes(a -> a.key("tcp.idle_timeout.seconds").value("120"))).attributes())
+        .extracting(ListenerAttribute::value).containsExactly("120");
+
+    // Turned into a TCP_UDP listener, the UDP listener gains the TCP side's idle timeout at its default.
+    h.elb.modifyListener(b -> b.listenerArn(udp).protocol(ProtocolEnum.TCP_UDP));
+    assertThat(h.elb.describeListenerAttributes(b -> b.listenerArn(udp)).attributes())
+        .extracting(ListenerAttribute::key, ListenerAttribute::value)
+        .containsExactly(tuple("tcp.idle_timeout.seconds", "350"));
   }
 
   @Test

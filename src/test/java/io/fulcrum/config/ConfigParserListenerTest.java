@@ -103,7 +103,7 @@ class ConfigParserListenerTest {
   @Test
   void listener_missingProtocolPortAndDefaultAction_reportsEachOne() {
     assertThat(messages(withListener("- {rules: []}"))).containsExactly(
-        L + "protocol: a protocol is required (expected: HTTP, HTTPS, TCP or TLS)",
+        L + "protocol: a protocol is required (expected: HTTP, HTTPS, TCP, TLS, UDP or TCP_UDP)",
         L + "port: a port is required",
         L + "default-actions: a listener needs a default action (e.g. [{type: forward, target-group: web}])");
   }
@@ -117,8 +117,8 @@ class ConfigParserListenerTest {
 
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "protocol: TCP_UDP, port: 8443 | protocol: 'TCP_UDP' listeners are not available yet (expected: HTTP, HTTPS, TCP"
-          + " or TLS)",
+      "protocol: TCP_QUIC, port: 8443 | protocol: 'TCP_QUIC' listeners are not available yet (expected: HTTP, HTTPS,"
+          + " TCP, TLS, UDP or TCP_UDP)",
       "protocol: FTP, port: 21 | protocol: 'FTP' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC,"
           + " TCP_QUIC",
       "protocol: HTTP, port: 0 | port: 0 is below the minimum 1",

@@ -17,8 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Network load balancers in the config file (SPEC §1.2, §3, §7): TCP and TLS listeners and target
- * groups with NLB's defaults, and what does not fit together refused at its key.
+ * Network load balancers in the config file (SPEC §1.2, §3, §7): TCP, TLS, UDP and TCP_UDP listeners
+ * and target groups with NLB's defaults, and what does not fit together refused at its key.
  */
 class ConfigParserNetworkTest {
 
@@ -41,6 +41,12 @@ class ConfigParserNetworkTest {
       - {name: tcp, target-type: ip, protocol: TCP, port: 5432, targets: [{id: 10.0.0.1}]}
       - {name: tls, target-type: ip, protocol: TLS, port: 443, targets: [{id: 10.0.0.1}]}
       - {name: web, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 10.0.0.1}]}""";
+
+  private static final String UDP_GROUPS = """
+      - {name: udp, target-type: ip, protocol: UDP, port: 53, targets: [{id: 10.0.0.1}]}
+      - {name: both, target-type: instance, protocol: TCP_UDP, port: 53, targets: []}""";
+
+  private static final String ALL_GROUPS = TCP_GROUP + "\n" + UDP_GROUPS;
 
   @Test
   void networkLoadBalancer_withTcpListenerAndGroup_hasNlbDefaults() {
@@ -70,6 +76,73 @@ class ConfigParserNetworkTest {
   }
 
   @Test
+  void udpAndTcpUdpListeners_forwardToUdpAndTcpUdpGroups_withNlbsUdpDefaults() {
+    FulcrumConfig config = parse(nlb("""
+        {protocol: UDP, port: 53, default-actions: [{type: forward, target-group: udp}]}
+              - {protocol: TCP_UDP, port: 5353, default-actions: [{type: forward, target-group: both}]}
+              - {protocol: UDP, port: 5354, default-actions: [{type: forward, target-group: both}]}
+              - {protocol: TCP, port: 5355, default-actions: [{type: forward, target-group: both}]}""", ALL_GROUPS));
+    LoadBalancer lb = config.resources().loadBalancers().get(0);
+    assertThat(lb.listeners()).extracting(l -> l.protocol())
+        .containsExactly(Protocol.UDP, Protocol.TCP_UDP, Protocol.UDP, Protocol.TCP);
+    assertThat(lb.listeners().get(0).attributes().asMap()).as("a UDP listener has no idle timeout to set").isEmpty();
+    assertThat(lb.listeners().get(1).attributes().asMap()).as("TCP_UDP: the TCP side's idle timeout")
+        .containsOnlyKeys("tcp.idle_timeout.seconds").containsEntry("tcp.idle_timeout.seconds", "350");
+
+    for (String name : new String[] {"udp", "both"}) {
+      TargetGroup g = config.resources().targetGroupByName(name).orElseThrow();
+      assertThat(g.protocolVersion()).isNull();
+      assertThat(g.healthCheck().protocol()).as("%s: checked over TCP", name).isEqualTo(Protocol.TCP);
+      TargetGroupAttributes a = g.attributes();
+      assertThat(a.get(TargetGroupAttributes.CONNECTION_TERMINATION)).isEqualTo("true");
+      assertThat(a.get(TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION)).isEqualTo("false");
+      assertThat(a.get(TargetGroupAttributes.PRESERVE_CLIENT_IP)).isEqualTo("true");
+      assertThat(a.get(TargetGroupAttributes.PROXY_PROTOCOL_V2)).isEqualTo("false");
+    }
+    assertThat(config.resources().targetGroupByName("udp").orElseThrow().protocol()).isEqualTo(Protocol.UDP);
+    assertThat(config.resources().targetGroupByName("both").orElseThrow().protocol()).isEqualTo(Protocol.TCP_UDP);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "{protocol: UDP, port: 53, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | default-actions[0]: listener protocol UDP cannot forward to target group 'tcp' with protocol TCP"
+          + " (expected: UDP or TCP_UDP)",
+      "{protocol: UDP, port: 53, default-actions: [{type: forward, target-group: tls}]}"
+          + " | default-actions[0]: listener protocol UDP cannot forward to target group 'tls' with protocol TLS"
+          + " (expected: UDP or TCP_UDP)",
+      "{protocol: TCP_UDP, port: 53, default-actions: [{type: forward, target-group: udp}]}"
+          + " | default-actions[0]: listener protocol TCP_UDP cannot forward to target group 'udp' with protocol UDP"
+          + " (expected: TCP_UDP)",
+      "{protocol: TCP_UDP, port: 53, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | default-actions[0]: listener protocol TCP_UDP cannot forward to target group 'tcp' with protocol TCP"
+          + " (expected: TCP_UDP)",
+      "{protocol: TCP, port: 53, default-actions: [{type: forward, target-group: udp}]}"
+          + " | default-actions[0]: listener protocol TCP cannot forward to target group 'udp' with protocol UDP"
+          + " (expected: TCP or TCP_UDP)",
+      "{protocol: TLS, port: 53, default-actions: [{type: forward, target-group: both}]}"
+          + " | default-actions[0]: listener protocol TLS cannot forward to target group 'both' with protocol TCP_UDP"
+          + " (expected: TCP or TLS)",
+      "{protocol: UDP, port: 53, ssl-policy: ELBSecurityPolicy-2016-08, default-actions: [{type: forward,"
+          + " target-group: udp}]} | ssl-policy: a security policy is only for HTTPS and TLS listeners",
+      "{protocol: UDP, port: 53, alpn-policy: HTTP2Only, default-actions: [{type: forward, target-group: udp}]}"
+          + " | alpn-policy: an ALPN policy is only for TLS listeners",
+      "{protocol: UDP, port: 53, attributes: {tcp.idle_timeout.seconds: 120}, default-actions: [{type: forward,"
+          + " target-group: udp}]} | attributes.tcp.idle_timeout.seconds: Listener attribute key"
+          + " 'tcp.idle_timeout.seconds' is not recognized"})
+  void udpListenersThatDoNotFit_areRefusedAtTheirKey(String listener, String message) {
+    assertThat(messages(nlb(listener, ALL_GROUPS))).containsExactly(L + message);
+  }
+
+  @Test
+  void tcpUdpListener_takesAnIdleTimeout() {
+    FulcrumConfig config = parse(nlb("{protocol: TCP_UDP, port: 53, attributes: {tcp.idle_timeout.seconds: 120},"
+        + " default-actions: [{type: forward, target-group: both}]}", ALL_GROUPS));
+    assertThat(config.resources().loadBalancers().get(0).listeners().get(0).attributes().tcpIdleTimeoutSeconds())
+        .isEqualTo(120);
+  }
+
+  @Test
   void tlsListener_takesCertificatesAndPolicy_andForwardsToTcpOrTls() {
     FulcrumConfig config = parse(nlb("{protocol: TLS, port: 443, ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06,"
         + " default-actions: [{type: forward, target-group: tls}]}", TCP_GROUP));
@@ -93,16 +166,16 @@ class ConfigParserNetworkTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "{protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web}]}"
-          + " | protocol: a network load balancer's listeners are TCP or TLS, not HTTP (HTTP and HTTPS listeners belong"
-          + " to application load balancers)",
-      "{protocol: UDP, port: 53, default-actions: [{type: forward, target-group: tcp}]}"
-          + " | protocol: 'UDP' listeners are not available yet (expected: HTTP, HTTPS, TCP or TLS)",
+          + " | protocol: a network load balancer's listeners are TCP, TLS, UDP or TCP_UDP, not HTTP (HTTP and HTTPS"
+          + " listeners belong to application load balancers)",
+      "{protocol: QUIC, port: 443, default-actions: [{type: forward, target-group: tcp}]}"
+          + " | protocol: 'QUIC' listeners are not available yet (expected: HTTP, HTTPS, TCP, TLS, UDP or TCP_UDP)",
       "{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: web}]}"
           + " | default-actions[0]: listener protocol TCP cannot forward to target group 'web' with protocol HTTP"
-          + " (expected: TCP)",
+          + " (expected: TCP or TCP_UDP)",
       "{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: tls}]}"
           + " | default-actions[0]: listener protocol TCP cannot forward to target group 'tls' with protocol TLS"
-          + " (expected: TCP)",
+          + " (expected: TCP or TCP_UDP)",
       "{protocol: TCP, port: 80, default-actions: [{type: fixed-response, status-code: 200}]}"
           + " | default-actions: a network load balancer's listener has one default action, a forward to one target"
           + " group",
@@ -148,21 +221,49 @@ class ConfigParserNetworkTest {
               - {protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: tcp}]}
         """;
     assertThat(messages(yaml)).containsExactly(
-        LB + "listeners[0].protocol: an application load balancer's listeners are HTTP or HTTPS, not TCP (TCP and TLS"
-            + " listeners belong to network load balancers)",
+        LB + "listeners[0].protocol: an application load balancer's listeners are HTTP or HTTPS, not TCP (TCP, TLS,"
+            + " UDP and TCP_UDP listeners belong to network load balancers)",
         LB + "listeners[1].default-actions[0]: listener protocol HTTP cannot forward to target group 'tcp' with"
             + " protocol TCP");
   }
 
+  @Test
+  void anApplicationLoadBalancer_refusesUdpListeners_andCannotForwardToUdpGroups() {
+    String yaml = """
+        target-groups:
+          - {name: udp, target-type: ip, protocol: UDP, port: 53, targets: [{id: 10.0.0.1}]}
+        load-balancers:
+          - name: web
+            listeners:
+              - {protocol: UDP, port: 53, default-actions: [{type: forward, target-group: udp}]}
+              - {protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: udp}]}
+        """;
+    assertThat(messages(yaml)).containsExactly(
+        LB + "listeners[0].protocol: an application load balancer's listeners are HTTP or HTTPS, not UDP (TCP, TLS,"
+            + " UDP and TCP_UDP listeners belong to network load balancers)",
+        LB + "listeners[1].default-actions[0]: listener protocol HTTP cannot forward to target group 'udp' with"
+            + " protocol UDP");
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
-      "protocol: UDP | protocol: 'UDP' target groups are not available yet (expected: HTTP, HTTPS, TCP or TLS)",
+      "protocol: QUIC | protocol: 'QUIC' target groups are not available yet (expected: HTTP, HTTPS, TCP, TLS, UDP"
+          + " or TCP_UDP)",
       "protocol: TCP, protocol-version: HTTP2 | protocol-version: a protocol version is only for HTTP and HTTPS"
           + " target groups",
       "protocol: TCP, target-control-port: 3000 | target-control-port: the target optimizer is for HTTP and HTTPS"
           + " target groups",
       "protocol: TCP, attributes: {stickiness.type: lb_cookie} | attributes.stickiness.type: Stickiness type"
-          + " 'lb_cookie' is not supported for target groups with the TCP protocol"})
+          + " 'lb_cookie' is not supported for target groups with the TCP protocol",
+      "protocol: UDP, attributes: {preserve_client_ip.enabled: false} | attributes.preserve_client_ip.enabled: Client"
+          + " IP preservation cannot be disabled for target groups with the UDP protocol",
+      "protocol: TCP_UDP, attributes: {proxy_protocol_v2.enabled: true} | attributes.proxy_protocol_v2.enabled: Proxy"
+          + " protocol v2 cannot be enabled for target groups with the TCP_UDP protocol",
+      "protocol: UDP, attributes: {target_health_state.unhealthy.connection_termination.enabled: true}"
+          + " | attributes.target_health_state.unhealthy.connection_termination.enabled: Unhealthy target connection"
+          + " termination cannot be enabled for target groups with the UDP protocol",
+      "protocol: UDP, health-check: {protocol: UDP} | health-check.protocol: health checks over UDP are not supported"
+          + " (expected: HTTP, HTTPS or TCP)"})
   void networkGroupsThatDoNotFit_areRefusedAtTheirKey(String keys, String message) {
     String yaml = """
         target-groups:

@@ -83,7 +83,8 @@ class ConfigParserTargetGroupTest {
       "target-type: IP | target-type: 'IP' is not one of: instance, ip, lambda, alb",
       "target-type: alb | target-type: alb target groups (an application load balancer behind a network load"
           + " balancer) are not available yet (expected: instance or ip)",
-      "protocol: GENEVE | protocol: 'GENEVE' target groups are not available yet (expected: HTTP, HTTPS, TCP or TLS)",
+      "protocol: GENEVE | protocol: 'GENEVE' target groups are not available yet (expected: HTTP, HTTPS, TCP, TLS,"
+          + " UDP or TCP_UDP)",
       "protocol: http | protocol: 'http' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC, TCP_QUIC",
       "protocol-version: HTTP3 | protocol-version: 'HTTP3' is not one of: HTTP1, HTTP2, GRPC",
       "ip-address-type: ipv6 | ip-address-type: ipv6 target groups only support targets of type ip",

@@ -152,6 +152,28 @@ class TargetGroupAttributesTest {
       assertThat(a.get("deregistration_delay.connection_termination.enabled")).isEqualTo(termination);
     }
 
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"IP, UDP", "IP, TCP_UDP", "INSTANCE, UDP", "INSTANCE, TCP_UDP"})
+    void nlbUdpGroup_hasTheNlbSet_withClientIpKept_andUnhealthyConnectionTerminationOff(TargetType type,
+        Protocol protocol) {
+      TargetGroupAttributes a = TargetGroupAttributes.defaults(type, protocol);
+      assertThat(a.kind()).isEqualTo(TargetGroupKind.NLB);
+      assertThat(a.asMap()).containsOnly(
+          entry("deregistration_delay.timeout_seconds", "300"),
+          entry("deregistration_delay.connection_termination.enabled", "true"),
+          entry("stickiness.enabled", "false"),
+          entry("stickiness.type", "source_ip"),
+          entry("proxy_protocol_v2.enabled", "false"),
+          entry("preserve_client_ip.enabled", "true"),
+          entry("load_balancing.cross_zone.enabled", "use_load_balancer_configuration"),
+          entry("target_group_health.dns_failover.minimum_healthy_targets.count", "1"),
+          entry("target_group_health.dns_failover.minimum_healthy_targets.percentage", "off"),
+          entry("target_group_health.unhealthy_state_routing.minimum_healthy_targets.count", "1"),
+          entry("target_group_health.unhealthy_state_routing.minimum_healthy_targets.percentage", "off"),
+          entry("target_health_state.unhealthy.connection_termination.enabled", "false"),
+          entry("target_health_state.unhealthy.draining_interval_seconds", "0"));
+    }
+
     @Test
     void geneveGroup_doesNotRebalanceByDefault() {
       TargetGroupAttributes a = TargetGroupAttributes.defaults(TargetType.IP, Protocol.GENEVE);
@@ -379,6 +401,63 @@ class TargetGroupAttributesTest {
               + " protocol"));
     }
 
+    @ParameterizedTest(name = "{0} {1}={2}")
+    @CsvSource(delimiter = '|', value = {
+        "UDP | preserve_client_ip.enabled | false | Client IP preservation cannot be disabled for target groups with"
+            + " the UDP protocol",
+        "UDP | proxy_protocol_v2.enabled | true | Proxy protocol v2 cannot be enabled for target groups with the UDP"
+            + " protocol",
+        "UDP | target_health_state.unhealthy.connection_termination.enabled | true | Unhealthy target connection"
+            + " termination cannot be enabled for target groups with the UDP protocol",
+        "TCP_UDP | preserve_client_ip.enabled | false | Client IP preservation cannot be disabled for target groups"
+            + " with the TCP_UDP protocol",
+        "TCP_UDP | proxy_protocol_v2.enabled | true | Proxy protocol v2 cannot be enabled for target groups with the"
+            + " TCP_UDP protocol",
+        "TCP_UDP | target_health_state.unhealthy.connection_termination.enabled | true | Unhealthy target connection"
+            + " termination cannot be enabled for target groups with the TCP_UDP protocol"})
+    void udpGroup_refusesWhatADatagramFlowCannotHave(Protocol protocol, String key, String value, String message) {
+      rejected(resolve(TargetType.IP, protocol, null, key, value), new Problem(key, IC, message));
+      rejected(resolve(TargetType.INSTANCE, protocol, null, key, value), new Problem(key, IC, message));
+    }
+
+    @Test
+    void udpGroup_reportsEachThingItCannotHave() {
+      String termination = TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION;
+      rejected(resolve(TargetType.IP, Protocol.UDP, null, TargetGroupAttributes.PROXY_PROTOCOL_V2, "true",
+              TargetGroupAttributes.PRESERVE_CLIENT_IP, "false", termination, "true"),
+          new Problem(TargetGroupAttributes.PRESERVE_CLIENT_IP, IC,
+              "Client IP preservation cannot be disabled for target groups with the UDP protocol"),
+          new Problem(termination, IC,
+              "Unhealthy target connection termination cannot be enabled for target groups with the UDP protocol"),
+          new Problem(TargetGroupAttributes.PROXY_PROTOCOL_V2, IC,
+              "Proxy protocol v2 cannot be enabled for target groups with the UDP protocol"));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"UDP", "TCP_UDP"})
+    void udpGroup_acceptsTheValuesItMustHave_andWhatItMayChange(Protocol protocol) {
+      TargetGroupAttributes a = ok(resolve(TargetType.IP, protocol, null,
+          TargetGroupAttributes.PRESERVE_CLIENT_IP, "true",
+          TargetGroupAttributes.PROXY_PROTOCOL_V2, "false",
+          TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION, "false",
+          TargetGroupAttributes.CONNECTION_TERMINATION, "false",
+          STICKINESS_ENABLED, "true",
+          STICKINESS_TYPE, "source_ip"));
+      assertThat(a.get(TargetGroupAttributes.CONNECTION_TERMINATION)).isEqualTo("false");
+      assertThat(a.stickinessEnabled()).isTrue();
+      assertThat(a.stickinessType()).isEqualTo("source_ip");
+    }
+
+    @Test
+    void tcpGroup_stillMayDropClientIp_addProxyProtocol_andEndUnhealthyFlows() {
+      TargetGroupAttributes a = ok(resolve(TargetType.INSTANCE, Protocol.TCP, null,
+          TargetGroupAttributes.PRESERVE_CLIENT_IP, "false",
+          TargetGroupAttributes.PROXY_PROTOCOL_V2, "true",
+          TargetGroupAttributes.UNHEALTHY_CONNECTION_TERMINATION, "true"));
+      assertThat(a.get(TargetGroupAttributes.PRESERVE_CLIENT_IP)).isEqualTo("false");
+      assertThat(a.get(TargetGroupAttributes.PROXY_PROTOCOL_V2)).isEqualTo("true");
+    }
+
     @Test
     void unknownStickinessType_isAValidationError() {
       rejected(alb(STICKINESS_TYPE, "cookie"), new Problem(STICKINESS_TYPE, VE,
@@ -439,6 +518,17 @@ class TargetGroupAttributesTest {
       TargetGroupAttributes same = ok(resolve(TargetType.IP, Protocol.HTTP, base));
       assertThat(same).isEqualTo(base).hasSameHashCodeAs(base);
       assertThat(same).isNotEqualTo(TargetGroupAttributes.defaults(TargetType.IP, Protocol.HTTP));
+    }
+
+    @Test
+    void udpConstraints_areCheckedOverTheCombinedSet() {
+      TargetGroupAttributes base = ok(resolve(TargetType.IP, Protocol.UDP, null, DEREGISTRATION_DELAY, "30"));
+      rejected(resolve(TargetType.IP, Protocol.UDP, base, TargetGroupAttributes.PROXY_PROTOCOL_V2, "true"),
+          new Problem(TargetGroupAttributes.PROXY_PROTOCOL_V2, IC,
+              "Proxy protocol v2 cannot be enabled for target groups with the UDP protocol"));
+      TargetGroupAttributes sticky = ok(resolve(TargetType.IP, Protocol.UDP, base, STICKINESS_ENABLED, "true"));
+      assertThat(sticky.stickinessEnabled()).isTrue();
+      assertThat(sticky.deregistrationDelaySeconds()).as("kept from the base").isEqualTo(30);
     }
 
     @Test
