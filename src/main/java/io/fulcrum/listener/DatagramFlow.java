@@ -44,6 +44,8 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
   private DatagramChannel target;
   /** Idle sweeps in a row that saw no datagram either way. */
   private int quiet;
+  /** Whether datagrams wait in the target socket for the listener's flush. */
+  private boolean unflushed;
   private boolean ended;
 
   DatagramFlow(DatagramListeners owner, DatagramListeners.Binding listener, InetSocketAddress client, String group,
@@ -96,11 +98,18 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
     end();
   }
 
-  /** A datagram from the client: to the target (held while its socket opens). Takes {@code data}. */
-  void fromClient(ByteBuf data) {
+  /**
+   * A datagram from the client: to the target (held while its socket opens). Takes {@code data}.
+   * It is written, not flushed: the listener flushes every flow it wrote to once its socket has
+   * read what it could ({@link DatagramListeners}), and the datagrams of one read go out in one
+   * system call where the transport can ({@code sendmmsg} on epoll).
+   *
+   * @return whether the flow has just begun to wait for a flush (the listener then remembers it)
+   */
+  boolean fromClient(ByteBuf data) {
     if (ended) {
       data.release();
-      return;
+      return false;
     }
     quiet = 0;
     meters.udpRelayed(data.readableBytes());
@@ -110,10 +119,25 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
       } else {
         data.release();
       }
-    } else if (target.isWritable()) {
-      target.writeAndFlush(data, target.voidPromise());
-    } else {
+      return false;
+    }
+    if (!target.isWritable()) {
       data.release(); // the socket's buffer is full: dropped, as the network would
+      return false;
+    }
+    target.write(data, target.voidPromise());
+    if (unflushed) {
+      return false;
+    }
+    unflushed = true;
+    return true;
+  }
+
+  /** Sends what {@link #fromClient} wrote. */
+  void flush() {
+    unflushed = false;
+    if (target != null) {
+      target.flush();
     }
   }
 
@@ -130,6 +154,12 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
     if (!listener.send(DatagramListeners.exact(data), client)) {
       LOG.trace("UDP flow {}: its listener is closed; the target's datagram is dropped", client);
     }
+  }
+
+  /** The target socket read what it could: what went to the client goes out, together. */
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    listener.flush();
   }
 
   @Override

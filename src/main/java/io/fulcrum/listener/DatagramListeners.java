@@ -249,7 +249,9 @@ final class DatagramListeners {
         return;
       }
     }
-    flow.fromClient(data);
+    if (flow.fromClient(data)) {
+      b.unflushed.add(flow);
+    }
   }
 
   /** A new flow from {@code client}, its target chosen and its socket opening; null when none may take it. */
@@ -347,6 +349,8 @@ final class DatagramListeners {
     /** The node's address and the listener's port: where clients send. */
     final InetSocketAddress address;
     final Map<InetSocketAddress, DatagramFlow> flows = new HashMap<>();
+    /** The flows this socket's current read wrote to, flushed when the read is done. */
+    final List<DatagramFlow> unflushed = new ArrayList<>();
     ListenerPlan plan;
     /** The group its default action forwards to. */
     String group;
@@ -373,8 +377,8 @@ final class DatagramListeners {
     }
 
     /**
-     * Sends {@code data} to {@code client} from the listener's address; false (and {@code data}
-     * released) when the socket is closed or its buffer full.
+     * Writes {@code data} to {@code client} from the listener's address, to go out at the next
+     * {@link #flush}; false (and {@code data} released) when the socket is closed or its buffer full.
      */
     boolean send(ByteBuf data, InetSocketAddress client) {
       DatagramChannel s = socket;
@@ -382,8 +386,23 @@ final class DatagramListeners {
         data.release();
         return false;
       }
-      s.writeAndFlush(new DatagramPacket(data, client), s.voidPromise());
+      s.write(new DatagramPacket(data, client), s.voidPromise());
       return true;
+    }
+
+    void flush() {
+      DatagramChannel s = socket;
+      if (s != null) {
+        s.flush();
+      }
+    }
+
+    /** The socket read what it could: the datagrams written to each flow's target go out. */
+    void flushFlows() {
+      for (int i = 0; i < unflushed.size(); i++) {
+        unflushed.get(i).flush();
+      }
+      unflushed.clear();
     }
 
     void close() {
@@ -406,6 +425,11 @@ final class DatagramListeners {
     public void channelRead(ChannelHandlerContext ctx, Object message) {
       DatagramPacket packet = (DatagramPacket) message;
       received(binding, packet.sender(), exact(packet.content()));
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      binding.flushFlows();
     }
 
     @Override
