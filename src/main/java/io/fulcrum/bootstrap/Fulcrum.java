@@ -33,6 +33,7 @@ import io.vertx.core.Future;
 import io.vertx.core.ThreadingModel;
 import io.vertx.core.Vertx;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -95,7 +96,8 @@ public final class Fulcrum {
         Resources initial = store.load(config.environment()).orElse(null);
         if (initial == null) {
           LOG.info("no state in {}: seeding it from the config file", store.file());
-          initial = config.resources();
+          // From now on the API owns them: their load balancers were created now, as far as it says.
+          initial = config.resources().createdAt(Instant.ofEpochMilli(timers.now()));
           store.save(initial);
         } else {
           LOG.info("resources loaded from {} (the API owns them; the config file's are not used)", store.file());

@@ -15,7 +15,8 @@ import java.util.regex.Pattern;
  * @param ipAddressType  as given when it was created or last set (ipv4 by default)
  * @param securityGroups as given when it was created or last set; Fulcrum has no security groups and
  *                       filters nothing
- * @param createdTime    when the API created it; {@code null} for one defined in the config file
+ * @param createdTime    when the API created it, or took it over from the config file (which seeded
+ *                       the state file); {@code null} while the config file owns it
  */
 public record LoadBalancer(
     String arn,
@@ -96,6 +97,12 @@ public record LoadBalancer(
   public LoadBalancer withIpAddressType(LoadBalancerIpAddressType newIpAddressType) {
     return new LoadBalancer(arn, name, type, dnsName, zones, attributes, listeners, scheme, newIpAddressType,
         securityGroups, createdTime);
+  }
+
+  /** This load balancer created at {@code time}, when it has no creation time yet. */
+  public LoadBalancer createdAt(Instant time) {
+    return createdTime != null ? this : new LoadBalancer(arn, name, type, dnsName, zones, attributes, listeners,
+        scheme, ipAddressType, securityGroups, time);
   }
 
   public LoadBalancer withSecurityGroups(List<String> newSecurityGroups) {

@@ -1,5 +1,6 @@
 package io.fulcrum.model;
 
+import java.time.Instant;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +26,14 @@ public record Resources(List<LoadBalancer> loadBalancers, List<TargetGroup> targ
 
   public Resources(List<LoadBalancer> loadBalancers, List<TargetGroup> targetGroups) {
     this(loadBalancers, targetGroups, Map.of());
+  }
+
+  /**
+   * These resources with {@code time} as the creation time of each load balancer that has none:
+   * the config file's, when they seed the state file and the API takes them over.
+   */
+  public Resources createdAt(Instant time) {
+    return new Resources(loadBalancers.stream().map(lb -> lb.createdAt(time)).toList(), targetGroups, tags);
   }
 
   public Optional<TargetGroup> targetGroup(String arn) {

@@ -397,6 +397,17 @@ class LoadBalancerApiTest {
   }
 
   @Test
+  void aLoadBalancerTheConfigFileSeeded_wasCreatedWhenTheApiTookItOver_andKeepsThatTime() {
+    h = LbApiHarness.start(dir, "load-balancers:\n  - {name: seeded}\n", 1);
+    LoadBalancer seeded = h.elb.describeLoadBalancers().loadBalancers().get(0);
+    assertThat(seeded.createdTime()).as("the state file was seeded then").isEqualTo(Instant.ofEpochMilli(VirtualTime.START));
+    h.close();
+
+    h = LbApiHarness.start(dir);
+    assertThat(h.elb.describeLoadBalancers().loadBalancers()).containsExactly(seeded);
+  }
+
+  @Test
   void everyChange_isOperationNotPermitted_whenTheConfigFileOwnsTheResources() {
     int port = Ports.free();
     try (Gateway gateway = Gateway.start(TestVertx.create(), ElbClients.CREDENTIALS_YAML + """
