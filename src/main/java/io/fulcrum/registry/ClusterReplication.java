@@ -1,5 +1,6 @@
 package io.fulcrum.registry;
 
+import com.hazelcast.cluster.Member;
 import com.hazelcast.config.Config;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.NetworkConfig;
@@ -12,8 +13,11 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
 import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
+import io.vertx.core.spi.cluster.ClusterManager;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.util.List;
@@ -236,11 +240,22 @@ public final class ClusterReplication {
 
   /**
    * For the dashboard: the cluster's {@code name}, how many {@code members} it has now (this
-   * process included), and the {@code version} of its resources this process has applied.
+   * process included), each member's {@code addresses} (the {@code address:port} it takes members
+   * on, and whether it is this process: {@code self}), and the {@code version} of its resources
+   * this process has applied.
    */
   public JsonObject describe() {
-    int members = ((io.vertx.core.internal.VertxInternal) cluster).clusterManager().getNodes().size();
-    return new JsonObject().put("name", name).put("members", members).put("version", version);
+    ClusterManager manager = ((VertxInternal) cluster).clusterManager();
+    JsonArray addresses = new JsonArray();
+    if (manager instanceof HazelcastClusterManager hazelcast && hazelcast.getHazelcastInstance() != null) {
+      for (Member m : hazelcast.getHazelcastInstance().getCluster().getMembers()) {
+        String host = m.getAddress().getHost();
+        addresses.add(new JsonObject().put("address", (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+            + m.getAddress().getPort()).put("self", m.localMember()));
+      }
+    }
+    return new JsonObject().put("name", name).put("members", manager.getNodes().size()).put("addresses", addresses)
+        .put("version", version);
   }
 
   /** The version of the cluster's resources this process has applied; -1 before it joined. */

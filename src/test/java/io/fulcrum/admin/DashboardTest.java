@@ -296,7 +296,11 @@ class DashboardTest {
     Path state = dir.resolve("state.json");
     // As a process of a cluster's document has it (ClusterApiTest reads one from a real cluster).
     Files.writeString(state, new JsonObject(control("/ui/state").body())
-        .put("cluster", new JsonObject().put("name", "prod").put("members", 3).put("version", 7)).encode());
+        .put("cluster", new JsonObject().put("name", "prod").put("members", 3).put("version", 7)
+            .put("addresses", new io.vertx.core.json.JsonArray()
+                .add(new JsonObject().put("address", "10.0.0.1:5701").put("self", false))
+                .add(new JsonObject().put("address", "10.0.0.2:5701").put("self", true))
+                .add(new JsonObject().put("address", "[fd00::3]:5701").put("self", false)))).encode());
     Path events = dir.resolve("events.json");
     Files.writeString(events, control("/ui/events").body());
     Path explain = dir.resolve("explain.json");
@@ -310,7 +314,8 @@ class DashboardTest {
         state.toString(), events.toString(), explain.toString(), whatIf.toString(), a));
 
     assertThat(r.exitCode()).as(r.output()).isZero();
-    assertThat(r.output()).contains("READY UP").contains("CLUSTER cluster prod: 3 members, resources version 7")
+    assertThat(r.output()).contains("READY UP").contains("CLUSTER cluster prod: 3 members (10.0.0.1:5701, 10.0.0.2:5701 here, [fd00::3]:5701),"
+            + " resources version 7")
         .contains("web", "app").doesNotContain("undefined")
         .contains("127.0.0.1:" + targetPort(1)
             + " zone-b unhealthy Target.ResponseCodeMismatch: Health checks failed with these codes: [503]")

@@ -75,10 +75,13 @@ class ClusterApiTest {
     final Gateway gateway;
     final ElasticLoadBalancingV2Client elb;
     final String zoneA;
+    /** Where it takes the cluster's members. */
+    final int clusterPort;
     boolean closed;
 
     Node(String name, String zoneA, String zoneB, int clusterPort, int... memberPorts) {
       this.zoneA = zoneA;
+      this.clusterPort = clusterPort;
       StringBuilder members = new StringBuilder();
       for (int p : memberPorts) {
         members.append(members.length() == 0 ? "" : ", ").append("'127.0.0.1:").append(p).append("'");
@@ -153,6 +156,10 @@ class ClusterApiTest {
         .getJsonObject("cluster");
     assertThat(cluster.getString("name")).as("b's dashboard").isEqualTo("test-cluster");
     assertThat(cluster.getInteger("members")).isEqualTo(2);
+    assertThat(cluster.getJsonArray("addresses").stream().map(m -> ((JsonObject) m).getString("address")
+        + (((JsonObject) m).getBoolean("self") ? " self" : "")))
+        .as("each member's address; b is the one at its own port")
+        .containsExactlyInAnyOrder("127.0.0.1:" + a.clusterPort, "127.0.0.1:" + b.clusterPort + " self");
     assertThat(cluster.getLong("version")).isEqualTo(a.version());
     assertThat(LbApiHarness.body(b.zoneA, listenerPort, "/")).as("b's listener, made by a change through a")
         .isEqualTo("blue");
