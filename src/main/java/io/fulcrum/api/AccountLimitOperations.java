@@ -29,7 +29,7 @@ final class AccountLimitOperations {
       new Limit("rules-per-application-load-balancer", LoadBalancer.MAX_RULES),
       new Limit("target-groups", ResourceRules.MAX_TARGET_GROUPS),
       new Limit("target-groups-per-action-on-application-load-balancer", Action.Forward.MAX_TARGET_GROUPS),
-      new Limit("target-groups-per-action-on-network-load-balancer", 1),
+      new Limit("target-groups-per-action-on-network-load-balancer", Action.Forward.MAX_TARGET_GROUPS),
       new Limit("target-groups-per-application-load-balancer", LoadBalancer.MAX_TARGET_GROUPS),
       new Limit("targets-per-application-load-balancer", LoadBalancer.MAX_TARGETS),
       new Limit("targets-per-network-load-balancer", LoadBalancer.MAX_NETWORK_TARGETS));

@@ -71,6 +71,14 @@ public final class FlowChoice {
     return mix(h);
   }
 
+  /**
+   * A hash for choosing among a forward action's weighted groups from a flow's or an address's hash:
+   * mixed apart from the one that chooses the target, so that the two choices do not line up.
+   */
+  public static long groupHash(long hash) {
+    return mix(hash ^ 0xC2B2AE3D27D4EB4FL);
+  }
+
   /** SplitMix64's finalizer: every input bit moves about half of the output's. */
   static long mix(long z) {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;

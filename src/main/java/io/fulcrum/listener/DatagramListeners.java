@@ -12,7 +12,6 @@ import io.fulcrum.model.Node;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
-import io.fulcrum.routing.RouteAction;
 import io.fulcrum.time.Timers;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
@@ -259,17 +258,17 @@ final class DatagramListeners {
     if (draining) {
       return null;
     }
-    TargetGroupPlan group = b.group == null ? null : snapshot.groups().get(b.group);
+    byte[] source = client.getAddress().getAddress();
+    long flowHash = FlowChoice.flowHash(FlowChoice.UDP, source, client.getPort(), b.address.getAddress().getAddress(),
+        b.address.getPort(), secret);
+    long sourceHash = FlowChoice.addressHash(source);
+    TargetGroupPlan group = NetworkForward.group(b.forward, snapshot.groups(), flowHash, sourceHash);
     Scope scope = group == null ? null : group.scope(b.node.zone());
     TargetGroupPlan.Flows flows = group == null ? null : group.flows();
     if (scope == null || flows == null) {
       return null;
     }
-    byte[] source = client.getAddress().getAddress();
-    Upstream target = FlowChoice.choose(scope,
-        FlowChoice.flowHash(FlowChoice.UDP, source, client.getPort(), b.address.getAddress().getAddress(),
-            b.address.getPort(), secret),
-        FlowChoice.addressHash(source), flows.sourceIp());
+    Upstream target = FlowChoice.choose(scope, flowHash, sourceHash, flows.sourceIp());
     if (target == null) {
       return null;
     }
@@ -352,8 +351,8 @@ final class DatagramListeners {
     /** The flows this socket's current read wrote to, flushed when the read is done. */
     final List<DatagramFlow> unflushed = new ArrayList<>();
     ListenerPlan plan;
-    /** The group its default action forwards to. */
-    String group;
+    /** Its default action: the group, or the weighted groups, it forwards to. */
+    ForwardRoute forward;
     LoadBalancerMeters meters;
     /** This loop's socket, once bound. */
     DatagramChannel socket;
@@ -368,12 +367,7 @@ final class DatagramListeners {
     void update(ListenerPlan plan, LoadBalancerMeters meters) {
       this.plan = plan;
       this.meters = meters;
-      this.group = null;
-      for (RouteAction a : plan.routes().actions()) {
-        if (a instanceof ForwardRoute f && f.groupCount() > 0) {
-          group = f.arnAt(0);
-        }
-      }
+      this.forward = NetworkForward.of(plan);
     }
 
     /**

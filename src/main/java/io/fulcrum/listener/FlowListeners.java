@@ -19,7 +19,6 @@ import io.fulcrum.observe.LogDestination;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
-import io.fulcrum.routing.RouteAction;
 import io.fulcrum.time.Timers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -382,15 +381,16 @@ final class FlowListeners {
       client.close();
       return;
     }
-    TargetGroupPlan group = b.group == null ? null : snapshot.groups().get(b.group);
-    Scope scope = group == null ? null : group.scope(b.node.zone());
     InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
     byte[] source = from.getAddress().getAddress();
     byte[] destination = b.address.getAddress().getAddress();
+    long flowHash = FlowChoice.flowHash(source, from.getPort(), destination, b.address.getPort(), secret);
+    long sourceHash = FlowChoice.addressHash(source);
+    TargetGroupPlan group = NetworkForward.group(b.forward, snapshot.groups(), flowHash, sourceHash);
+    Scope scope = group == null ? null : group.scope(b.node.zone());
     TargetGroupPlan.Flows flows = group == null ? null : group.flows();
     Upstream target = scope == null || flows == null ? null
-        : FlowChoice.choose(scope, FlowChoice.flowHash(source, from.getPort(), destination, b.address.getPort(), secret),
-            FlowChoice.addressHash(source), flows.sourceIp());
+        : FlowChoice.choose(scope, flowHash, sourceHash, flows.sourceIp());
     if (target == null) {
       // Nothing to route to: the connection fails (SPEC §2.5), with a reset as a closed port would.
       m.elbReset();
@@ -487,8 +487,8 @@ final class FlowListeners {
     /** The node's address and the listener's port: where clients connect. */
     final InetSocketAddress address;
     ListenerPlan plan;
-    /** The group its default action forwards to. */
-    String group;
+    /** Its default action: the group, or the weighted groups, it forwards to. */
+    ForwardRoute forward;
     LoadBalancerMeters meters;
     /** This loop's listening socket, once bound. */
     ServerChannel server;
@@ -508,12 +508,7 @@ final class FlowListeners {
     void update(ListenerPlan plan, LoadBalancerMeters meters) {
       this.plan = plan;
       this.meters = meters;
-      this.group = null;
-      for (RouteAction a : plan.routes().actions()) {
-        if (a instanceof ForwardRoute f && f.groupCount() > 0) {
-          group = f.arnAt(0);
-        }
-      }
+      this.forward = NetworkForward.of(plan);
     }
 
     /** Stops accepting (its socket closes; connections other loops accept are theirs). */

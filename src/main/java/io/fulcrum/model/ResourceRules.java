@@ -112,10 +112,11 @@ public final class ResourceRules {
 
   /**
    * A network load balancer's listener (SPEC §7): TCP, TLS, UDP or TCP_UDP, no rules, and one
-   * default action that forwards to one target group of its family (a TCP listener to a TCP or
-   * TCP_UDP group, a TLS listener to a TCP or TLS group, a UDP listener to a UDP or TCP_UDP group, a
-   * TCP_UDP listener to a TCP_UDP group). (A TLS group refuses stickiness itself, see
-   * TargetGroupAttributes.)
+   * default action that forwards to target groups of its family (a TCP listener to TCP or TCP_UDP
+   * groups, a TLS listener to TCP or TLS groups, a UDP listener to UDP or TCP_UDP groups, a TCP_UDP
+   * listener to TCP_UDP groups): one, or up to five by weight (NLB's weighted target groups), without
+   * target group stickiness (a cookie, which a network load balancer cannot set). (A TLS group
+   * refuses stickiness itself, see TargetGroupAttributes.)
    */
   private static void checkNetworkListener(Listener l, Map<String, TargetGroup> groups, Problems lp) {
     if (!l.protocol().isNetworkFamily() || !l.protocol().served()) {
@@ -127,22 +128,25 @@ public final class ResourceRules {
       lp.at("rules").add(Problem.INVALID_CONFIGURATION, "a network load balancer's listeners have no rules:"
           + " each forwards every connection with its default action");
     }
-    if (l.defaultActions().size() != 1 || !(l.defaultActions().get(0) instanceof Action.Forward f)
-        || f.targetGroups().size() != 1) {
+    if (l.defaultActions().size() != 1 || !(l.defaultActions().get(0) instanceof Action.Forward f)) {
       lp.at("default-actions").add(Problem.INVALID_CONFIGURATION, "a network load balancer's listener has one"
-          + " default action, a forward to one target group");
+          + " default action, a forward to its target groups");
       return;
     }
-    TargetGroup g = groups.get(f.targetGroups().get(0).arn());
-    if (g == null) {
-      return;
+    if (f.stickinessEnabled()) {
+      lp.at("default-actions").at(0).at("stickiness").add(Problem.INVALID_CONFIGURATION, "target group stickiness"
+          + " is for application load balancers (a cookie): a network load balancer's flows each stay on the group"
+          + " they were given, and source_ip stickiness on the groups keeps a client's address on one");
     }
     List<Protocol> fitting = groupProtocolsFor(l.protocol());
-    if (!fitting.contains(g.protocol())) {
-      lp.at("default-actions").at(0).add("IncompatibleProtocols", "listener protocol " + l.protocol().wire()
-          + " cannot forward to target group '" + g.name() + "' with protocol "
-          + (g.protocol() == null ? "none (lambda)" : g.protocol().wire()) + " (expected: "
-          + String.join(" or ", fitting.stream().map(Protocol::wire).toList()) + ")");
+    for (Action.WeightedTargetGroup w : f.targetGroups()) {
+      TargetGroup g = groups.get(w.arn());
+      if (g != null && !fitting.contains(g.protocol())) {
+        lp.at("default-actions").at(0).add("IncompatibleProtocols", "listener protocol " + l.protocol().wire()
+            + " cannot forward to target group '" + g.name() + "' with protocol "
+            + (g.protocol() == null ? "none (lambda)" : g.protocol().wire()) + " (expected: "
+            + String.join(" or ", fitting.stream().map(Protocol::wire).toList()) + ")");
+      }
     }
   }
 

@@ -56,10 +56,22 @@ public final class ForwardRoute implements RouteAction {
     if (arns.length == 1) {
       return arns[0];
     }
-    if (total == 0) {
-      return null;
+    return total == 0 ? null : at(random.nextInt(total));
+  }
+
+  /**
+   * Like {@link #choose(RandomGenerator)}, by a hash (uniform over its 64 bits) in place of a random
+   * draw: the same hash, the same group.
+   */
+  public String chooseBy(long hash) {
+    if (arns.length == 1) {
+      return arns[0];
     }
-    int r = random.nextInt(total);
+    return total == 0 ? null : at((int) Long.remainderUnsigned(hash, total));
+  }
+
+  /** The group whose share of the weights holds {@code r} (0 to the total, exclusive). */
+  private String at(int r) {
     for (int i = 0; i < cumulative.length; i++) {
       if (r < cumulative[i]) {
         return arns[i];

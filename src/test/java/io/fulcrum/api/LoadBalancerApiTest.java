@@ -220,7 +220,7 @@ class LoadBalancerApiTest {
         tuple("rules-per-application-load-balancer", "100"),
         tuple("target-groups", "3000"),
         tuple("target-groups-per-action-on-application-load-balancer", "5"),
-        tuple("target-groups-per-action-on-network-load-balancer", "1"),
+        tuple("target-groups-per-action-on-network-load-balancer", "5"),
         tuple("target-groups-per-application-load-balancer", "100"),
         tuple("targets-per-application-load-balancer", "1000"),
         tuple("targets-per-network-load-balancer", "3000"));

@@ -341,6 +341,73 @@ class NetworkLoadBalancerApiTest {
   }
 
   @Test
+  void weightedTargetGroups_sendNewFlowsByWeight_andAChangeLeavesOpenFlowsWhereTheyAre() {
+    h = LbApiHarness.start(dir);
+    target = TcpTarget.start(h.backends, "blue");
+    try (TcpTarget green = TcpTarget.start(h.backends, "green")) {
+      TargetGroup blue = createTcpGroup("blue-db");
+      TargetGroup greenGroup = createTcpGroup("green-db");
+      h.elb.registerTargets(b -> b.targetGroupArn(blue.targetGroupArn())
+          .targets(t -> t.id("127.0.0.1").port(target.port()).availabilityZone("zone-a")));
+      h.elb.registerTargets(b -> b.targetGroupArn(greenGroup.targetGroupArn())
+          .targets(t -> t.id("127.0.0.1").port(green.port()).availabilityZone("zone-a")));
+      String nlb = createNetworkLoadBalancer("edge").loadBalancerArn();
+      int port = Ports.free();
+      Listener listener = h.elb.createListener(b -> b.loadBalancerArn(nlb).protocol(ProtocolEnum.TCP).port(port)
+          .defaultActions(weighted(blue, 1, greenGroup, 0))).listeners().get(0);
+      assertThat(listener.defaultActions().get(0).forwardConfig().targetGroups())
+          .extracting(t -> t.targetGroupArn(), t -> t.weight())
+          .containsExactly(tuple(blue.targetGroupArn(), 1), tuple(greenGroup.targetGroupArn(), 0));
+
+      FlowClient open = FlowClient.connect(null, "127.0.0.1", port);
+      try {
+        assertThat(open.target()).isEqualTo("blue");
+        for (int i = 0; i < 8; i++) {
+          try (FlowClient c = FlowClient.connect(null, "127.0.0.1", port)) {
+            assertThat(c.target()).as("green's weight is 0").isEqualTo("blue");
+          }
+        }
+        h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).defaultActions(weighted(blue, 0, greenGroup, 1)));
+        for (int i = 0; i < 8; i++) {
+          try (FlowClient c = FlowClient.connect(null, "127.0.0.1", port)) {
+            assertThat(c.target()).as("new flows follow the new weights").isEqualTo("green");
+          }
+        }
+        assertThat(open.ask("still here")).as("an open flow stays on its group").isEqualTo("blue:still here");
+
+        // Even weights: flows spread over both groups.
+        h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn()).defaultActions(weighted(blue, 5, greenGroup, 5)));
+        java.util.Set<String> reached = new java.util.HashSet<>();
+        for (int i = 0; i < 40 && reached.size() < 2; i++) {
+          try (FlowClient c = FlowClient.connect(null, "127.0.0.1", port)) {
+            reached.add(c.target());
+          }
+        }
+        assertThat(reached).containsExactlyInAnyOrder("blue", "green");
+      } finally {
+        open.close();
+      }
+
+      TargetGroup tls = h.elb.createTargetGroup(b -> b.name("tls").protocol(ProtocolEnum.TLS).port(443)
+          .vpcId(ApiGateway.VPC).targetType(TargetTypeEnum.IP)).targetGroups().get(0);
+      h.refusedUnchanged(() -> h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn())
+          .defaultActions(weighted(blue, 1, tls, 1))), "IncompatibleProtocols");
+      assertThat(h.refusedUnchanged(() -> h.elb.modifyListener(b -> b.listenerArn(listener.listenerArn())
+          .defaultActions(weighted(blue, 1, greenGroup, 1).toBuilder().forwardConfig(weighted(blue, 1, greenGroup, 1)
+              .forwardConfig().toBuilder().targetGroupStickinessConfig(st -> st.enabled(true).durationSeconds(60))
+              .build()).build())), "InvalidConfigurationRequest").awsErrorDetails().errorMessage())
+          .contains("target group stickiness is for application load balancers");
+    }
+  }
+
+  private static software.amazon.awssdk.services.elasticloadbalancingv2.model.Action weighted(TargetGroup a, int aWeight,
+      TargetGroup b, int bWeight) {
+    return software.amazon.awssdk.services.elasticloadbalancingv2.model.Action.builder().type("forward")
+        .forwardConfig(f -> f.targetGroups(t -> t.targetGroupArn(a.targetGroupArn()).weight(aWeight),
+            t -> t.targetGroupArn(b.targetGroupArn()).weight(bWeight))).build();
+  }
+
+  @Test
   void udpListener_hasNoAttributes_whileTcpUdpListenerHasTheIdleTimeout() {
     h = LbApiHarness.start(dir);
     TargetGroup both = createGroup("both", ProtocolEnum.TCP_UDP, TargetTypeEnum.IP);

@@ -143,6 +143,17 @@ class ConfigParserNetworkTest {
   }
 
   @Test
+  void aNetworkListener_forwardsToWeightedGroupsOfItsFamily() {
+    FulcrumConfig config = parse(nlb("{protocol: TLS, port: 443, default-actions: [{type: forward,"
+        + " target-groups: [{name: tcp, weight: 90}, {name: tls, weight: 10}]}]}", TCP_GROUP));
+    var forward = (io.fulcrum.model.Action.Forward) config.resources().loadBalancers().get(0).listeners().get(0)
+        .defaultActions().get(0);
+    assertThat(forward.targetGroups()).extracting(w -> w.name() + ":" + w.weight()).containsExactly("tcp:90", "tls:10");
+    assertThat(messages(nlb("{protocol: UDP, port: 53, default-actions: [{type: forward,"
+        + " target-groups: [{name: udp, weight: 0}, {name: both, weight: 1}]}]}", ALL_GROUPS))).isEmpty();
+  }
+
+  @Test
   void tlsListener_takesCertificatesAndPolicy_andForwardsToTcpOrTls() {
     FulcrumConfig config = parse(nlb("{protocol: TLS, port: 443, ssl-policy: ELBSecurityPolicy-TLS13-1-2-2021-06,"
         + " default-actions: [{type: forward, target-group: tls}]}", TCP_GROUP));
@@ -177,11 +188,16 @@ class ConfigParserNetworkTest {
           + " | default-actions[0]: listener protocol TCP cannot forward to target group 'tls' with protocol TLS"
           + " (expected: TCP or TCP_UDP)",
       "{protocol: TCP, port: 80, default-actions: [{type: fixed-response, status-code: 200}]}"
-          + " | default-actions: a network load balancer's listener has one default action, a forward to one target"
-          + " group",
+          + " | default-actions: a network load balancer's listener has one default action, a forward to its target"
+          + " groups",
       "{protocol: TCP, port: 80, default-actions: [{type: forward, target-groups: [{name: tcp}, {name: tls}]}]}"
-          + " | default-actions: a network load balancer's listener has one default action, a forward to one target"
-          + " group",
+          + " | default-actions[0]: listener protocol TCP cannot forward to target group 'tls' with protocol TLS"
+          + " (expected: TCP or TCP_UDP)",
+      "{protocol: TLS, port: 443, default-actions: [{type: forward, target-groups: [{name: tcp}, {name: tls}],"
+          + " stickiness: {enabled: true, duration-seconds: 60}}]}"
+          + " | default-actions[0].stickiness: target group stickiness is for application load balancers (a cookie):"
+          + " a network load balancer's flows each stay on the group they were given, and source_ip stickiness on"
+          + " the groups keeps a client's address on one",
       "{protocol: TCP, port: 80, h2c: true, default-actions: [{type: forward, target-group: tcp}]}"
           + " | h2c: h2c is only for HTTP listeners",
       "{protocol: TCP, port: 80, ssl-policy: ELBSecurityPolicy-2016-08, default-actions: [{type: forward,"

@@ -279,6 +279,34 @@ class DatagramListenerTest {
   }
 
   @Test
+  void weightedGroups_newFlowsFollowTheWeights_openOnesStay() {
+    String yaml = """
+        load-balancers:
+          - name: nlb
+            type: network
+            listeners:
+              - protocol: UDP
+                port: %d
+                default-actions: [{type: forward, target-groups: [{name: blue, weight: %d}, {name: green, weight: %d}]}]
+        target-groups:
+          - {name: blue, target-type: ip, protocol: UDP, port: 53, targets: [{id: 127.0.0.1, port: %d}]}
+          - {name: green, target-type: ip, protocol: UDP, port: 53, targets: [{id: 127.0.0.1, port: %d}]}
+        """;
+    gateway = Gateway.start(TestVertx.create(), yaml.formatted(port, 1, 0, a.port(), b.port()));
+    Client open = client();
+    assertThat(open.target()).isEqualTo("a");
+    for (int i = 0; i < 8; i++) {
+      assertThat(client().target()).as("green's weight is 0").isEqualTo("a");
+    }
+    gateway.reload(yaml.formatted(port, 0, 1, a.port(), b.port()));
+    gateway.awaitDataPlane();
+    for (int i = 0; i < 8; i++) {
+      assertThat(client().target()).as("new flows follow the new weights").isEqualTo("b");
+    }
+    assertThat(open.ask("still")).as("an open flow stays on its group").isEqualTo("a:still");
+  }
+
+  @Test
   void aRemovedListener_stopsTakingDatagrams() throws IOException {
     gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
     Client c = client();
