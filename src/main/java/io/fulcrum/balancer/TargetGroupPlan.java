@@ -368,4 +368,14 @@ public final class TargetGroupPlan {
   public boolean keepsInFlight(String key) {
     return kept.contains(key);
   }
+
+  /**
+   * Whether a network load balancer's open flows to the target {@code key} end now: the target is
+   * cut (unhealthy, with connection termination), or deregistered with its delay over while
+   * {@code deregistration_delay.connection_termination.enabled} ends its flows. False for a group
+   * without flows.
+   */
+  public boolean endsFlowsTo(String key) {
+    return flows != null && (flows.cut().contains(key) || !keepsInFlight(key) && flows.endDeregistered());
+  }
 }

@@ -14,17 +14,13 @@ import io.fulcrum.observe.LoopMeters;
 import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.time.Timers;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
 import io.vertx.core.spi.transport.Transport;
@@ -71,8 +67,6 @@ final class DatagramListeners {
    * into a buffer of its own size before it is passed on.
    */
   static final int MAX_DATAGRAM = 65_535;
-  private static final int BIND_ATTEMPTS = 40;
-  private static final long BIND_RETRY_MILLIS = 25;
 
   private final Vertx vertx;
   private final LoopMeters meters;
@@ -144,7 +138,7 @@ final class DatagramListeners {
         Binding b = new Binding(e.getKey(), nodes.get(e.getKey()), plan.port());
         b.update(plan, meters(plan, b.node));
         bindings.put(b.key, b);
-        b.ready = bind(b, BIND_ATTEMPTS);
+        b.ready = bind(b);
         binds.add(b.ready);
       }
     }
@@ -163,8 +157,7 @@ final class DatagramListeners {
         continue;
       }
       for (DatagramFlow flow : List.copyOf(e.getValue())) {
-        if (plan == null || plan.flows() == null || plan.flows().cut().contains(flow.targetKey())
-            || !plan.keepsInFlight(flow.targetKey()) && plan.flows().endDeregistered()) {
+        if (plan == null || plan.flows() == null || plan.endsFlowsTo(flow.targetKey())) {
           flow.end();
         }
       }
@@ -176,59 +169,26 @@ final class DatagramListeners {
   }
 
   /**
-   * Binds {@code b}'s socket on this loop, with {@code SO_REUSEPORT} (every loop binds its own); an
-   * address another process holds is tried again for a second, then fails the snapshot's listeners.
+   * Binds {@code b}'s socket on this loop ({@link LoopSockets}); a failure fails the snapshot's
+   * listeners.
    */
-  private Future<Void> bind(Binding b, int attemptsLeft) {
-    if (bindings.get(b.key) != b) {
-      return Future.succeededFuture();
-    }
-    DatagramChannel socket = transport.datagramChannel(family(b.address.getAddress()));
-    if (!FlowListeners.reusePort(socket) && index > 0) {
-      socket.unsafe().closeForcibly();
-      LOG.debug("{}/udp: no SO_REUSEPORT on this transport; loop 0 takes every datagram", b.key);
-      return Future.succeededFuture();
-    }
-    socket.config().setOption(ChannelOption.SO_REUSEADDR, true);
-    socket.config().setAllocator(DirectForwarder.ALLOCATOR);
-    socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
-    socket.pipeline().addLast("datagrams", new Receiver(b));
-    Promise<Void> bound = context.promise();
-    EventLoop loop = context.nettyEventLoop();
-    loop.register(socket).addListener(r -> {
-      if (!r.isSuccess()) {
-        bound.fail(r.cause());
-        return;
-      }
-      socket.bind(b.address).addListener((ChannelFuture f) -> {
-        if (f.isSuccess()) {
-          bound.complete();
-        } else {
-          socket.close();
-          bound.fail(f.cause());
-        }
-      });
-    });
-    return bound.future()
-        .map(v -> {
-          if (bindings.get(b.key) != b) {
-            socket.close(); // removed while it bound
-          } else {
-            b.socket = socket;
+  private Future<Void> bind(Binding b) {
+    return LoopSockets.bind(context, index, () -> {
+      DatagramChannel socket = transport.datagramChannel(family(b.address.getAddress()));
+      socket.config().setAllocator(DirectForwarder.ALLOCATOR);
+      socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
+      socket.pipeline().addLast("datagrams", new Receiver(b));
+      return socket;
+    }, b.address, () -> bindings.get(b.key) == b, "load balancer " + b.plan.lbName() + " cannot listen on "
+        + b.key + "/udp")
+        .map(socket -> {
+          if (socket != null) {
+            b.socket = (DatagramChannel) socket;
             LOG.debug("listening on {}/udp ({}, {})", b.key, b.plan.protocol(), b.node.zone());
           }
           return (Void) null;
         })
-        .recover(e -> {
-          if (attemptsLeft > 1 && bindings.get(b.key) == b && SocketFailures.addressInUse(e)) {
-            Promise<Void> retry = context.promise();
-            vertx.setTimer(BIND_RETRY_MILLIS, t -> bind(b, attemptsLeft - 1).onComplete(retry));
-            return retry.future();
-          }
-          bindings.values().remove(b);
-          return Future.failedFuture(new IllegalStateException("load balancer " + b.plan.lbName()
-              + " cannot listen on " + b.key + "/udp: " + e.getMessage(), e));
-        });
+        .onFailure(e -> bindings.values().remove(b));
   }
 
   private static InternetProtocolFamily family(InetAddress address) {

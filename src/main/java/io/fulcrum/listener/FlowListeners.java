@@ -24,7 +24,6 @@ import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFactory;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
@@ -84,8 +83,6 @@ final class FlowListeners {
   static final int IDLE_SWEEP_SECONDS = 5;
   /** How long a client has to finish its TLS handshake (Vert.x's default for its servers). */
   private static final long TLS_HANDSHAKE_SECONDS = 10;
-  private static final int BIND_ATTEMPTS = 40;
-  private static final long BIND_RETRY_MILLIS = 25;
   /** A bootstrap needs a handler; a flow's channel gets its own after registration. */
   private static final ChannelHandler NO_HANDLER = new NoHandler();
 
@@ -219,7 +216,7 @@ final class FlowListeners {
         bindings.put(e.getKey(), b);
         Future<?> tls = plan.tls() == null ? Future.succeededFuture() : tls(b, plan.tls());
         // A listener whose certificates cannot be loaded is not kept: the next snapshot tries it afresh.
-        b.ready = tls.compose(v -> bind(b, BIND_ATTEMPTS)).onFailure(failed -> bindings.remove(b.key, b));
+        b.ready = tls.compose(v -> bind(b)).onFailure(failed -> bindings.remove(b.key, b));
         binds.add(b.ready);
       }
     }
@@ -241,8 +238,7 @@ final class FlowListeners {
       for (Flow flow : List.copyOf(e.getValue())) {
         if (plan == null || plan.flows() == null) {
           flow.end(Flow.End.CLOSED);
-        } else if (plan.flows().cut().contains(flow.targetKey())
-            || !plan.keepsInFlight(flow.targetKey()) && plan.flows().endDeregistered()) {
+        } else if (plan.endsFlowsTo(flow.targetKey())) {
           flow.end(Flow.End.ELB_RESET);
         }
       }
@@ -297,76 +293,23 @@ final class FlowListeners {
   }
 
   /**
-   * Binds {@code binding}'s socket on this loop. Every loop binds its own with
-   * {@code SO_REUSEPORT}; an address another process holds is tried again for a second (a
-   * listener that moves between load balancers, or a socket a closing server still holds), then
-   * fails the snapshot's listeners.
+   * Binds {@code b}'s socket on this loop ({@link LoopSockets}); a failure fails the snapshot's
+   * listeners.
    */
-  private Future<Void> bind(Binding b, int attemptsLeft) {
-    if (bindings.get(b.key) != b) {
-      return Future.succeededFuture(); // removed while its certificates loaded
-    }
-    ServerChannel server = servers.newChannel();
-    boolean shared = reusePort(server);
-    if (!shared && index > 0) {
-      // Only one socket can take the port: the first loop's accepts every connection.
-      server.unsafe().closeForcibly();
-      LOG.debug("{}: no SO_REUSEPORT on this transport; loop 0 accepts for every loop", b.key);
-      return Future.succeededFuture();
-    }
-    server.config().setOption(ChannelOption.SO_REUSEADDR, true);
-    server.pipeline().addLast(new Acceptor(b));
-    EventLoop loop = context.nettyEventLoop();
-    Promise<Void> bound = context.promise(); // its callbacks run in the context
-    loop.register(server).addListener(r -> {
-      if (!r.isSuccess()) {
-        bound.fail(r.cause());
-        return;
-      }
-      server.bind(b.address).addListener((ChannelFuture f) -> {
-        if (f.isSuccess()) {
-          bound.complete();
-        } else {
-          server.close();
-          bound.fail(f.cause());
-        }
-      });
-    });
-    return bound.future()
-        .map(v -> {
-          if (bindings.get(b.key) != b) {
-            server.close(); // removed while it bound
-          } else {
-            b.server = server;
+  private Future<Void> bind(Binding b) {
+    return LoopSockets.bind(context, index, () -> {
+      ServerChannel server = servers.newChannel();
+      server.pipeline().addLast(new Acceptor(b));
+      return server;
+    }, b.address, () -> bindings.get(b.key) == b, "load balancer " + b.plan.lbName() + " cannot listen on " + b.key)
+        .map(server -> {
+          if (server != null) {
+            b.server = (ServerChannel) server;
             LOG.debug("listening on {} ({}, {})", b.key, b.plan.protocol(), b.node.zone());
           }
           return (Void) null;
         })
-        .recover(e -> {
-          if (attemptsLeft > 1 && bindings.get(b.key) == b && SocketFailures.addressInUse(e)) {
-            Promise<Void> retry = context.promise();
-            vertx.setTimer(BIND_RETRY_MILLIS, t -> bind(b, attemptsLeft - 1).onComplete(retry));
-            return retry.future();
-          }
-          bindings.values().remove(b);
-          return Future.failedFuture(new IllegalStateException("load balancer " + b.plan.lbName()
-              + " cannot listen on " + b.key + ": " + e.getMessage(), e));
-        });
-  }
-
-  /**
-   * Sets {@code SO_REUSEPORT} on a listening channel (a server's, or a datagram socket) of any transport (each names it in its own
-   * options: epoll's and io_uring's constants, NIO's the JDK's); false where it has none.
-   */
-  @SuppressWarnings("unchecked")
-  static boolean reusePort(Channel channel) {
-    ChannelConfig config = channel.config();
-    for (ChannelOption<?> option : config.getOptions().keySet()) {
-      if (option.name().endsWith("SO_REUSEPORT")) {
-        return config.setOption((ChannelOption<Boolean>) option, true);
-      }
-    }
-    return false;
+        .onFailure(e -> bindings.values().remove(b));
   }
 
   /**
