@@ -11,9 +11,9 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Node;
 import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LoopMeters;
-import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.time.Timers;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.FixedRecvByteBufAllocator;
@@ -183,7 +183,7 @@ final class DatagramListeners {
         + b.key + "/udp")
         .map(socket -> {
           if (socket != null) {
-            b.socket = (DatagramChannel) socket;
+            b.socket = socket;
             LOG.debug("listening on {}/udp ({}, {})", b.key, b.plan.protocol(), b.node.zone());
           }
           return (Void) null;
@@ -302,32 +302,13 @@ final class DatagramListeners {
   }
 
   /** One UDP listener bound on one node address, and the flows its socket on this loop took. */
-  static final class Binding {
-    final String key;
-    final Node node;
-    /** The node's address and the listener's port: where clients send. */
-    final InetSocketAddress address;
+  static final class Binding extends NetworkBinding {
     final Map<InetSocketAddress, DatagramFlow> flows = new HashMap<>();
     /** The flows this socket's current read wrote to, flushed when the read is done. */
     final List<DatagramFlow> unflushed = new ArrayList<>();
-    ListenerPlan plan;
-    /** Its default action: the group, or the weighted groups, it forwards to. */
-    ForwardRoute forward;
-    LoadBalancerMeters meters;
-    /** This loop's socket, once bound. */
-    DatagramChannel socket;
-    Future<?> ready = Future.succeededFuture();
 
     Binding(String key, Node node, int port) {
-      this.key = key;
-      this.node = node;
-      this.address = new InetSocketAddress(node.address(), port);
-    }
-
-    void update(ListenerPlan plan, LoadBalancerMeters meters) {
-      this.plan = plan;
-      this.meters = meters;
-      this.forward = NetworkForward.of(plan);
+      super(key, node, port);
     }
 
     /**
@@ -335,7 +316,7 @@ final class DatagramListeners {
      * {@link #flush}; false (and {@code data} released) when the socket is closed or its buffer full.
      */
     boolean send(ByteBuf data, InetSocketAddress client) {
-      DatagramChannel s = socket;
+      Channel s = socket;
       if (s == null || !s.isActive() || !s.isWritable()) {
         data.release();
         return false;
@@ -345,7 +326,7 @@ final class DatagramListeners {
     }
 
     void flush() {
-      DatagramChannel s = socket;
+      Channel s = socket;
       if (s != null) {
         s.flush();
       }
@@ -359,12 +340,6 @@ final class DatagramListeners {
       unflushed.clear();
     }
 
-    void close() {
-      if (socket != null) {
-        socket.close();
-        socket = null;
-      }
-    }
   }
 
   /** Takes each datagram the listening socket reads. */

@@ -18,7 +18,6 @@ import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
-import io.fulcrum.routing.ForwardRoute;
 import io.fulcrum.time.Timers;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -304,7 +303,7 @@ final class FlowListeners {
     }, b.address, () -> bindings.get(b.key) == b, "load balancer " + b.plan.lbName() + " cannot listen on " + b.key)
         .map(server -> {
           if (server != null) {
-            b.server = (ServerChannel) server;
+            b.socket = server;
             LOG.debug("listening on {} ({}, {})", b.key, b.plan.protocol(), b.node.zone());
           }
           return (Void) null;
@@ -424,42 +423,15 @@ final class FlowListeners {
   }
 
   /** One network listener bound on one node address. */
-  private static final class Binding {
-    final String key;
-    final Node node;
-    /** The node's address and the listener's port: where clients connect. */
-    final InetSocketAddress address;
-    ListenerPlan plan;
-    /** Its default action: the group, or the weighted groups, it forwards to. */
-    ForwardRoute forward;
-    LoadBalancerMeters meters;
-    /** This loop's listening socket, once bound. */
-    ServerChannel server;
+  private static final class Binding extends NetworkBinding {
     /** A TLS listener's access log lines on this loop, while its load balancer keeps an access log. */
     LoopLog.Lines log;
     /** A TLS listener's handlers for new connections, and the settings they were made from. */
     SslChannelProvider tls;
     ListenerTls tlsOf;
-    Future<?> ready = Future.succeededFuture();
 
     Binding(String key, Node node, int port) {
-      this.key = key;
-      this.node = node;
-      this.address = new InetSocketAddress(node.address(), port);
-    }
-
-    void update(ListenerPlan plan, LoadBalancerMeters meters) {
-      this.plan = plan;
-      this.meters = meters;
-      this.forward = NetworkForward.of(plan);
-    }
-
-    /** Stops accepting (its socket closes; connections other loops accept are theirs). */
-    void close() {
-      if (server != null) {
-        server.close();
-        server = null;
-      }
+      super(key, node, port);
     }
   }
 
