@@ -215,8 +215,9 @@ public final class TargetGroupAttributes {
 
   /**
    * What a UDP or TCP_UDP group cannot have (SPEC §3.2): the client's address not kept, flows to
-   * unhealthy targets ended (a datagram flow has no connection to reset), a PROXY protocol header
-   * (a datagram has no stream to put it in front of).
+   * unhealthy targets ended, now or after an unhealthy draining interval (NLB keeps UDP flows on a
+   * target whatever its health), a PROXY protocol header (a datagram has no stream to put it in
+   * front of).
    */
   private void checkUdp(Protocol protocol, Problems problems) {
     String ic = Problem.INVALID_CONFIGURATION;
@@ -231,6 +232,10 @@ public final class TargetGroupAttributes {
     if (all.getBoolean(PROXY_PROTOCOL_V2)) {
       problems.at(PROXY_PROTOCOL_V2).add(ic, "Proxy protocol v2 cannot be enabled for target groups with the "
           + protocol.wire() + " protocol");
+    }
+    if (all.getInt(UNHEALTHY_DRAINING_INTERVAL) > 0) {
+      problems.at(UNHEALTHY_DRAINING_INTERVAL).add(ic, "An unhealthy draining interval cannot be set for target"
+          + " groups with the " + protocol.wire() + " protocol");
     }
   }
 

@@ -414,7 +414,11 @@ class TargetGroupAttributesTest {
         "TCP_UDP | proxy_protocol_v2.enabled | true | Proxy protocol v2 cannot be enabled for target groups with the"
             + " TCP_UDP protocol",
         "TCP_UDP | target_health_state.unhealthy.connection_termination.enabled | true | Unhealthy target connection"
-            + " termination cannot be enabled for target groups with the TCP_UDP protocol"})
+            + " termination cannot be enabled for target groups with the TCP_UDP protocol",
+        "UDP | target_health_state.unhealthy.draining_interval_seconds | 60 | An unhealthy draining interval cannot be"
+            + " set for target groups with the UDP protocol",
+        "TCP_UDP | target_health_state.unhealthy.draining_interval_seconds | 1 | An unhealthy draining interval cannot"
+            + " be set for target groups with the TCP_UDP protocol"})
     void udpGroup_refusesWhatADatagramFlowCannotHave(Protocol protocol, String key, String value, String message) {
       rejected(resolve(TargetType.IP, protocol, null, key, value), new Problem(key, IC, message));
       rejected(resolve(TargetType.INSTANCE, protocol, null, key, value), new Problem(key, IC, message));
