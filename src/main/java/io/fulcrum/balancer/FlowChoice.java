@@ -1,5 +1,7 @@
 package io.fulcrum.balancer;
 
+import java.util.function.Predicate;
+
 /**
  * How a network load balancer picks the target of a new connection (SPEC §4): by a hash of the
  * flow, the connection's addresses and ports with a secret of the process in place of the TCP
@@ -21,13 +23,35 @@ public final class FlowChoice {
    * @param sourceIp   whether the group has {@code source_ip} stickiness
    */
   public static Upstream choose(Scope scope, long flowHash, long sourceHash, boolean sourceIp) {
+    return choose(scope, flowHash, sourceHash, sourceIp, null);
+  }
+
+  /**
+   * Like {@link #choose(Scope, long, long, boolean)}, passing over the targets {@code avoided}
+   * holds for (NLB's passive health checks): the flow goes to the next target of the scope in
+   * order that is not avoided, or to its own when all are. Not with {@code source_ip}
+   * stickiness, which keeps a client's target whatever happens to its connections.
+   *
+   * @param avoided null when no target is avoided
+   */
+  public static Upstream choose(Scope scope, long flowHash, long sourceHash, boolean sourceIp,
+      Predicate<Upstream> avoided) {
     Upstream[] eligible = scope.eligible();
     int n = eligible.length;
     if (n == 0) {
       return null;
     }
     if (!sourceIp) {
-      return eligible[(int) Long.remainderUnsigned(mix(flowHash), n)];
+      int i = (int) Long.remainderUnsigned(mix(flowHash), n);
+      if (avoided != null && avoided.test(eligible[i])) {
+        for (int k = 1; k < n; k++) {
+          Upstream next = eligible[(i + k) % n];
+          if (!avoided.test(next)) {
+            return next;
+          }
+        }
+      }
+      return eligible[i];
     }
     Upstream best = null;
     long bestScore = 0;

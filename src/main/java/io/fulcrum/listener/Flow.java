@@ -161,6 +161,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
     channel.pipeline().addLast("flow", this);
     this.tlsMeters = tls == null ? null : groupMeters;
     channel.connect(upstream.socketAddress()).addListener((ChannelFutureListener) f -> {
+      owner.connected(this, f.isSuccess());
       if (!f.isSuccess()) {
         groupMeters.targetConnectionError();
         end(End.ELB_RESET); // refused or timed out: the client's connection is reset, as the target's refusal would be

@@ -105,6 +105,8 @@ final class FlowListeners {
   private final Map<String, Binding> bindings = new LinkedHashMap<>();
   private final Map<String, Set<Flow>> flowsByGroup = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
+  /** The targets this loop's new flows pass over for a while: they failed connections (NLB's passive checks). */
+  private final PassiveChecks passive;
   private Promise<Void> drained;
   /** The idle sweep's timer while flows are open; -1 when none is set. */
   private long sweep = -1;
@@ -131,6 +133,7 @@ final class FlowListeners {
     this.secret = secret;
     this.channels = channels;
     this.servers = servers;
+    this.passive = new PassiveChecks(clock);
   }
 
   /**
@@ -166,6 +169,7 @@ final class FlowListeners {
     DataPlaneSnapshot previous = snapshot;
     snapshot = next;
     endFlows(previous, next);
+    passive.forgetSettled();
     Map<String, ListenerPlan> desired = new LinkedHashMap<>();
     Map<String, Node> nodes = new HashMap<>();
     for (ListenerPlan plan : next.listeners()) {
@@ -332,7 +336,7 @@ final class FlowListeners {
     Scope scope = group == null ? null : group.scope(b.node.zone());
     TargetGroupPlan.Flows flows = group == null ? null : group.flows();
     Upstream target = scope == null || flows == null ? null
-        : FlowChoice.choose(scope, flowHash, sourceHash, flows.sourceIp());
+        : FlowChoice.choose(scope, flowHash, sourceHash, flows.sourceIp(), passive.avoided());
     if (target == null) {
       // Nothing to route to: the connection fails (SPEC §2.5), with a reset as a closed port would.
       m.elbReset();
@@ -381,6 +385,19 @@ final class FlowListeners {
     }
     if (!flowsByGroup.isEmpty()) {
       sweep = timers.setTimer(IDLE_SWEEP_SECONDS * 1000L, this::sweep);
+    }
+  }
+
+  /**
+   * A flow's connection to its target opened ({@code opened}), or was refused or timed out: what
+   * the passive checks go by. (A flow whose group has {@code source_ip} stickiness is no exception:
+   * its target is its client's whatever, but other flows learn.)
+   */
+  void connected(Flow flow, boolean opened) {
+    if (opened) {
+      passive.connected(flow.targetKey());
+    } else {
+      passive.failed(flow.targetKey());
     }
   }
 

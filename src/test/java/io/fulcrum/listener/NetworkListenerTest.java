@@ -275,6 +275,53 @@ class NetworkListenerTest {
     assertThat(used).as("16 client addresses spread over both targets").containsOnly("a", "b");
   }
 
+  /**
+   * A new connection's fate: the id of the target it reached, or {@code reset} when the load
+   * balancer reset it (its target refused the connection).
+   */
+  private String reach() {
+    try (FlowClient c = FlowClient.connect(null, "127.0.0.1", port)) {
+      return c.target();
+    } catch (java.io.UncheckedIOException | IllegalStateException e) {
+      return "reset";
+    }
+  }
+
+  @Test
+  void passiveChecks_aTargetThatRefusesTwoConnections_getsNoNewFlowFor30s_beforeItsHealthChecksNotice() {
+    // Health checks 300 s apart: b's process goes away between two of them, still healthy as far as
+    // they know.
+    String yaml = config("", a, b).replace("interval-seconds: 5", "interval-seconds: 300")
+        .replace("healthy-threshold-count: 2, unhealthy-threshold-count: 2",
+            "healthy-threshold-count: 2, unhealthy-threshold-count: 10");
+    gateway = Gateway.start(TestVertx.create(), yaml, 1, time);
+    advance(300);
+    gateway.awaitDataPlane();
+    assertThat(states()).containsOnly(TargetState.HEALTHY);
+    b.close(); // nothing listens on its port now: every connection to it is refused
+
+    int resets = 0;
+    for (int i = 0; i < 64 && resets < 2; i++) {
+      resets += reach().equals("reset") ? 1 : 0;
+    }
+    assertThat(resets).as("flows hashed to b until it refused two").isEqualTo(2);
+    for (int i = 0; i < 20; i++) {
+      assertThat(reach()).as("new flows pass over the target that refused them").isEqualTo("a");
+    }
+    assertThat(states()).as("its active checks have not noticed").containsOnly(TargetState.HEALTHY);
+
+    time.advance(Duration.ofSeconds(PassiveChecks.AVOID_SECONDS));
+    int again = 0;
+    for (int i = 0; i < 64 && again < 2; i++) {
+      again += reach().equals("reset") ? 1 : 0;
+    }
+    assertThat(again).as("30 s later it is tried again, and passed over again once it refuses two").isEqualTo(2);
+    for (int i = 0; i < 20; i++) {
+      assertThat(reach()).isEqualTo("a");
+    }
+    assertThat(metric("TargetConnectionErrorCount")).isEqualTo(4);
+  }
+
   @Test
   void unhealthyTarget_hasItsFlowsReset_whileTheOthersGoOn() {
     startHealthy("");
