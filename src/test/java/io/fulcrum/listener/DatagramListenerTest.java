@@ -189,6 +189,22 @@ class DatagramListenerTest {
   }
 
   @Test
+  void anIpv6Node_relaysToIpv4Targets_andAnswersFromItsOwnAddress() throws IOException {
+    gateway = Gateway.start(TestVertx.create(), "nodes:\n  - {zone: zone-a, address: \"::1\"}\n" + config("UDP", "", a));
+    try (DatagramSocket client = new DatagramSocket(new InetSocketAddress("::1", 0))) {
+      client.setSoTimeout(5_000);
+      byte[] question = "over IPv6".getBytes(StandardCharsets.UTF_8);
+      client.send(new DatagramPacket(question, question.length, new InetSocketAddress("::1", port)));
+      DatagramPacket answer = new DatagramPacket(new byte[512], 512);
+      client.receive(answer);
+      assertThat(new String(answer.getData(), 0, answer.getLength(), StandardCharsets.UTF_8)).isEqualTo("a:over IPv6");
+      assertThat(answer.getSocketAddress()).as("from the listener's address")
+          .isEqualTo(new InetSocketAddress("::1", port));
+    }
+    assertThat(a.senders()).as("the target's side is IPv4").allSatisfy(s -> assertThat(s).startsWith("127.0.0.1:"));
+  }
+
+  @Test
   void aLargeDatagram_passesWholeBothWays() {
     gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
     Client c = client();
