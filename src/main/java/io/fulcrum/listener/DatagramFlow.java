@@ -84,6 +84,7 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
         target = channel;
         upstream.dispatched();
         for (ByteBuf data; (data = held.poll()) != null; ) {
+          meters.udpRelayed(data.readableBytes());
           target.write(data, target.voidPromise());
         }
         target.flush();
@@ -99,8 +100,8 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A datagram from the client: to the target (held while its socket opens). Takes {@code data}.
-   * It is written, not flushed: the listener flushes every flow it wrote to once its socket has
+   * A datagram from the client: to the target (held while its socket opens; counted as relayed
+   * once written). Takes {@code data}. It is written, not flushed: the listener flushes every flow it wrote to once its socket has
    * read what it could ({@link DatagramListeners}), and the datagrams of one read go out in one
    * system call where the transport can ({@code sendmmsg} on epoll).
    *
@@ -112,7 +113,6 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
       return false;
     }
     quiet = 0;
-    meters.udpRelayed(data.readableBytes());
     if (target == null) {
       if (held.size() < MAX_HELD) {
         held.add(data);
@@ -125,6 +125,7 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
       data.release(); // the socket's buffer is full: dropped, as the network would
       return false;
     }
+    meters.udpRelayed(data.readableBytes());
     target.write(data, target.voidPromise());
     if (unflushed) {
       return false;
@@ -150,9 +151,22 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
       return;
     }
     quiet = 0;
-    meters.udpRelayed(data.readableBytes());
-    if (!listener.send(DatagramListeners.exact(data), client)) {
-      LOG.trace("UDP flow {}: its listener is closed; the target's datagram is dropped", client);
+    int bytes = data.readableBytes();
+    if (listener.send(DatagramListeners.exact(data), client)) {
+      meters.udpRelayed(bytes);
+    } else {
+      LOG.trace("UDP flow {}: its listener's socket is closed or full; the target's datagram is dropped", client);
+    }
+  }
+
+  /**
+   * The socket to the target closed by itself (an error the transport does not survive): the flow
+   * ends, and the client's next datagram starts a new one rather than going nowhere.
+   */
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (target != null) {
+      end();
     }
   }
 

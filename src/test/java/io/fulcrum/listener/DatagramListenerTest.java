@@ -205,6 +205,19 @@ class DatagramListenerTest {
   }
 
   @Test
+  void aTargetsUdpServiceThatStopsAndComesBack_answersTheSameClientAgain() {
+    gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
+    Client c = client();
+    assertThat(c.ask("before")).isEqualTo("a:before");
+    a.stopUdp();
+    c.send("while it is down"); // answered by ICMP port unreachable, to the flow's socket
+    c.send("and again");
+    a.startUdp();
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(c.ask("after")).isEqualTo("a:after"));
+    assertThat(metric("NewFlowCount_UDP")).as("the ICMP errors did not end the flow").isEqualTo(1);
+  }
+
+  @Test
   void aLargeDatagram_passesWholeBothWays() {
     gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
     Client c = client();

@@ -15,12 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class UdpTarget implements AutoCloseable {
 
+  private final Vertx vertx;
   private final TcpTarget tcp;
-  private final DatagramSocket udp;
+  private DatagramSocket udp;
   private final AtomicInteger datagrams = new AtomicInteger();
   private final Set<String> senders = ConcurrentHashMap.newKeySet();
 
-  private UdpTarget(TcpTarget tcp, DatagramSocket udp) {
+  private UdpTarget(Vertx vertx, TcpTarget tcp, DatagramSocket udp) {
+    this.vertx = vertx;
     this.tcp = tcp;
     this.udp = udp;
   }
@@ -41,14 +43,33 @@ public final class UdpTarget implements AutoCloseable {
         }
         continue; // the TCP port's number is taken for UDP: another one
       }
-      UdpTarget t = new UdpTarget(tcp, udp);
-      udp.handler(packet -> {
-        t.datagrams.incrementAndGet();
-        t.senders.add(packet.sender().host() + ":" + packet.sender().port());
-        udp.send(Buffer.buffer(id + ":").appendBuffer(packet.data()), packet.sender().port(), packet.sender().host());
-      });
+      UdpTarget t = new UdpTarget(vertx, tcp, udp);
+      t.answer(udp);
       return t;
     }
+  }
+
+  private void answer(DatagramSocket socket) {
+    socket.handler(packet -> {
+      datagrams.incrementAndGet();
+      senders.add(packet.sender().host() + ":" + packet.sender().port());
+      socket.send(Buffer.buffer(id() + ":").appendBuffer(packet.data()), packet.sender().port(), packet.sender().host());
+    });
+  }
+
+  /**
+   * Closes the UDP side only, as a UDP service that stopped while its host (and its TCP health
+   * check) stays up: datagrams to the port are answered by ICMP port unreachable.
+   */
+  public void stopUdp() {
+    Await.result(udp.close());
+  }
+
+  /** Opens the UDP side again on the same port. */
+  public void startUdp() {
+    udp = vertx.createDatagramSocket(new DatagramSocketOptions().setReceiveBufferSize(65_536));
+    Await.result(udp.listen(port(), "127.0.0.1"));
+    answer(udp);
   }
 
   public String id() {
