@@ -57,9 +57,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TCP and TLS listeners (and TCP_UDP ones' TCP side) of network load balancers on one event
- * loop (SPEC §2.4, §2.5, §4, DESIGN §7): each accepted connection goes, whole, to one target of its listener's group, chosen
- * by the flow's hash (or the client's address with {@code source_ip} stickiness) among the targets
- * its zone may use, and stays there for its lifetime. A TLS listener ends the client's TLS and, for
+ * loop (SPEC §2.4, §2.5, §4, DESIGN §7): each accepted connection goes, whole, to one target of its
+ * listener's group (or of one of its weighted groups, {@link NetworkForward}), chosen by the flow's
+ * hash (or the client's address with {@code source_ip} stickiness) among the targets its zone may
+ * use and the loop's passive checks do not pass over ({@link PassiveChecks}), and stays there for
+ * its lifetime. A TLS listener ends the client's TLS and, for
  * a TLS group, opens a new session to the target (whose certificate is not checked, as with health
  * checks). Owned by a {@link ListenerVerticle}, which hands it each snapshot: flows to a target the
  * snapshot marks unhealthy are reset, flows to a deregistered target go on after its delay unless
