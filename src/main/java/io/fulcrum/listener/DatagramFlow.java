@@ -101,9 +101,10 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
 
   /**
    * A datagram from the client: to the target (held while its socket opens; counted as relayed
-   * once written). Takes {@code data}. It is written, not flushed: the listener flushes every flow it wrote to once its socket has
-   * read what it could ({@link DatagramListeners}), and the datagrams of one read go out in one
-   * system call where the transport can ({@code sendmmsg} on epoll).
+   * once written). Takes {@code data}. It is written, not flushed: the listener flushes every flow
+   * it wrote to once its socket has read what it could ({@link DatagramListeners}), and the
+   * datagrams of one read go out in one system call where the transport can ({@code sendmmsg} on
+   * epoll).
    *
    * @return whether the flow has just begun to wait for a flush (the listener then remembers it)
    */
