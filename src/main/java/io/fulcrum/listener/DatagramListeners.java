@@ -67,6 +67,12 @@ final class DatagramListeners {
    * into a buffer of its own size before it is passed on.
    */
   static final int MAX_DATAGRAM = 65_535;
+  /**
+   * The receive buffer asked for a listener's socket: what a burst of datagrams (new clients'
+   * first ones, each opening a flow) waits in. The kernel caps it at {@code net.core.rmem_max}
+   * (212,992 bytes on a stock kernel), so raising that sysctl is what makes room.
+   */
+  static final int RECEIVE_BUFFER = 4 << 20;
 
   private final Vertx vertx;
   private final LoopMeters meters;
@@ -177,6 +183,7 @@ final class DatagramListeners {
       DatagramChannel socket = transport.datagramChannel(family(b.address.getAddress()));
       socket.config().setAllocator(DirectForwarder.ALLOCATOR);
       socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
+      socket.config().setReceiveBufferSize(RECEIVE_BUFFER);
       socket.pipeline().addLast("datagrams", new Receiver(b));
       return socket;
     }, b.address, () -> bindings.get(b.key) == b, "load balancer " + b.plan.lbName() + " cannot listen on "
