@@ -10,6 +10,7 @@ import io.fulcrum.model.Listener;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.TargetGroup;
+import io.fulcrum.model.TargetGroupKind;
 import io.fulcrum.model.TargetType;
 import io.fulcrum.observe.CounterTotals;
 import io.fulcrum.observe.GroupGauges;
@@ -224,6 +225,17 @@ public final class Dashboard {
         .put("targetControlPort", g.targetControlPort())
         .put("protocol", g.protocol() == null ? null : g.protocol().wire())
         .put("protocolVersion", g.protocolVersion() == null ? null : g.protocolVersion().wire())
-        .put("algorithm", g.attributes().algorithm()).put("targets", targets);
+        .put("algorithm", algorithm(g)).put("targets", targets);
+  }
+
+  /**
+   * How the group chooses targets: its algorithm; for a network load balancer's group, which has
+   * none, the flow hash (or the client's address, with {@code source_ip} stickiness).
+   */
+  private static String algorithm(TargetGroup g) {
+    if (g.kind() == TargetGroupKind.NLB) {
+      return g.attributes().stickinessEnabled() ? "source_ip" : "flow_hash";
+    }
+    return g.attributes().algorithm();
   }
 }

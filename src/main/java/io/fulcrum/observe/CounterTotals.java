@@ -29,6 +29,7 @@ public final class CounterTotals {
         // A network load balancer's connections: NewFlowCount, ActiveFlowCount, the TCP resets.
         add(lb, "newFlows", m.newFlows);
         add(lb, "activeFlows", m.activeFlows);
+        add(lb, "activeUdpFlows", m.activeUdpFlows);
         add(lb, "resets", m.clientResets + m.elbResets + m.targetResets);
         add(lb, "elbResets", m.elbResets);
       }

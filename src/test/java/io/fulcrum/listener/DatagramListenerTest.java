@@ -218,6 +218,31 @@ class DatagramListenerTest {
   }
 
   @Test
+  void dashboard_showsTheUdpFlows(@TempDir Path dir) throws Exception {
+    gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
+    for (int i = 0; i < 3; i++) {
+      client().target();
+    }
+    String stateText = http.get("127.0.0.1", gateway.controlPort(), "/ui/state", Map.of()).body();
+    io.vertx.core.json.JsonObject counters = new io.vertx.core.json.JsonObject(stateText).getJsonArray("loadBalancers")
+        .getJsonObject(0).getJsonObject("counters");
+    assertThat(counters.getLong("activeFlows")).isEqualTo(3);
+    assertThat(counters.getLong("activeUdpFlows")).isEqualTo(3);
+
+    Path node = Interop.require("/usr/bin/node", "nodejs");
+    Path page = java.nio.file.Files.writeString(dir.resolve("dashboard.html"),
+        http.get("127.0.0.1", gateway.controlPort(), "/ui", Map.of()).body());
+    Path state = java.nio.file.Files.writeString(dir.resolve("state.json"), stateText);
+    Path none = java.nio.file.Files.writeString(dir.resolve("events.json"), "{\"events\": []}");
+    Path render = Path.of(DatagramListenerTest.class.getResource("/ui/render.js").toURI());
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
+        state.toString(), none.toString(), none.toString(), none.toString(), "127.0.0.1:" + a.port()));
+    assertThat(r.output()).as("the page draws the UDP flows among the flows, and no requests for the UDP group")
+        .contains("3 active flows").contains("3 of them UDP").contains("udp ip UDP, flow_hash")
+        .doesNotContain("requests/s").doesNotContain("round_robin");
+  }
+
+  @Test
   void aLargeDatagram_passesWholeBothWays() {
     gateway = Gateway.start(TestVertx.create(), config("UDP", "", a));
     Client c = client();

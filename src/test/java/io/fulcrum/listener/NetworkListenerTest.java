@@ -207,8 +207,8 @@ class NetworkListenerTest {
     Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
         state.toString(), none.toString(), none.toString(), none.toString(), "127.0.0.1:" + a.port()));
     assertThat(r.output()).as("the page draws flows, not requests, for a network load balancer")
-        .contains("new flows/s").contains("3 active flows").contains("TCP resets/s")
-        .doesNotContain("requests/s");
+        .contains("new flows/s").contains("3 active flows").contains("TCP resets/s").contains("tcp ip TCP, flow_hash")
+        .doesNotContain("requests/s").doesNotContain("of them UDP");
   }
 
   @Test
