@@ -489,9 +489,11 @@ class AuthenticateOidcTest {
       assertThat(jar).as(e.getKey().toString()).doesNotContainKey("AWSELBAuthSessionCookie-0");
     }
     assertThat(backend.trafficHits()).isZero();
-    // Each sign-in: the redirect to the IdP (302, authenticate), then the callback's answer. A line a
-    // loop hands over after its period's collection goes to a second file of that period at the next
-    // one (as ALB may deliver several): every file counts.
+    // Each sign-in: the redirect to the IdP (302, authenticate), then the callback's answer. A line
+    // belongs to the period its request ended in: the virtual clock stands still at the real time the
+    // test began, and a request ends that clock's time plus its real duration (5 s for the token
+    // endpoint that never answers), so when the test began within seconds of a 5-minute boundary its
+    // last lines are the next period's, in that period's file: every file counts.
     accessLog();
     if (callbackLines().size() < expected.size()) {
       time.advance(Duration.ofMinutes(5));
