@@ -222,11 +222,6 @@ final class DatagramFlow extends ChannelInboundHandlerAdapter {
     return upstream.key();
   }
 
-  /** Its target's id (an address or instance), for tests and logs. */
-  String targetId() {
-    return upstream.id();
-  }
-
   LoadBalancerMeters meters() {
     return meters;
   }

@@ -180,9 +180,7 @@ final class DatagramListeners {
    */
   private Future<Void> bind(Binding b) {
     return LoopSockets.bind(context, index, () -> {
-      DatagramChannel socket = transport.datagramChannel(family(b.address.getAddress()));
-      socket.config().setAllocator(DirectForwarder.ALLOCATOR);
-      socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
+      DatagramChannel socket = socket(b.address.getAddress());
       socket.config().setReceiveBufferSize(RECEIVE_BUFFER);
       socket.pipeline().addLast("datagrams", new Receiver(b));
       return socket;
@@ -198,8 +196,16 @@ final class DatagramListeners {
         .onFailure(e -> bindings.values().remove(b));
   }
 
-  private static InternetProtocolFamily family(InetAddress address) {
-    return address instanceof Inet6Address ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4;
+  /**
+   * A datagram socket of this loop's transport for {@code address}'s family, reading each datagram
+   * whole ({@link #MAX_DATAGRAM}) into the pooled allocator's buffers.
+   */
+  private DatagramChannel socket(InetAddress address) {
+    DatagramChannel socket = transport.datagramChannel(
+        address instanceof Inet6Address ? InternetProtocolFamily.IPv6 : InternetProtocolFamily.IPv4);
+    socket.config().setAllocator(DirectForwarder.ALLOCATOR);
+    socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
+    return socket;
   }
 
   /**
@@ -249,10 +255,7 @@ final class DatagramListeners {
       // Datagrams are read on the loop outside the verticle's context: the timer is set in it.
       context.dispatch(v -> sweep = timers.setTimer(IDLE_SWEEP_SECONDS * 1000L, this::sweep));
     }
-    DatagramChannel socket = transport.datagramChannel(family(target.socketAddress().getAddress()));
-    socket.config().setAllocator(DirectForwarder.ALLOCATOR);
-    socket.config().setRecvByteBufAllocator(new FixedRecvByteBufAllocator(MAX_DATAGRAM));
-    flow.open(socket, context.nettyEventLoop());
+    flow.open(socket(target.socketAddress().getAddress()), context.nettyEventLoop());
     return flow;
   }
 
