@@ -1,6 +1,7 @@
 package io.fulcrum.api;
 
 import io.fulcrum.model.Arns;
+import io.fulcrum.model.AlbTargets;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Listener;
@@ -228,6 +229,11 @@ public final class LoadBalancerOperations {
       if ("true".equals(lb.attributes().get(LoadBalancerAttributes.DELETION_PROTECTION))) {
         throw LbResources.refusal("OperationNotPermitted", "Load balancer '" + arn
             + "' cannot be deleted because deletion protection is enabled");
+      }
+      List<String> registering = AlbTargets.groupsRegistering(r, arn);
+      if (!registering.isEmpty()) {
+        throw LbResources.refusal("ResourceInUse", "Load balancer '" + arn + "' cannot be deleted because it is"
+            + " registered as a target of target group " + String.join(", ", registering) + "; deregister it first");
       }
       List<LoadBalancer> lbs = new ArrayList<>(r.loadBalancers());
       lbs.remove(lb);

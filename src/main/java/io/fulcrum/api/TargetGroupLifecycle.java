@@ -27,9 +27,11 @@ import java.util.Optional;
 /**
  * CreateTargetGroup, DescribeTargetGroups, ModifyTargetGroup and DeleteTargetGroup.
  *
- * <p>Fulcrum runs Application Load Balancer target groups: type {@code instance} or {@code ip}
- * with protocol HTTP or HTTPS and protocol version HTTP1, and type {@code lambda}. Its one "VPC"
- * is {@link Environment#VPC_ID}; any other VPC id is not found.
+ * <p>Fulcrum runs the target groups of application load balancers (type {@code instance} or
+ * {@code ip} with protocol HTTP or HTTPS, and type {@code lambda}) and of network load balancers
+ * (type {@code instance} or {@code ip} with protocol TCP, TLS, UDP or TCP_UDP, and type
+ * {@code alb} with TCP). Its one "VPC" is {@link Environment#VPC_ID}; any other VPC id is not
+ * found.
  */
 final class TargetGroupLifecycle {
 
@@ -112,11 +114,11 @@ final class TargetGroupLifecycle {
         throw ApiError.validation("The VPC ID '" + vpc + "' is not found (a Fulcrum deployment has one VPC: "
             + Environment.VPC_ID + ")");
       }
-      if (type == TargetType.ALB) {
-        throw ApiError.validation("Target type 'alb' (an application load balancer behind a network load balancer) is"
-            + " not available in Fulcrum yet (expected: instance, ip or lambda)");
-      }
       protocol = wire(Protocol.class, protocolText);
+      if (type == TargetType.ALB && protocol != Protocol.TCP) {
+        throw ApiError.validation("Target groups with target type 'alb' support only the TCP protocol (a network load"
+            + " balancer's TCP listener forwards to the application load balancer's listener on the group's port)");
+      }
       if (!protocol.served()) {
         throw ApiError.validation("Protocol '" + protocolText + "' target groups are not available yet (expected: "
             + Protocol.SERVED + ")");
@@ -221,6 +223,10 @@ final class TargetGroupLifecycle {
         // A lambda group has no health check port to carry over: the model refuses one.
         base = new HealthCheck.Input(base.enabled(), base.protocol(), null, base.path(), base.intervalSeconds(),
             base.timeoutSeconds(), base.healthyThreshold(), base.unhealthyThreshold(), base.httpCode(), base.grpcCode());
+      } else if (g.targetType() == TargetType.ALB) {
+        // What an alb group cannot change follows its check protocol: not carried over, so a new protocol gets its own.
+        base = new HealthCheck.Input(base.enabled(), base.protocol(), base.port(), base.path(), base.intervalSeconds(),
+            null, base.healthyThreshold(), null, null, null);
       }
       HealthCheck hc = TargetGroupShapes.resolveHealthCheck(TargetGroupShapes.over(base, given), g.targetType(),
           g.protocol(), g.protocolVersion());

@@ -1,7 +1,9 @@
 package io.fulcrum.api;
 
+import io.fulcrum.model.AlbTargets;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.IpAddresses;
+import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetDescription;
@@ -24,9 +26,6 @@ import java.util.Set;
  * with that port.
  */
 final class TargetRegistrationOperations {
-
-  /** Targets per lambda target group (ELBv2 quota). */
-  static final int MAX_LAMBDA_TARGETS = 1;
 
   private TargetRegistrationOperations() {
   }
@@ -87,6 +86,14 @@ final class TargetRegistrationOperations {
         if (t == null) {
           continue;
         }
+        if (g.targetType() == TargetType.ALB) {
+          String problem = AlbTargets.listenerProblem(r, t);
+          if (problem != null) {
+            problems.at("Targets").at(i + 1).at("id").add(Problem.INVALID_TARGET, problem);
+            continue;
+          }
+          t = AlbTargets.located(env, r, t);
+        }
         Integer at = position.get(t.key());
         if (at != null) {
           // Registered already: harmless; a new zone given replaces the old one.
@@ -99,7 +106,8 @@ final class TargetRegistrationOperations {
       if (!problems.isEmpty()) {
         throw TargetGroupShapes.fromModel(problems.list(), Map.of());
       }
-      int max = g.targetType() == TargetType.LAMBDA ? MAX_LAMBDA_TARGETS : TargetGroupAttributes.MAX_TARGETS;
+      int max = g.targetType() == TargetType.LAMBDA || g.targetType() == TargetType.ALB ? 1
+          : TargetGroupAttributes.MAX_TARGETS;
       if (targets.size() > max) {
         throw ApiError.sender("TooManyTargets", "You've reached the limit on the number of targets per target group: '"
             + g.name() + "' would have " + targets.size() + " targets (at most " + max + ")");

@@ -6,6 +6,8 @@ import java.lang.invoke.VarHandle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -43,6 +45,13 @@ public final class Upstream {
   private String endpoint;
   /** Made on first use by {@link #socketAddress()}. */
   private InetSocketAddress socketAddress;
+  /**
+   * An application load balancer registered as a target (type alb): its address in each of its
+   * zones, where a node of that zone reaches it; null for any other target.
+   */
+  private final Map<String, String> zoneAddresses;
+  /** {@link #zoneAddresses} as socket addresses, made on first use by {@link #socketAddressFrom}. */
+  private Map<String, InetSocketAddress> zoneSocketAddresses;
   private volatile int outstanding;
   /** Target optimizer: requests the target's agent has said it is ready for and that are not yet sent. */
   private volatile int credits;
@@ -62,11 +71,21 @@ public final class Upstream {
    * @param zone    its zone, or {@code all}
    */
   public Upstream(String key, String id, String address, int port, String zone) {
+    this(key, id, address, port, zone, null);
+  }
+
+  /**
+   * A target reached at another address from some zones: an application load balancer registered
+   * as a target, at its node in each of its zones ({@code zoneAddresses}); {@code address} from the
+   * others.
+   */
+  public Upstream(String key, String id, String address, int port, String zone, Map<String, String> zoneAddresses) {
     this.key = key;
     this.id = id;
     this.address = address;
     this.port = port;
     this.zone = zone;
+    this.zoneAddresses = zoneAddresses == null ? null : Map.copyOf(zoneAddresses);
   }
 
   public String key() {
@@ -94,16 +113,39 @@ public final class Upstream {
   public InetSocketAddress socketAddress() {
     InetSocketAddress a = socketAddress;
     if (a == null) {
-      byte[] ip = IpAddresses.parse(address);
-      try {
-        a = ip == null ? InetSocketAddress.createUnresolved(address, port)
-            : new InetSocketAddress(InetAddress.getByAddress(ip), port);
-      } catch (UnknownHostException e) {
-        throw new IllegalStateException(e); // not for 4 or 16 bytes
-      }
+      a = socketAddress(address, port);
       socketAddress = a;
     }
     return a;
+  }
+
+  /**
+   * The address a node of {@code zone} connects to: {@link #socketAddress()} but for an application
+   * load balancer that has a node in that zone. Benign race as there.
+   */
+  public InetSocketAddress socketAddressFrom(String zone) {
+    if (zoneAddresses == null) {
+      return socketAddress();
+    }
+    Map<String, InetSocketAddress> m = zoneSocketAddresses;
+    if (m == null) {
+      Map<String, InetSocketAddress> made = new HashMap<>();
+      zoneAddresses.forEach((z, a) -> made.put(z, socketAddress(a, port)));
+      m = Map.copyOf(made);
+      zoneSocketAddresses = m;
+    }
+    InetSocketAddress a = m.get(zone);
+    return a != null ? a : socketAddress();
+  }
+
+  private static InetSocketAddress socketAddress(String address, int port) {
+    byte[] ip = IpAddresses.parse(address);
+    try {
+      return ip == null ? InetSocketAddress.createUnresolved(address, port)
+          : new InetSocketAddress(InetAddress.getByAddress(ip), port);
+    } catch (UnknownHostException e) {
+      throw new IllegalStateException(e); // not for 4 or 16 bytes
+    }
   }
 
   public String id() {
@@ -229,8 +271,14 @@ public final class Upstream {
 
   /** Whether the same target at the same place (a reused instance stays valid only if so). */
   public boolean sameAs(String address, int port, String zone) {
+    return sameAs(address, port, zone, null);
+  }
+
+  /** {@link #sameAs(String, int, String)}, reached from zones at {@code zoneAddresses} (null: none). */
+  public boolean sameAs(String address, int port, String zone, Map<String, String> zoneAddresses) {
     // Lambda targets have no address.
-    return java.util.Objects.equals(this.address, address) && this.port == port && this.zone.equals(zone);
+    return java.util.Objects.equals(this.address, address) && this.port == port && this.zone.equals(zone)
+        && java.util.Objects.equals(this.zoneAddresses, zoneAddresses == null ? null : Map.copyOf(zoneAddresses));
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.IpAddressType;
+import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Problem;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.ProtocolVersion;
@@ -82,9 +83,6 @@ final class TargetGroupParser {
     IpAddressType ipType = IpAddressType.IPV4;
     if (type == TargetType.LAMBDA) {
       checkLambdaGroup(n, protocolText, port, versionText, ipTypeText);
-    } else if (type == TargetType.ALB) {
-      n.at("target-type").add("alb target groups (an application load balancer behind a network load balancer)"
-          + " are not available yet (expected: instance or ip)");
     } else if (type != null) {
       if (protocolText == null) {
         n.at("protocol").add("A protocol must be specified");
@@ -95,6 +93,11 @@ final class TargetGroupParser {
               + Protocol.SERVED + ")");
           protocol = null;
         }
+      }
+      if (type == TargetType.ALB && protocol != null && protocol != Protocol.TCP) {
+        n.at("protocol").add("target groups of type alb support only the TCP protocol (a network load balancer's TCP"
+            + " listener forwards to the application load balancer's listener on the group's port)");
+        protocol = null;
       }
       if (protocol != null && protocol.isNetworkFamily() && controlPort != null) {
         n.at("target-control-port").add("the target optimizer is for HTTP and HTTPS target groups");
@@ -149,7 +152,12 @@ final class TargetGroupParser {
           + TargetGroupAttributes.MAX_TARGETS + " per target group");
     }
     for (ConfigNode t : targetNodes) {
-      TargetDescription d = new TargetDescription(t.string("id", null), t.integer("port", null), t.string("zone", null));
+      String id = t.string("id", null);
+      if (type == TargetType.ALB && id != null && !id.startsWith("arn:")) {
+        // The config names its application load balancers; their ARNs follow from the names.
+        id = env.arns().loadBalancer(LoadBalancerType.APPLICATION, id, env.arns().stableId("loadbalancer", id));
+      }
+      TargetDescription d = new TargetDescription(id, t.integer("port", null), t.string("zone", null));
       t.finish();
       if (type == null || ipType == null || type != TargetType.LAMBDA && (protocol == null || port == null)) {
         continue;

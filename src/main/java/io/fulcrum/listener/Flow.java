@@ -18,6 +18,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Locale;
 
@@ -141,11 +142,11 @@ final class Flow extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Opens the connection to the target on {@code bootstrap} (the client's event loop); {@code first}
-   * (the PROXY protocol header, or null) goes ahead of the client's bytes. {@code tls}: a TLS
-   * session to the target, whose certificate is not checked.
+   * Opens the connection to the target, at {@code to}, on {@code bootstrap} (the client's event
+   * loop); {@code first} (the PROXY protocol header, or null) goes ahead of the client's bytes.
+   * {@code tls}: a TLS session to the target, whose certificate is not checked.
    */
-  void open(Bootstrap bootstrap, SslContext tls, byte[] first, GroupMeters groupMeters) {
+  void open(Bootstrap bootstrap, InetSocketAddress to, SslContext tls, byte[] first, GroupMeters groupMeters) {
     // Registered on this loop (at once: it is the caller's), set up, then connected: no bootstrap copy per flow.
     ChannelFuture registered = bootstrap.register();
     Channel channel = registered.channel();
@@ -160,7 +161,7 @@ final class Flow extends ChannelInboundHandlerAdapter {
     }
     channel.pipeline().addLast("flow", this);
     this.tlsMeters = tls == null ? null : groupMeters;
-    channel.connect(upstream.socketAddress()).addListener((ChannelFutureListener) f -> {
+    channel.connect(to).addListener((ChannelFutureListener) f -> {
       owner.connected(this, f.isSuccess());
       if (!f.isSuccess()) {
         groupMeters.targetConnectionError();

@@ -356,7 +356,7 @@ final class FlowListeners {
         ? ProxyProtocolV2.header(source, from.getPort(), destination, b.address.getPort()) : null;
     // A target's certificate is not checked (SPEC §1.5: nor is it by health checks).
     flow.open(bootstrap(client.eventLoop(), b.plan.proxy().connectTimeoutMillis()),
-        group.tls() ? TargetTls.context(Tls.negotiated(client)) : null, header, m.group(group.arn()));
+        target.socketAddressFrom(b.node.zone()), group.tls() ? TargetTls.context(Tls.negotiated(client)) : null, header, m.group(group.arn()));
   }
 
 

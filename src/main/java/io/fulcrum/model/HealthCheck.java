@@ -41,6 +41,8 @@ public record HealthCheck(
   public static final int MIN_THRESHOLD = 2;
   public static final int MAX_THRESHOLD = 10;
   public static final int MAX_PATH_LENGTH = 1024;
+  /** What target groups of type alb cannot change (AWS's console offers none of these). */
+  private static final String ALB_FIXED = "target groups of type alb keep the default ";
 
   /**
    * What a user gave; every field may be {@code null} (not given). Keys are the config keys;
@@ -97,15 +99,19 @@ public record HealthCheck(
       enabled = false;
     }
 
+    boolean alb = targetType == TargetType.ALB;
     Protocol protocol = switch (kind) {
       case ALB, ALB_LAMBDA -> Protocol.HTTP;
-      case NLB, GWLB -> Protocol.TCP;
+      case NLB, GWLB -> alb ? Protocol.HTTP : Protocol.TCP;
     };
     if (in.protocol() != null) {
       Protocol p = WireEnum.parse(Protocol.class, in.protocol(), problems.at("protocol"));
       if (p != null) {
         if (p != Protocol.HTTP && p != Protocol.HTTPS && p != Protocol.TCP) {
           problems.at("protocol").add("health checks over " + p.wire() + " are not supported (expected: HTTP, HTTPS or TCP)");
+        } else if (p == Protocol.TCP && alb) {
+          problems.at("protocol").add(Problem.INVALID_CONFIGURATION, "target groups of type alb are checked over HTTP"
+              + " or HTTPS (the check goes through the application load balancer to its targets)");
         } else if (p == Protocol.TCP && (kind == TargetGroupKind.ALB || kind == TargetGroupKind.ALB_LAMBDA)) {
           problems.at("protocol").add(Problem.INVALID_CONFIGURATION,
               "TCP health checks are not supported for target groups with the "
@@ -181,6 +187,10 @@ public record HealthCheck(
       timeout = in.timeoutSeconds();
       timeoutGiven = true;
     }
+    if (alb && timeoutGiven && in.timeoutSeconds() != (protocol == Protocol.HTTP ? 6 : 10)) {
+      problems.at("timeout-seconds").add(Problem.INVALID_CONFIGURATION, ALB_FIXED + "timeout ("
+          + (protocol == Protocol.HTTP ? 6 : 10) + " s for " + protocol.wire() + " checks)");
+    }
     boolean strict = kind == TargetGroupKind.ALB || kind == TargetGroupKind.ALB_LAMBDA;
     if (strict ? timeout >= interval : timeout > interval) {
       // Only blame the timeout when the user set one of the two; defaults never conflict.
@@ -199,6 +209,10 @@ public record HealthCheck(
     int unhealthy = kind == TargetGroupKind.ALB_LAMBDA ? 5 : 2;
     if (in.unhealthyThreshold() != null
         && problems.at("unhealthy-threshold-count").checkRange(in.unhealthyThreshold(), MIN_THRESHOLD, MAX_THRESHOLD)) {
+      if (alb && in.unhealthyThreshold() != unhealthy) {
+        problems.at("unhealthy-threshold-count").add(Problem.INVALID_CONFIGURATION, ALB_FIXED + "unhealthy threshold ("
+            + unhealthy + ")");
+      }
       unhealthy = in.unhealthyThreshold();
     }
 
@@ -226,6 +240,10 @@ public record HealthCheck(
         matcher = CodeMatcher.parse(in.httpCode() == null ? def : in.httpCode(), lo, hi, mp.at("http-code"));
         if (matcher != null && kind == TargetGroupKind.GWLB && !matcher.text().equals(DEFAULT_NLB_HTTP_CODE)) {
           mp.at("http-code").add("GENEVE target groups require the matcher 200-399");
+        }
+        if (matcher != null && alb && !matcher.text().equals(DEFAULT_NLB_HTTP_CODE)) {
+          mp.at("http-code").add(Problem.INVALID_CONFIGURATION, ALB_FIXED + "success codes (" + DEFAULT_NLB_HTTP_CODE
+              + ")");
         }
       } else if (in.httpCode() != null) {
         mp.at("http-code").add(Problem.INVALID_CONFIGURATION, "a matcher cannot be set for TCP health checks");

@@ -96,6 +96,7 @@ public final class ResourceRules {
       }
     }
 
+    AlbTargets.check(resources, problems);
     for (int i = 0; i < resources.targetGroups().size(); i++) {
       TargetGroup g = resources.targetGroups().get(i);
       if ("false".equals(g.attributes().crossZone()) && g.kind() != TargetGroupKind.NLB) {
@@ -114,9 +115,10 @@ public final class ResourceRules {
    * A network load balancer's listener (SPEC §7): TCP, TLS, UDP or TCP_UDP, no rules, and one
    * default action that forwards to target groups of its family (a TCP listener to TCP or TCP_UDP
    * groups, a TLS listener to TCP or TLS groups, a UDP listener to UDP or TCP_UDP groups, a TCP_UDP
-   * listener to TCP_UDP groups): one, or up to five by weight (NLB's weighted target groups), without
-   * target group stickiness (a cookie, which a network load balancer cannot set). (A TLS group
-   * refuses stickiness itself, see TargetGroupAttributes.)
+   * listener to TCP_UDP groups; only a TCP listener to an {@code alb} group): one, or up to five
+   * by weight (NLB's weighted target groups), without target group stickiness (a cookie, which a
+   * network load balancer cannot set). (A TLS group refuses stickiness itself, see
+   * TargetGroupAttributes.)
    */
   private static void checkNetworkListener(Listener l, Map<String, TargetGroup> groups, Problems lp) {
     if (!l.protocol().isNetworkFamily() || !l.protocol().served()) {
@@ -146,6 +148,10 @@ public final class ResourceRules {
             + " cannot forward to target group '" + g.name() + "' with protocol "
             + (g.protocol() == null ? "none (lambda)" : g.protocol().wire()) + " (expected: "
             + String.join(" or ", fitting.stream().map(Protocol::wire).toList()) + ")");
+      } else if (g != null && g.targetType() == TargetType.ALB && l.protocol() != Protocol.TCP) {
+        lp.at("default-actions").at(0).add("IncompatibleProtocols", "listener protocol " + l.protocol().wire()
+            + " cannot forward to target group '" + g.name() + "' of type alb: only TCP listeners forward to an"
+            + " application load balancer (its HTTPS listeners end TLS)");
       }
     }
   }

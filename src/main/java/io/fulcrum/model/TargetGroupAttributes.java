@@ -195,6 +195,9 @@ public final class TargetGroupAttributes {
       }
     }
     List<AttributeSpec> specs = specs(kind, type, protocol, optimizer);
+    if (type == TargetType.ALB) {
+      given = albKeepsDefaults(specs, given, problems);
+    }
     String stickinessType = given.get(STICKINESS_TYPE);
     if (protocol != null && stickinessType != null && STICKINESS_TYPES.contains(stickinessType)
         && specs.stream().anyMatch(s -> s.key().equals(STICKINESS_TYPE) && s.check().apply(stickinessType) != null)) {
@@ -211,6 +214,25 @@ public final class TargetGroupAttributes {
     TargetGroupAttributes t = new TargetGroupAttributes(a, kind);
     t.checkConstraints(protocol, problems);
     return problems.size() > before ? null : t;
+  }
+
+  /**
+   * A target group of type alb keeps every attribute at its default (AWS: they cannot be modified):
+   * {@code given} without the keys that would change one, each recorded as a problem. A default
+   * given again is harmless; an unknown key is left for the usual check.
+   */
+  private static Map<String, String> albKeepsDefaults(List<AttributeSpec> specs, Map<String, String> given,
+      Problems problems) {
+    Map<String, String> kept = new java.util.LinkedHashMap<>(given);
+    for (AttributeSpec spec : specs) {
+      String v = given.get(spec.key());
+      if (v != null && !v.equals(spec.defaultValue())) {
+        problems.at(spec.key()).add(Problem.INVALID_CONFIGURATION, "The attributes of target groups with target type"
+            + " 'alb' cannot be modified: " + spec.key() + " stays " + spec.defaultValue());
+        kept.remove(spec.key());
+      }
+    }
+    return kept;
   }
 
   /**

@@ -54,6 +54,9 @@ public final class Targets {
     if (type == TargetType.IP) {
       return resolveIp(d, port, ipType, env, p);
     }
+    if (type == TargetType.ALB) {
+      return resolveAlb(d, port, env, p);
+    }
     p.at("id").add(Problem.INVALID_TARGET, "targets of type '" + type.wire() + "' are not supported");
     return null;
   }
@@ -105,6 +108,26 @@ public final class Targets {
       return null;
     }
     return new Target(d.id(), port, instance.zone(), instance.address(), false);
+  }
+
+  /**
+   * An {@code alb} target names an application load balancer of this deployment by its ARN; where
+   * it is reached ({@link AlbTargets}) and whether it exists ({@link ResourceRules}) depend on the
+   * other resources.
+   */
+  private static Target resolveAlb(TargetDescription d, int port, Environment env, Problems p) {
+    String prefix = env.arns().loadBalancer(LoadBalancerType.APPLICATION, "", "");
+    prefix = prefix.substring(0, prefix.length() - 1); // ...:loadbalancer/app/
+    if (!d.id().startsWith(prefix) || d.id().substring(prefix.length()).split("/", -1).length != 2) {
+      p.at("id").add(Problem.INVALID_TARGET, "'" + d.id() + "' is not the ARN of an application load balancer in "
+          + env.region() + " of account " + env.account() + " (expected " + prefix + "<name>/<id>)");
+      return null;
+    }
+    if (d.zone() != null) {
+      p.at("zone").add("an Availability Zone cannot be specified for alb targets: the load balancer is in its own zones");
+      return null;
+    }
+    return new Target(d.id(), port, Target.ALL_ZONES, null, false);
   }
 
   private static Target resolveIp(TargetDescription d, int port, IpAddressType ipType, Environment env, Problems p) {

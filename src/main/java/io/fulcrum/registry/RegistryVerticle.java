@@ -89,7 +89,7 @@ public final class RegistryVerticle extends VerticleBase {
    */
   public RegistryVerticle(Environment environment, Resources resources, Timers timers, StateStore store) {
     this.environment = environment;
-    this.resources = resources;
+    this.resources = io.fulcrum.model.AlbTargets.withAddresses(environment, resources);
     this.timers = timers;
     this.store = store;
     this.deregistrations = new Deregistrations(timers, journal, () -> this.resources, this::rebuildAll);
@@ -224,7 +224,8 @@ public final class RegistryVerticle extends VerticleBase {
    * applied as an API change is, without the API's checks (the node that accepted them ran them;
    * a target this node still drains that they register again stops draining, as on a reload).
    */
-  Future<MutationResult> adopt(Resources next) {
+  Future<MutationResult> adopt(Resources taken) {
+    Resources next = io.fulcrum.model.AlbTargets.withAddresses(environment, taken); // addresses are not replicated
     return next.equals(resources) ? Future.succeededFuture(new MutationResult(resources, current.version()))
         : commit(next, "cluster");
   }
@@ -241,7 +242,8 @@ public final class RegistryVerticle extends VerticleBase {
     }
     Resources next;
     try {
-      next = change.apply(resources);
+      // A change to an application load balancer's zones moves where its alb registrations reach it.
+      next = io.fulcrum.model.AlbTargets.withAddresses(environment, change.apply(resources));
     } catch (RuntimeException e) {
       // Any failure, not only a refusal, must reach the caller: otherwise its request would never be answered.
       return Future.failedFuture(e);
@@ -319,11 +321,12 @@ public final class RegistryVerticle extends VerticleBase {
         done.fail(new InvalidModelException(problems.list()));
         return;
       }
-      journal.resourcesChanged(resources, next, "config", timers.now());
-      startDraining(resources, next);
-      slowStarts.markCandidates(resources, next, health);
+      Resources located = io.fulcrum.model.AlbTargets.withAddresses(env, next);
+      journal.resourcesChanged(resources, located, "config", timers.now());
+      startDraining(resources, located);
+      slowStarts.markCandidates(resources, located, health);
       environment = env;
-      resources = next;
+      resources = located;
       rebuildAll();
       LOG.info("applied configuration version {} ({} listeners, {} target groups in use)", current.version(),
           current.listeners().size(), current.groups().size());
@@ -489,8 +492,13 @@ public final class RegistryVerticle extends VerticleBase {
     Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
     return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, deregistrations.targets(g.arn()),
         slowStarts.since(g.arn()), detectors.weights(g.arn()),
-        t -> cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone()) ? u
-            : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())),
+        t -> {
+          Map<String, String> zoneAddresses = g.targetType() != io.fulcrum.model.TargetType.ALB ? null
+              : io.fulcrum.model.AlbTargets.loadBalancer(resources, t)
+                  .map(lb -> io.fulcrum.model.AlbTargets.zoneAddresses(environment, lb)).orElse(null);
+          return cache.compute(t.key(), (key, u) -> u != null && u.sameAs(t.address(), t.port(), t.zone(), zoneAddresses)
+              ? u : new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone(), zoneAddresses));
+        },
         loadBalancerCrossZone.getOrDefault(g.arn(), true)));
   }
 

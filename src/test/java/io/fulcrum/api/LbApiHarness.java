@@ -10,6 +10,7 @@ import io.fulcrum.testing.ElbClients;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -47,22 +48,41 @@ final class LbApiHarness implements AutoCloseable {
   final ElasticLoadBalancingV2Client elb;
   final Path dataDir;
 
-  private LbApiHarness(Path dataDir, String extraYaml, int listenerInstances) {
+  /** The control plane's time when health checks run; null: frozen (targets stay initial). */
+  private final VirtualTime time;
+
+  private LbApiHarness(Path dataDir, String extraYaml, int listenerInstances, VirtualTime time) {
     this.dataDir = dataDir;
+    this.time = time;
     blue = Backend.start(backends, "blue");
     green = Backend.start(backends, "green");
-    gateway = Gateway.start(TestVertx.create(), yaml(dataDir, blue.port(), green.port(), extraYaml), listenerInstances,
-        Clock.systemUTC());
+    String yaml = yaml(dataDir, blue.port(), green.port(), extraYaml);
+    gateway = time == null ? Gateway.start(TestVertx.create(), yaml, listenerInstances, Clock.systemUTC())
+        : Gateway.start(TestVertx.create(), yaml, listenerInstances, time);
     elb = ElbClients.client(gateway.controlPort());
   }
 
   static LbApiHarness start(Path dataDir) {
-    return new LbApiHarness(dataDir, "", 1);
+    return new LbApiHarness(dataDir, "", 1, null);
   }
 
   /** With more YAML after the seed (more target groups, load balancers) and several listener verticles. */
   static LbApiHarness start(Path dataDir, String extraYaml, int listenerInstances) {
-    return new LbApiHarness(dataDir, extraYaml, listenerInstances);
+    return new LbApiHarness(dataDir, extraYaml, listenerInstances, null);
+  }
+
+  /** With health checks on virtual time that starts now (the SDK's signatures stay within 15 minutes). */
+  static LbApiHarness onVirtualTime(Path dataDir) {
+    return new LbApiHarness(dataDir, "", 1, new VirtualTime(System.currentTimeMillis()));
+  }
+
+  /**
+   * Moves virtual time on, each health check's real answer in before time moves further, once the
+   * health checker watches what the API changed last.
+   */
+  void advance(Duration d) {
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(gateway.fulcrum()::healthCheckerCaughtUp);
+    time.advance(d, () -> gateway.fulcrum().healthChecksInFlight() == 0);
   }
 
   static String yaml(Path dataDir, int bluePort, int greenPort, String extraYaml) {

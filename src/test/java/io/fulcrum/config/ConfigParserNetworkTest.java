@@ -6,6 +6,7 @@ import static io.fulcrum.config.Configs.problems;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fulcrum.balancer.TargetGroupPlan;
+import io.fulcrum.model.AlbTargets;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerType;
@@ -302,5 +303,88 @@ class ConfigParserNetworkTest {
     assertThat(messages(nlb("{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: tcp}]}", """
         - {name: tcp, target-type: ip, protocol: TCP, port: 80, attributes: {load_balancing.cross_zone.enabled: false},
            targets: [{id: 172.16.0.9, zone: all}]}"""))).isEmpty();
+  }
+
+  /** An application load balancer {@code web} listening on 8080, and the network load balancer {@code edge} in front. */
+  private static String albBehindNlb(String albGroup, String nlbListener) {
+    return """
+        target-groups:
+          - {name: web, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 10.0.0.1}]}
+          %s
+        load-balancers:
+          - name: web
+            listeners:
+              - {protocol: HTTP, port: 8080, default-actions: [{type: forward, target-group: web}]}
+          - name: edge
+            type: network
+            listeners:
+              - %s
+        """.formatted(albGroup, nlbListener);
+  }
+
+  private static final String TO_ALB = "{protocol: TCP, port: 80, default-actions: [{type: forward, target-group: to-web}]}";
+
+  @Test
+  void albTargetGroup_namesItsApplicationLoadBalancer_byNameOrArn() {
+    FulcrumConfig config = parse(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
+        + " targets: [{id: web}]}", TO_ALB));
+    LoadBalancer web = config.resources().loadBalancers().get(0);
+    TargetGroup group = config.resources().targetGroups().get(1);
+    assertThat(group.targetType()).isEqualTo(io.fulcrum.model.TargetType.ALB);
+    assertThat(group.targets()).extracting(t -> t.id() + ":" + t.port() + "@" + t.zone())
+        .containsExactly(web.arn() + ":8080@all");
+    assertThat(group.healthCheck().protocol()).isEqualTo(Protocol.HTTP);
+    assertThat(group.healthCheck().timeoutSeconds()).isEqualTo(6);
+    assertThat(parse(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080, targets: [{id: \""
+        + web.arn() + "\"}]}", TO_ALB)).resources().targetGroups().get(1).targets()).isEqualTo(group.targets());
+  }
+
+  @Test
+  void albTargetGroup_whatAwsDoesNotAllow_isRejectedAtItsKey() {
+    String tg = "target-groups[1].";
+    assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 9090,"
+        + " targets: [{id: web}]}", TO_ALB))).containsExactly(tg + "targets[0].port: The application load balancer"
+        + " 'web' has no listener on port 9090 (its listeners' ports: 8080); the target's port must be the port of one"
+        + " of its listeners");
+    assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
+        + " targets: [{id: edge}]}", TO_ALB))).containsExactly(tg + "targets[0].id: The load balancer '"
+        + "arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/edge/"
+        + new io.fulcrum.model.Arns("us-east-1", "000000000000").stableId("loadbalancer", "edge")
+        + "' does not exist");
+    assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
+        + " attributes: {deregistration_delay.timeout_seconds: 30}, targets: [{id: web}]}", TO_ALB)))
+        .containsExactly(tg + "attributes.deregistration_delay.timeout_seconds: The attributes of target groups with"
+            + " target type 'alb' cannot be modified: deregistration_delay.timeout_seconds stays 300");
+    assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
+        + " targets: [{id: web}]}", "{protocol: TLS, port: 443, default-actions: [{type: forward, target-group:"
+        + " to-web}]}"))).containsExactly(LB.replace("[0]", "[1]") + "listeners[0].default-actions[0]: listener"
+        + " protocol TLS cannot forward to target group 'to-web' of type alb: only TCP listeners forward to an"
+        + " application load balancer (its HTTPS listeners end TLS)");
+  }
+
+  @Test
+  void albTarget_isReachedAtItsLoadBalancersFirstNode_whicheverZonesItHas() {
+    String yaml = "nodes: [{zone: zone-a, address: 127.0.0.1}, {zone: zone-b, address: 127.0.0.2},"
+        + " {zone: zone-c, address: 127.0.0.3}]\n"
+        + albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080, targets: [{id: web}]}", TO_ALB)
+            .replace("  - name: web\n", "  - name: web\n    zones: [zone-b, zone-c]\n");
+    FulcrumConfig config = parse(yaml);
+    io.fulcrum.model.Resources read = config.resources();
+    assertThat(read.targetGroups().get(1).targets().get(0).address()).as("set by the registry").isNull();
+    io.fulcrum.model.Resources located = AlbTargets.withAddresses(config.environment(), read);
+    assertThat(located.targetGroups().get(1).targets().get(0).address()).isEqualTo("127.0.0.2");
+    assertThat(AlbTargets.zoneAddresses(config.environment(), located.loadBalancers().get(0)))
+        .containsExactly(java.util.Map.entry("zone-b", "127.0.0.2"), java.util.Map.entry("zone-c", "127.0.0.3"));
+    assertThat(AlbTargets.withAddresses(config.environment(), located)).as("nothing to change").isSameAs(located);
+
+    LoadBalancer moved = located.loadBalancers().get(0).withZones(java.util.List.of("zone-a", "zone-c"));
+    io.fulcrum.model.Resources after = new io.fulcrum.model.Resources(java.util.List.of(moved,
+        located.loadBalancers().get(1)), located.targetGroups());
+    assertThat(AlbTargets.withAddresses(config.environment(), after).targetGroups().get(1).targets().get(0).address())
+        .as("its zones changed").isEqualTo("127.0.0.1");
+    io.fulcrum.model.Resources gone = new io.fulcrum.model.Resources(java.util.List.of(located.loadBalancers().get(1)),
+        located.targetGroups());
+    assertThat(AlbTargets.withAddresses(config.environment(), gone)).as("a draining target keeps its address")
+        .isSameAs(gone);
   }
 }

@@ -81,8 +81,8 @@ class ConfigParserTargetGroupTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "target-type: IP | target-type: 'IP' is not one of: instance, ip, lambda, alb",
-      "target-type: alb | target-type: alb target groups (an application load balancer behind a network load"
-          + " balancer) are not available yet (expected: instance or ip)",
+      "target-type: alb | protocol: target groups of type alb support only the TCP protocol (a network load"
+          + " balancer's TCP listener forwards to the application load balancer's listener on the group's port)",
       "protocol: GENEVE | protocol: 'GENEVE' target groups are not available yet (expected: HTTP, HTTPS, TCP, TLS,"
           + " UDP or TCP_UDP)",
       "protocol: http | protocol: 'http' is not one of: HTTP, HTTPS, TCP, TLS, UDP, TCP_UDP, GENEVE, QUIC, TCP_QUIC",

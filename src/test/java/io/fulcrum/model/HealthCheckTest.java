@@ -106,6 +106,10 @@ class HealthCheckTest {
     return resolve(in, TargetType.IP, Protocol.TCP, null);
   }
 
+  private static Result albTarget(In in) {
+    return resolve(in, TargetType.ALB, Protocol.TCP, null);
+  }
+
   private static HealthCheck ok(Result r) {
     assertThat(r.problems()).isEmpty();
     assertThat(r.check()).isNotNull();
@@ -557,5 +561,44 @@ class HealthCheckTest {
     b.httpCode = i.httpCode();
     b.grpcCode = i.grpcCode();
     return b;
+  }
+
+  /** Target groups of type alb: checked over HTTP or HTTPS through the ALB, some settings fixed (SPEC §1.2). */
+  @Nested
+  class AlbTargetType {
+
+    private static final String FIXED = "target groups of type alb keep the default ";
+
+    @Test
+    void defaults_areNlbsForAnHttpCheck() {
+      assertThat(ok(albTarget(in()))).isEqualTo(new HealthCheck(true, Protocol.HTTP, "traffic-port", "/", 30, 6, 5, 2,
+          matcher("200-399", 200, 599), false));
+      assertThat(ok(albTarget(in().protocol("HTTPS"))).timeoutSeconds()).isEqualTo(10);
+    }
+
+    @Test
+    void pathPortIntervalAndHealthyThreshold_canBeSet() {
+      assertThat(ok(albTarget(in().path("/ping").port("8080").interval(10).healthy(3))))
+          .isEqualTo(new HealthCheck(true, Protocol.HTTP, "8080", "/ping", 10, 6, 3, 2, matcher("200-399", 200, 599),
+              false));
+    }
+
+    @Test
+    void theirDefaultsGivenAgain_areAccepted() {
+      assertThat(ok(albTarget(in().timeout(6).unhealthy(2).httpCode("200-399")))).isEqualTo(ok(albTarget(in())));
+      assertThat(ok(albTarget(in().protocol("HTTPS").timeout(10))).timeoutSeconds()).isEqualTo(10);
+    }
+
+    @Test
+    void tcpChecks_timeoutUnhealthyThresholdAndCodes_areRefused() {
+      rejected(albTarget(in().protocol("TCP")), new Problem("protocol", IC, "target groups of type alb are checked over"
+          + " HTTP or HTTPS (the check goes through the application load balancer to its targets)"));
+      rejected(albTarget(in().timeout(5)), new Problem("timeout-seconds", IC, FIXED + "timeout (6 s for HTTP checks)"));
+      rejected(albTarget(in().protocol("HTTPS").timeout(6)), new Problem("timeout-seconds", IC,
+          FIXED + "timeout (10 s for HTTPS checks)"));
+      rejected(albTarget(in().unhealthy(3)), new Problem("unhealthy-threshold-count", IC, FIXED
+          + "unhealthy threshold (2)"));
+      rejected(albTarget(in().httpCode("200")), new Problem("matcher.http-code", IC, FIXED + "success codes (200-399)"));
+    }
   }
 }

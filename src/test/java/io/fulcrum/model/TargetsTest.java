@@ -273,10 +273,29 @@ class TargetsTest {
           "the Availability Zone of a lambda target can only be 'all'"));
     }
 
+    private static final String ALB = "arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/web/0123";
+
+    private static Result alb(String id, Integer port, String zone) {
+      return resolve(new TargetDescription(id, port, zone), TargetType.ALB, IpAddressType.IPV4, ENV);
+    }
+
     @Test
-    void albTarget_isNotSupported() {
-      rejected(resolve(new TargetDescription("arn:aws:elasticloadbalancing:x", null, null), TargetType.ALB,
-          IpAddressType.IPV4, ENV), new Problem("id", IT, "targets of type 'alb' are not supported"));
+    void albTarget_isAnApplicationLoadBalancersArn_onTheGroupsPortOrItsOwn_inTheLoadBalancersZones() {
+      assertThat(ok(alb(ALB, null, null))).as("the address is the load balancer's node, set once it is known")
+          .isEqualTo(new Target(ALB, 80, "all", null, false));
+      assertThat(ok(alb(ALB, 8080, null)).port()).isEqualTo(8080);
+    }
+
+    @Test
+    void albTarget_rejectsOtherIdsAndAZone() {
+      String expected = " is not the ARN of an application load balancer in us-east-1 of account 000000000000"
+          + " (expected arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/<name>/<id>)";
+      for (String id : List.of("web", "10.0.0.1", ALB.replace("/app/", "/net/"), ALB.replace("us-east-1", "eu-west-1"),
+          ALB + "/extra", "arn:aws:elasticloadbalancing:us-east-1:000000000000:targetgroup/web/0123")) {
+        rejected(alb(id, null, null), new Problem("id", IT, "'" + id + "'" + expected));
+      }
+      rejected(alb(ALB, null, "zone-a"), new Problem("zone", VE,
+          "an Availability Zone cannot be specified for alb targets: the load balancer is in its own zones"));
     }
   }
 }
