@@ -119,6 +119,11 @@ public final class Upstream {
     return a;
   }
 
+  /** Whether this is an application load balancer of this process, registered as a target (type alb). */
+  public boolean isApplicationLoadBalancer() {
+    return zoneAddresses != null;
+  }
+
   /**
    * The address a node of {@code zone} connects to: {@link #socketAddress()} but for an application
    * load balancer that has a node in that zone. Benign race as there.

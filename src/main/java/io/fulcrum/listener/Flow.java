@@ -161,6 +161,12 @@ final class Flow extends ChannelInboundHandlerAdapter {
     }
     channel.pipeline().addLast("flow", this);
     this.tlsMeters = tls == null ? null : groupMeters;
+    if (upstream.isApplicationLoadBalancer() && !carryClient(channel, to)) {
+      channel.close();
+      groupMeters.targetConnectionError();
+      end(End.ELB_RESET);
+      return;
+    }
     channel.connect(to).addListener((ChannelFutureListener) f -> {
       owner.connected(this, f.isSuccess());
       if (!f.isSuccess()) {
@@ -186,6 +192,24 @@ final class Flow extends ChannelInboundHandlerAdapter {
       }
       heldBytes = 0;
     });
+  }
+
+  /**
+   * An application load balancer of this process is the target: the connection is bound to a port of
+   * the ALB's node address (a local address: the ALB listens there) and the client noted under it,
+   * before it connects, so that the ALB takes the client for this connection's ({@link CarriedClients}).
+   * False when no port could be had.
+   */
+  private boolean carryClient(Channel channel, InetSocketAddress to) {
+    ChannelFuture bound = channel.bind(new InetSocketAddress(to.getAddress(), 0));
+    // On the channel's own loop the bind is done as it is asked for.
+    if (!bound.isDone() || !bound.isSuccess() || !(channel.localAddress() instanceof InetSocketAddress via)
+        || !(client.remoteAddress() instanceof InetSocketAddress from)) {
+      return false;
+    }
+    CarriedClients.carry(via, from);
+    channel.closeFuture().addListener(f -> CarriedClients.drop(via));
+    return true;
   }
 
   // ---- client to target ----

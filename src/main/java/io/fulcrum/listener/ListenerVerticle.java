@@ -252,6 +252,9 @@ public final class ListenerVerticle extends VerticleBase {
    * request decoder, and the direct path's lane when lanes are on.
    */
   void connected(Binding b, HttpConnection conn, HttpServerOptions options) {
+    if (conn instanceof ConnectionBase base) {
+      CarriedClients.adopt(base.channel()); // before anything asks for its address
+    }
     ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
         b.plan.proxy().clientKeepAliveMillis(), timers);
     if (conn instanceof ConnectionBase base) {

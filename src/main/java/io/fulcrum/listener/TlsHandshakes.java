@@ -168,9 +168,11 @@ public final class TlsHandshakes {
         ctx.pipeline().remove(this);
       }
       Consumer<Handshake> listener = LISTENERS.get(key);
-      if (listener == null || !(ctx.channel().remoteAddress() instanceof InetSocketAddress client)) {
+      if (listener == null || !(ctx.channel().remoteAddress() instanceof InetSocketAddress remote)) {
         return;
       }
+      InetSocketAddress carried = CarriedClients.clientOf(remote);
+      InetSocketAddress client = carried != null ? carried : remote;
       if (f.isSuccess()) {
         SSLSession session = ssl.engine().getSession();
         listener.accept(new Handshake(client, latency, session, leaf(session), null, ctx.channel()));

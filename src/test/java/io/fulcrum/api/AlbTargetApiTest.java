@@ -4,19 +4,27 @@ import static io.fulcrum.api.LbApiHarness.body;
 import static io.fulcrum.api.LbApiHarness.forward;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fulcrum.listener.CarriedClients;
 import io.fulcrum.model.Arns;
+import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.Tool;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancer;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.LoadBalancerTypeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.RuleCondition;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetGroup;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetHealthDescription;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetHealthStateEnum;
@@ -233,5 +241,59 @@ class AlbTargetApiTest {
         "IncompatibleProtocols");
     h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(other.loadBalancerArn())
         .protocol(ProtocolEnum.HTTP).port(Ports.free()).defaultActions(forward(arn))), "IncompatibleProtocols");
+  }
+
+  /** A GET through a connection from {@code from} (any port) to {@code 127.0.0.1:port}: its local port and the answer. */
+  private static String getFrom(String from, int port, String path, int[] localPort) throws Exception {
+    try (Socket s = new Socket()) {
+      s.bind(new InetSocketAddress(from, 0));
+      s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
+      s.setSoTimeout(10_000);
+      localPort[0] = s.getLocalPort();
+      s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: example.com\r\nConnection: close\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  @Test
+  void theApplicationLoadBalancer_seesTheNetworkLoadBalancersClient() throws Exception {
+    h = LbApiHarness.start(dir);
+    int albPort = Ports.free();
+    LoadBalancer alb = applicationLoadBalancer("web", albPort, "blue");
+    String albListener = h.elb.describeListeners(b -> b.loadBalancerArn(alb.loadBalancerArn())).listeners().get(0)
+        .listenerArn();
+    h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(alb.loadBalancerArn())
+        .attributes(a -> a.key("routing.http.xff_client_port.enabled").value("true")));
+    h.createRule(albListener, 1, LbApiHarness.fixed(200, "from 127.0.0.5"),
+        RuleCondition.builder().field("source-ip").sourceIpConfig(c -> c.values("127.0.0.5/32")).build());
+    TargetGroup tg = albGroup("web-alb", albPort);
+    h.elb.registerTargets(b -> b.targetGroupArn(tg.targetGroupArn()).targets(t -> t.id(alb.loadBalancerArn())));
+    int port = Ports.free();
+    tcpListener(networkLoadBalancer("edge", "zone-a"), port, tg);
+
+    int[] local = new int[1];
+    assertThat(getFrom("127.0.0.5", port, "/", local)).as("the ALB's source-ip rule sees the NLB's client")
+        .endsWith("from 127.0.0.5");
+    String answer = getFrom("127.0.0.6", port, "/", local);
+    assertThat(answer).endsWith("blue");
+    assertThat(h.blue.lastRequest().getJsonObject("headers").getString("x-forwarded-for"))
+        .as("X-Forwarded-For names the client and its port, not Fulcrum").isEqualTo("127.0.0.6:" + local[0]);
+
+    // HTTP/2 over TLS to an HTTPS listener of the ALB, from Debian's curl: the same.
+    int albTls = Ports.free();
+    h.elb.createListener(b -> b.loadBalancerArn(alb.loadBalancerArn()).protocol(ProtocolEnum.HTTPS).port(albTls)
+        .certificates(c -> c.certificateArn(SELF_SIGNED)).defaultActions(forward(groupArn("blue"))));
+    TargetGroup tls = albGroup("web-alb-tls", albTls);
+    h.elb.registerTargets(b -> b.targetGroupArn(tls.targetGroupArn()).targets(t -> t.id(alb.loadBalancerArn())));
+    int tlsPort = Ports.free();
+    tcpListener(networkLoadBalancer("edge-tls", "zone-a"), tlsPort, tls);
+    Path curl = Interop.require("/usr/bin/curl", "curl");
+    Tool.Result h2 = Tool.run(dir, Duration.ofSeconds(30), List.of(curl.toString(), "-sk", "--http2",
+        "--interface", "127.0.0.7", "-w", " %{http_version}", "https://127.0.0.1:" + tlsPort + "/h2"));
+    assertThat(h2.output()).isEqualTo("blue 2");
+    assertThat(h.blue.lastRequest().getString("uri")).isEqualTo("/h2");
+    assertThat(h.blue.lastRequest().getJsonObject("headers").getString("x-forwarded-for")).startsWith("127.0.0.7:");
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> CarriedClients.size() == 0);
   }
 }
