@@ -154,7 +154,6 @@ public final class Fulcrum {
               return null;
             }).recover(e -> Future.failedFuture("cannot join the cluster '" + config.cluster().name() + "' on "
                 + Banner.host(config.cluster().host()) + ":" + config.cluster().port() + ": " + e.getMessage())))
-        .compose(v -> vertx.deployVerticle(f.health))
         .compose(v -> vertx.deployVerticle(f.optimizer))
         .compose(v -> vertx.deployVerticle(f.keys))
         // In a cluster, the stickiness keys are the cluster's: a cookie one process seals, every other reads.
@@ -201,8 +200,13 @@ public final class Fulcrum {
               },
               new DeploymentOptions().setInstances(instances));
         })
-        .map(id -> {
+        .compose(id -> {
           f.listenersDeployment = id;
+          // Checks start once every listener listens: an application load balancer registered as a target of a
+          // network one is one of them, and would fail its first check otherwise (a check interval lost).
+          return vertx.deployVerticle(f.health);
+        })
+        .map(id -> {
           f.ready = true;
           return f;
         });
