@@ -206,6 +206,11 @@ public final class Dashboard {
       if (g.targetType() != TargetType.LAMBDA) {
         t.put("port", row.port());
       }
+      if (g.targetType() == TargetType.ALB) {
+        // app/<name>/<id>: the page names the application load balancer rather than showing its ARN.
+        String dimension = Arns.loadBalancerDimension(row.id());
+        t.put("loadBalancer", dimension.substring(dimension.indexOf('/') + 1, dimension.lastIndexOf('/')));
+      }
       if (row.zone() != null) {
         t.put("zone", row.zone());
       }

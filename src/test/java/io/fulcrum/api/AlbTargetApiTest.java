@@ -12,6 +12,7 @@ import io.fulcrum.testing.Tool;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -142,7 +143,7 @@ class AlbTargetApiTest {
   }
 
   @Test
-  void eachNodeOfTheNetworkLoadBalancer_reachesTheApplicationLoadBalancerInItsOwnZone() {
+  void eachNodeOfTheNetworkLoadBalancer_reachesTheApplicationLoadBalancerInItsOwnZone() throws Exception {
     h = LbApiHarness.start(dir);
     // One group with a target in each zone and cross-zone off: the ALB node a request arrives on shows in its answer.
     String split = h.elb.createTargetGroup(b -> b.name("split").targetType(TargetTypeEnum.IP).protocol(ProtocolEnum.HTTP)
@@ -163,6 +164,18 @@ class AlbTargetApiTest {
         .containsOnly("blue");
     assertThat(LbApiHarness.bodies("127.0.0.2", port, "/", 4)).as("the NLB's zone-b node, to the ALB's zone-b node")
         .containsOnly("green");
+
+    // The dashboard names the application load balancer behind the network one.
+    String stateText = LbApiHarness.get("127.0.0.1", h.gateway.controlPort(), "/ui/state").bodyText();
+    Path node = Interop.require("/usr/bin/node", "nodejs");
+    Path page = Files.writeString(dir.resolve("dashboard.html"),
+        LbApiHarness.get("127.0.0.1", h.gateway.controlPort(), "/ui").bodyText());
+    Path state = Files.writeString(dir.resolve("state.json"), stateText);
+    Path none = Files.writeString(dir.resolve("events.json"), "{\"events\": []}");
+    Path render = Path.of(AlbTargetApiTest.class.getResource("/ui/render.js").toURI());
+    Tool.Result r = Tool.run(dir, Duration.ofSeconds(30), List.of(node.toString(), render.toString(), page.toString(),
+        state.toString(), none.toString(), none.toString(), none.toString(), alb.loadBalancerArn() + ":" + albPort));
+    assertThat(r.output()).contains("application load balancer web:" + albPort);
 
   }
 
