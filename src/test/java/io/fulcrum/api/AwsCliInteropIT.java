@@ -41,6 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * target only. Then the seed's exact {@code modify-target-group-attributes} command (both thresholds
  * at 50 %): one healthy target in four is below half, so the group fails open and traffic follows to
  * all four. Finally deregister one, {@code wait target-deregistered}, and it gets no more traffic.
+ * Also a network load balancer, by itself and in front of the application load balancer (target
+ * type {@code alb}).
  */
 @Tag("interop")
 class AwsCliInteropIT {
@@ -193,6 +195,41 @@ class AwsCliInteropIT {
     }
   }
 
+  @Test
+  void applicationLoadBalancerBehindANetworkOne_withTheRealCli() throws Exception {
+    String web = aws("create-target-group", "--name", "cli-web", "--protocol", "HTTP", "--port", "80",
+        "--vpc-id", ApiGateway.VPC, "--target-type", "ip", "--health-check-path", "/health")
+        .getJsonArray("TargetGroups").getJsonObject(0).getString("TargetGroupArn");
+    aws("register-targets", "--target-group-arn", web, "--targets",
+        "Id=127.0.0.1,Port=" + targets.get(0).port() + ",AvailabilityZone=zone-a");
+    String shop = aws("describe-load-balancers", "--names", "shop")
+        .getJsonArray("LoadBalancers").getJsonObject(0).getString("LoadBalancerArn");
+    String listener = aws("describe-listeners", "--load-balancer-arn", shop)
+        .getJsonArray("Listeners").getJsonObject(0).getString("ListenerArn");
+    aws("modify-listener", "--listener-arn", listener, "--default-actions", "Type=forward,TargetGroupArn=" + web);
+
+    JsonObject group = aws("create-target-group", "--name", "cli-shop", "--target-type", "alb", "--protocol", "TCP",
+        "--port", String.valueOf(listenerPort), "--vpc-id", ApiGateway.VPC).getJsonArray("TargetGroups")
+        .getJsonObject(0);
+    assertThat(group.getString("TargetType")).isEqualTo("alb");
+    assertThat(group.getString("HealthCheckProtocol")).isEqualTo("HTTP");
+    String tg = group.getString("TargetGroupArn");
+    aws("register-targets", "--target-group-arn", tg, "--targets", "Id=" + shop);
+    String nlb = aws("create-load-balancer", "--name", "cli-edge", "--type", "network", "--subnets", "zone-a")
+        .getJsonArray("LoadBalancers").getJsonObject(0).getString("LoadBalancerArn");
+    int port = Ports.free();
+    aws("create-listener", "--load-balancer-arn", nlb, "--protocol", "TCP", "--port", String.valueOf(port),
+        "--default-actions", "Type=forward,TargetGroupArn=" + tg);
+    awsWait("target-in-service", "--target-group-arn", tg, "--targets", "Id=" + shop);
+    try (RawConnection c = RawConnection.open("127.0.0.1", port)) {
+      RawConnection.Response r = c.send("GET / HTTP/1.1\r\nHost: shop\r\nConnection: close\r\n\r\n").read();
+      assertThat(r.bodyText()).as("through the NLB to the ALB to its target").isEqualTo("t1");
+    }
+    assertThat(runRefused("delete-load-balancer", "--load-balancer-arn", shop)).contains("ResourceInUse");
+    assertThat(runRefused("register-targets", "--target-group-arn", tg, "--targets", "Id=" + nlb))
+        .contains("InvalidTarget");
+  }
+
   /** Target states by port, from {@code aws elbv2 describe-target-health}. */
   private Map<Integer, String> states(String tg) throws Exception {
     Map<Integer, String> states = new HashMap<>();
@@ -227,8 +264,18 @@ class AwsCliInteropIT {
     run(all.toArray(String[]::new));
   }
 
+  /** Runs {@code aws ... elbv2 <args>}, which must fail; its stderr (AWS's error code and message). */
+  private String runRefused(String... args) throws IOException, InterruptedException {
+    return run(false, args);
+  }
+
   /** Runs {@code aws --endpoint-url ... elbv2 <args>} with the test's key pair; its stdout. */
   private String run(String... args) throws IOException, InterruptedException {
+    return run(true, args);
+  }
+
+  /** Runs {@code aws ... elbv2 <args>}: its stdout when it must succeed, else its stderr. */
+  private String run(boolean succeeds, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of(aws.toString(), "--endpoint-url", "http://127.0.0.1:" + controlPort,
         "--output", "json", "elbv2"));
     cmd.addAll(List.of(args));
@@ -247,8 +294,13 @@ class AwsCliInteropIT {
     try {
       assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("aws %s finished", args[0]).isTrue();
       String stdout = Files.readString(out, StandardCharsets.UTF_8);
+      String stderr = Files.readString(err, StandardCharsets.UTF_8);
+      if (!succeeds) {
+        assertThat(p.exitValue()).as("aws %s exit code; stdout:\n%s", String.join(" ", args), stdout).isNotZero();
+        return stderr;
+      }
       assertThat(p.exitValue()).as("aws %s exit code; stderr:\n%s\nFulcrum:\n%s", String.join(" ", args),
-          Files.readString(err, StandardCharsets.UTF_8), fulcrum.describe()).isZero();
+          stderr, fulcrum.describe()).isZero();
       return stdout;
     } finally {
       p.destroyForcibly();
