@@ -403,6 +403,24 @@ to_ms() {
 }
 
 # Of the numbers on stdin, one a line: the median ("-" for none), and "min-max".
+# wrk_round PID URL SECONDS [WRK ARGS...]: one wrk run (-t1 -c$CONNS) against URL; prints
+# "req/s p50_ms p99_ms cpu_us_per_request", the CPU being PID's and its children's, user and system
+# ("-" with no PID: the backend alone).
+wrk_round() {
+  local pid=$1 url=$2 seconds=$3 before after out
+  shift 3
+  before=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
+  out=$(pinned "$LOAD_CPUS" wrk -t1 -c"$CONNS" -d"${seconds}s" --latency "$@" "$url")
+  after=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
+  local rps p50 p99 requests
+  rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")
+  requests=$(awk '/requests in/ { print $1 }' <<<"$out")
+  p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
+  awk -v r="$rps" -v a="$p50" -v b="$p99" -v t=$((after - before)) -v n="$requests" -v hz="$CLK_TCK" -v pid="$pid" \
+    'BEGIN { cpu = (pid == "" || n == 0) ? "-" : sprintf("%.1f", t / hz * 1e6 / n); printf "%.0f %s %s %s\n", r, a, b, cpu }'
+}
+
 median_of() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print v[int((NR + 1) / 2)] }'; }
 range_of() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }'; }
 # column_of N: field N of each non-empty line on stdin.

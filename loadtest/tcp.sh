@@ -208,19 +208,9 @@ label() {
 }
 # run WHO LOAD SECONDS: one wrk run; prints "req/s p50_ms p99_ms cpu_us_per_request".
 run() {
-  local who=$1 load=$2 seconds=$3 pid before after out extra=()
-  case $load in close|tls-close) extra=(-H "Connection: close") ;; esac
-  pid=$(pid_of "$who")
-  before=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
-  out=$(pinned "$LOAD_CPUS" wrk -t1 -c"$CONNS" -d"${seconds}s" --latency "${extra[@]}" "$(url_of "$who" "$load")")
-  after=$([ -n "$pid" ] && cpu_ticks "$pid" || echo 0)
-  local rps p50 p99 requests
-  rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$out")
-  requests=$(awk '/requests in/ { print $1 }' <<<"$out")
-  p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
-  p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
-  awk -v r="$rps" -v a="$p50" -v b="$p99" -v t=$((after - before)) -v n="$requests" -v hz="$CLK_TCK" -v who="$who" \
-    'BEGIN { cpu = (who == "direct" || n == 0) ? "-" : sprintf("%.1f", t / hz * 1e6 / n); printf "%.0f %s %s %s\n", r, a, b, cpu }'
+  local extra=()
+  case $2 in close|tls-close) extra=(-H "Connection: close") ;; esac
+  wrk_round "$(pid_of "$1")" "$(url_of "$1" "$2")" "$3" "${extra[@]}"
 }
 
 for who in fulcrum haproxy nginx; do
