@@ -207,9 +207,7 @@ public final class Dashboard {
         t.put("port", row.port());
       }
       if (g.targetType() == TargetType.ALB) {
-        // app/<name>/<id>: the page names the application load balancer rather than showing its ARN.
-        String dimension = Arns.loadBalancerDimension(row.id());
-        t.put("loadBalancer", dimension.substring(dimension.indexOf('/') + 1, dimension.lastIndexOf('/')));
+        t.put("loadBalancer", Arns.loadBalancerName(row.id())); // the page names it rather than showing its ARN
       }
       if (row.zone() != null) {
         t.put("zone", row.zone());

@@ -1,7 +1,7 @@
 package io.fulcrum.api;
 
-import io.fulcrum.model.Arns;
 import io.fulcrum.model.AlbTargets;
+import io.fulcrum.model.Arns;
 import io.fulcrum.model.Environment;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Listener;

@@ -98,12 +98,15 @@ public final class AlbTargets {
       }
       for (int j = 0; j < g.targets().size(); j++) {
         Target t = g.targets().get(j);
-        Optional<LoadBalancer> lb = resources.loadBalancer(t.id());
-        if (lb.isEmpty() || lb.get().type() != LoadBalancerType.APPLICATION) {
-          gp.at("targets").at(j).at("id").add(Problem.INVALID_TARGET, lb.isEmpty()
-              ? "The load balancer '" + t.id() + "' does not exist"
-              : "'" + lb.get().name() + "' is a network load balancer: only an application load balancer can be the"
-                  + " target of a target group of type alb");
+        Optional<LoadBalancer> lb = loadBalancer(resources, t);
+        if (lb.isEmpty()) {
+          // The file names load balancers by name: one of that name may be a network load balancer.
+          String name = Arns.loadBalancerName(t.id());
+          boolean network = resources.loadBalancers().stream().anyMatch(x -> x.name().equals(name));
+          gp.at("targets").at(j).at("id").add(Problem.INVALID_TARGET, network
+              ? "'" + name + "' is a network load balancer: only an application load balancer can be the target of"
+                  + " a target group of type alb"
+              : "The load balancer '" + t.id() + "' does not exist");
           continue;
         }
         List<String> names = groupsOf.computeIfAbsent(t.id(), k -> new ArrayList<>());

@@ -91,6 +91,12 @@ public record Arns(String region, String account) {
     throw new IllegalArgumentException("not a load balancer or listener ARN: " + arn);
   }
 
+  /** The name in a load balancer's ARN ({@code ...:loadbalancer/app/<name>/<id>}). */
+  public static String loadBalancerName(String arn) {
+    String dimension = loadBalancerDimension(arn);
+    return dimension.substring(dimension.indexOf('/') + 1, dimension.lastIndexOf('/'));
+  }
+
   /** The value of CloudWatch's {@code TargetGroup} dimension, {@code targetgroup/<name>/<id>}. */
   public static String targetGroupDimension(String arn) {
     return arn.substring(arn.lastIndexOf(':') + 1);

@@ -347,9 +347,12 @@ class ConfigParserNetworkTest {
         + " 'web' has no listener on port 9090 (its listeners' ports: 8080); the target's port must be the port of one"
         + " of its listeners");
     assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
-        + " targets: [{id: edge}]}", TO_ALB))).containsExactly(tg + "targets[0].id: The load balancer '"
-        + "arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/edge/"
-        + new io.fulcrum.model.Arns("us-east-1", "000000000000").stableId("loadbalancer", "edge")
+        + " targets: [{id: edge}]}", TO_ALB))).containsExactly(tg + "targets[0].id: 'edge' is a network load balancer:"
+        + " only an application load balancer can be the target of a target group of type alb");
+    assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
+        + " targets: [{id: shop}]}", TO_ALB))).containsExactly(tg + "targets[0].id: The load balancer '"
+        + "arn:aws:elasticloadbalancing:us-east-1:000000000000:loadbalancer/app/shop/"
+        + new io.fulcrum.model.Arns("us-east-1", "000000000000").stableId("loadbalancer", "shop")
         + "' does not exist");
     assertThat(messages(albBehindNlb("- {name: to-web, target-type: alb, protocol: TCP, port: 8080,"
         + " attributes: {deregistration_delay.timeout_seconds: 30}, targets: [{id: web}]}", TO_ALB)))
