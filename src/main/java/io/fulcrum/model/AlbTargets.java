@@ -1,7 +1,6 @@
 package io.fulcrum.model;
 
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,6 @@ import java.util.Optional;
  * it (as an NLB sends to the ALB's address in its own zone), else its first.
  */
 public final class AlbTargets {
-
-  /** The target groups (so network load balancers) one application load balancer may be registered with. */
-  public static final int MAX_REGISTRATIONS = 2;
 
   private AlbTargets() {
   }
@@ -80,12 +76,12 @@ public final class AlbTargets {
 
   /**
    * What AWS requires of {@code alb} target groups across resources: each names an application
-   * load balancer that exists (so one cannot be deleted while registered), holds at most one, and
-   * one load balancer is registered with at most {@link #MAX_REGISTRATIONS} groups. Problems at the
-   * config's paths ({@code target-groups[i].targets[j].id}).
+   * load balancer that exists (so one cannot be deleted while registered) and holds at most one.
+   * One application load balancer may be in several groups, one per network load balancer (AWS
+   * allowed two at first, any number now). Problems at the config's paths
+   * ({@code target-groups[i].targets[j].id}).
    */
   static void check(Resources resources, Problems problems) {
-    Map<String, List<String>> groupsOf = new HashMap<>();
     for (int i = 0; i < resources.targetGroups().size(); i++) {
       TargetGroup g = resources.targetGroups().get(i);
       if (g.targetType() != TargetType.ALB) {
@@ -107,16 +103,6 @@ public final class AlbTargets {
               ? "'" + name + "' is a network load balancer: only an application load balancer can be the target of"
                   + " a target group of type alb"
               : "The load balancer '" + t.id() + "' does not exist");
-          continue;
-        }
-        List<String> names = groupsOf.computeIfAbsent(t.id(), k -> new ArrayList<>());
-        if (!names.contains(g.name())) {
-          names.add(g.name());
-        }
-        if (names.size() == MAX_REGISTRATIONS + 1) {
-          gp.at("targets").at(j).at("id").add("TooManyRegistrationsForTargetId", "The application load balancer '"
-              + lb.get().name() + "' can be registered with at most " + MAX_REGISTRATIONS + " target groups (one per"
-              + " network load balancer); it would be with " + String.join(", ", names));
         }
       }
     }

@@ -220,12 +220,15 @@ class AlbTargetApiTest {
     h.refusedUnchanged(() -> h.elb.registerTargets(b -> b.targetGroupArn(arn).targets(t -> t.id(other.loadBalancerArn())
         .port(Integer.parseInt(otherPort)))), "TooManyTargets");
 
-    // One ALB in at most two groups (one per NLB).
-    TargetGroup second = albGroup("web-alb-2", albPort);
-    h.elb.registerTargets(b -> b.targetGroupArn(second.targetGroupArn()).targets(t -> t.id(alb.loadBalancerArn())));
-    TargetGroup third = albGroup("web-alb-3", albPort);
-    h.refusedUnchanged(() -> h.elb.registerTargets(b -> b.targetGroupArn(third.targetGroupArn())
-        .targets(t -> t.id(alb.loadBalancerArn()))), "TooManyRegistrationsForTargetId");
+    // One ALB in several groups, one per NLB (AWS allowed two at first, any number now); a group serves one NLB.
+    for (String name : List.of("web-alb-2", "web-alb-3")) {
+      TargetGroup more = albGroup(name, albPort);
+      h.elb.registerTargets(b -> b.targetGroupArn(more.targetGroupArn()).targets(t -> t.id(alb.loadBalancerArn())));
+    }
+    tcpListener(nlb, Ports.free(), tg);
+    LoadBalancer otherNlb = networkLoadBalancer("edge-2", "zone-a");
+    h.refusedUnchanged(() -> h.elb.createListener(b -> b.loadBalancerArn(otherNlb.loadBalancerArn())
+        .protocol(ProtocolEnum.TCP).port(Ports.free()).defaultActions(forward(arn))), "TargetGroupAssociationLimit");
 
     // Attributes keep their defaults; of the health check, the timeout, unhealthy threshold and codes.
     Map<String, String> attributes = h.elb.describeTargetGroupAttributes(b -> b.targetGroupArn(arn)).attributes()
