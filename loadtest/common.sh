@@ -347,6 +347,26 @@ start_fulcrum() {
   log "Fulcrum: pid $FULCRUM_PID, --instances $instances, transport ${FULCRUM_TRANSPORT_USED:-?}, listeners :$PORT_FULCRUM_H1 (HTTP/1.1 + h2c) :$PORT_FULCRUM_GRPC (gRPC) :$PORT_FULCRUM_TLS (HTTPS), $n/$want targets healthy"
 }
 
+# start_three CONTROL_PORT: Fulcrum, HAProxy and NGINX from $WORKDIR/fulcrum.yaml, haproxy.cfg and
+# nginx.conf (written by the caller), Fulcrum with one listener instance; sets FULCRUM_PID,
+# HAPROXY_PID and NGINX_PID and waits for Fulcrum's readiness on CONTROL_PORT.
+start_three() {
+  mkdir -p "$WORKDIR/fulcrum-data"
+  # shellcheck disable=SC2086
+  (cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" && spawn "$PROXY_CPUS" \
+    java $FULCRUM_JVM_OPTS -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances 1) >"$WORKDIR/fulcrum.log" 2>&1 &
+  FULCRUM_PID=$!
+  STARTED_PIDS+=("$FULCRUM_PID")
+  haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
+  spawn "$PROXY_CPUS" haproxy -db -f "$WORKDIR/haproxy.cfg" >"$WORKDIR/haproxy.log" 2>&1 &
+  HAPROXY_PID=$!
+  STARTED_PIDS+=("$HAPROXY_PID")
+  spawn "$PROXY_CPUS" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;' >"$WORKDIR/nginx.log" 2>&1 &
+  NGINX_PID=$!
+  STARTED_PIDS+=("$NGINX_PID")
+  wait_http "http://127.0.0.1:$1/health/ready" 90 "$FULCRUM_PID" || die "Fulcrum did not start: $(tail -5 "$WORKDIR/fulcrum.log")"
+}
+
 start_haproxy() {
   local threads=$1 i servers=""
   for i in $(seq 1 "$BACKENDS"); do

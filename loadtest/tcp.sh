@@ -154,19 +154,7 @@ $nginx_tls
 }
 EOF
 
-mkdir -p "$WORKDIR/fulcrum-data"
-(cd "$WORKDIR" && export FULCRUM_DATA_DIR="$WORKDIR/fulcrum-data" && spawn "$PROXY_CPUS" \
-  java $FULCRUM_JVM_OPTS -jar "$FULCRUM_JAR" --config "$WORKDIR/fulcrum.yaml" --instances 1) >"$WORKDIR/fulcrum.log" 2>&1 &
-FULCRUM_PID=$!
-STARTED_PIDS+=("$FULCRUM_PID")
-haproxy -c -q -f "$WORKDIR/haproxy.cfg" || die "haproxy rejects $WORKDIR/haproxy.cfg"
-spawn "$PROXY_CPUS" haproxy -db -f "$WORKDIR/haproxy.cfg" >"$WORKDIR/haproxy.log" 2>&1 &
-HAPROXY_PID=$!
-STARTED_PIDS+=("$HAPROXY_PID")
-spawn "$PROXY_CPUS" nginx -p "$WORKDIR" -c "$WORKDIR/nginx.conf" -g 'daemon off;' >"$WORKDIR/nginx.log" 2>&1 &
-NGINX_PID=$!
-STARTED_PIDS+=("$NGINX_PID")
-wait_http "http://127.0.0.1:$PORT_CONTROL/health/ready" 90 "$FULCRUM_PID" || die "Fulcrum did not start: $(tail -5 "$WORKDIR/fulcrum.log")"
+start_three "$PORT_CONTROL"
 for p in "$PORT_FULCRUM_TCP" "$PORT_HAPROXY_TCP" "$PORT_NGINX_TCP"; do
   wait_http "http://127.0.0.1:$p/" 20 || die "nothing answers through 127.0.0.1:$p"
 done
