@@ -479,10 +479,13 @@ final class FlowListeners {
         CloseAfterRead.installIfNeeded(client); // a failed handshake closes the socket on io_uring too
         InetSocketAddress from = (InetSocketAddress) client.remoteAddress();
         boolean alpn = !binding.tlsOf.alpn().isEmpty();
+        TlsFlow logged = binding.log == null ? null : new TlsFlow(System.nanoTime(), clock.millis());
+        if (logged != null && alpn) {
+          client.pipeline().addLast("client-alpn", new ClientHelloAlpn(logged)); // the log's client preference list
+        }
         client.pipeline().addLast("tls", tls.createServerHandler(alpn, TLS_HANDSHAKE_SECONDS, TimeUnit.SECONDS,
             HostAndPort.create(from.getHostString(), from.getPort())));
-        client.pipeline().addLast("handshake", new Handshake(binding,
-            binding.log == null ? null : new TlsFlow(System.nanoTime(), clock.millis())));
+        client.pipeline().addLast("handshake", new Handshake(binding, logged));
       } else {
         config.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true); // a client's FIN is passed on (see Flow)
       }

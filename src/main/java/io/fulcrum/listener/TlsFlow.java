@@ -32,6 +32,8 @@ final class TlsFlow {
   String serverName;
   /** The application protocol agreed with the client (ALPN), or null. */
   String alpn;
+  /** The protocols the client offered (ALPN), as the log has them, when the listener has an ALPN policy; or null. */
+  String clientAlpn;
 
   TlsFlow(long acceptedNanos, long acceptedMillis) {
     this.acceptedNanos = acceptedNanos;
@@ -82,7 +84,7 @@ final class TlsFlow {
     line.append(agreed.cipherSuite()).append(' ')
         .append(agreed.version().toLowerCase(Locale.ROOT).replace(".", "")).append(" - ")
         .append(serverName == null ? "-" : serverName).append(' ')
-        .append(alpn == null ? "-" : alpn).append(" - - ")
+        .append(alpn == null ? "-" : alpn).append(" - ").append(clientAlpn == null ? "-" : clientAlpn).append(' ')
         .append(NLB_TIME.format(Instant.ofEpochMilli(acceptedMillis)));
     lines.end();
   }

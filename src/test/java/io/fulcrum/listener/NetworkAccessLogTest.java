@@ -107,7 +107,7 @@ class NetworkAccessLogTest {
         + "000000000000_elasticloadbalancing_us-east-1_net.nlb.");
     List<String> lines = LogFiles.lines(files.get(0));
     assertThat(lines).as("the TLS connections' only").hasSize(2);
-    assertThat(lines.get(1)).contains(" nlb.example - - - ");
+    assertThat(lines.get(1)).as("a client that offers no protocol").contains(" nlb.example - - - ");
     // The regular expression of AWS's Athena table for NLB access logs reads it.
     Matcher m = Pattern.compile("([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*):([0-9]*) ([^ ]*):([0-9]*) ([-.0-9]*)"
         + " ([-.0-9]*) ([-0-9]*) ([-0-9]*) ([-0-9]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*) ([^ ]*)"
@@ -133,7 +133,8 @@ class NetworkAccessLogTest {
     assertThat(m.group(19)).as("tls_named_group").isEqualTo("-");
     assertThat(m.group(20)).as("no server name for an address").isEqualTo("-");
     assertThat(m.group(21)).isEqualTo("h2");
-    assertThat(m.group(22) + " " + m.group(23)).isEqualTo("- -");
+    assertThat(m.group(22)).as("alpn_be_protocol").isEqualTo("-");
+    assertThat(m.group(23)).as("the client's ALPN list, in its order").isEqualTo("\"h2\",\"http/1.1\"");
     assertThat(m.group(24)).isEqualTo("2026-01-01T00:00:00");
   }
 
