@@ -50,8 +50,8 @@ public final class Upstream {
    * zones, where a node of that zone reaches it; null for any other target.
    */
   private final Map<String, String> zoneAddresses;
-  /** {@link #zoneAddresses} as socket addresses, made on first use by {@link #socketAddressFrom}. */
-  private Map<String, InetSocketAddress> zoneSocketAddresses;
+  /** {@link #zoneAddresses} as socket addresses. */
+  private final Map<String, InetSocketAddress> zoneSocketAddresses;
   private volatile int outstanding;
   /** Target optimizer: requests the target's agent has said it is ready for and that are not yet sent. */
   private volatile int credits;
@@ -86,6 +86,13 @@ public final class Upstream {
     this.port = port;
     this.zone = zone;
     this.zoneAddresses = zoneAddresses == null ? null : Map.copyOf(zoneAddresses);
+    if (zoneAddresses == null) {
+      this.zoneSocketAddresses = null;
+    } else {
+      Map<String, InetSocketAddress> made = new HashMap<>();
+      zoneAddresses.forEach((z, a) -> made.put(z, socketAddress(a, port)));
+      this.zoneSocketAddresses = Map.copyOf(made);
+    }
   }
 
   public String key() {
@@ -126,20 +133,10 @@ public final class Upstream {
 
   /**
    * The address a node of {@code zone} connects to: {@link #socketAddress()} but for an application
-   * load balancer that has a node in that zone. Benign race as there.
+   * load balancer that has a node in that zone.
    */
   public InetSocketAddress socketAddressFrom(String zone) {
-    if (zoneAddresses == null) {
-      return socketAddress();
-    }
-    Map<String, InetSocketAddress> m = zoneSocketAddresses;
-    if (m == null) {
-      Map<String, InetSocketAddress> made = new HashMap<>();
-      zoneAddresses.forEach((z, a) -> made.put(z, socketAddress(a, port)));
-      m = Map.copyOf(made);
-      zoneSocketAddresses = m;
-    }
-    InetSocketAddress a = m.get(zone);
+    InetSocketAddress a = zoneSocketAddresses == null ? null : zoneSocketAddresses.get(zone);
     return a != null ? a : socketAddress();
   }
 
@@ -283,7 +280,7 @@ public final class Upstream {
   public boolean sameAs(String address, int port, String zone, Map<String, String> zoneAddresses) {
     // Lambda targets have no address.
     return java.util.Objects.equals(this.address, address) && this.port == port && this.zone.equals(zone)
-        && java.util.Objects.equals(this.zoneAddresses, zoneAddresses == null ? null : Map.copyOf(zoneAddresses));
+        && java.util.Objects.equals(this.zoneAddresses, zoneAddresses);
   }
 
   @Override
