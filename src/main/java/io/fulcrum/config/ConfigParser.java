@@ -14,13 +14,11 @@ import io.fulcrum.model.Instance;
 import io.fulcrum.model.IpAddresses;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
-import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.ResourceRules;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
-import io.fulcrum.model.TargetType;
 import io.fulcrum.model.TrustStore;
 import io.fulcrum.tls.ClientCertificateVerifier;
 import io.vertx.core.json.JsonObject;
@@ -168,30 +166,13 @@ public final class ConfigParser {
       ResourceRules.check(env, resources, problems);
     }
     if (problems.isEmpty()) {
-      checkAlbListeners(resources, problems);
+      AlbTargets.checkListeners(resources, problems); // the API checks it as a target is registered
     }
     root.finish();
     return new FulcrumConfig(env, resources, source, new Control(controlAddress, controlPort), dns, credentials,
         Path.of(dataDir), new Reload(reloadEnabled, scan), shutdownTimeout,
         seed == null ? OptionalLong.empty() : OptionalLong.of(seed), demo, certificates,
         new FulcrumConfig.Jwks(jwksCas), new FulcrumConfig.Oidc(oidcCas), cluster);
-  }
-
-  /**
-   * An application load balancer registered as a target has a listener on the target's port: the
-   * API checks it as the target is registered, the file each time it is read.
-   */
-  private static void checkAlbListeners(Resources resources, Problems problems) {
-    for (int i = 0; i < resources.targetGroups().size(); i++) {
-      List<Target> targets = resources.targetGroups().get(i).targets();
-      for (int j = 0; j < targets.size(); j++) {
-        String problem = resources.targetGroups().get(i).targetType() == TargetType.ALB
-            ? AlbTargets.listenerProblem(resources, targets.get(j)) : null;
-        if (problem != null) {
-          problems.at("target-groups").at(i).at("targets").at(j).at("port").add(Problem.INVALID_TARGET, problem);
-        }
-      }
-    }
   }
 
   /** The {@code cluster} object: which processes share the API's resources with this one. */

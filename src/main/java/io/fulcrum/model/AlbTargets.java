@@ -123,6 +123,22 @@ public final class AlbTargets {
         + "; the target's port must be the port of one of its listeners";
   }
 
+  /**
+   * {@link #listenerProblem} for every {@code alb} target, at the config's paths
+   * ({@code target-groups[i].targets[j].port}): the file is checked each time it is read.
+   */
+  public static void checkListeners(Resources resources, Problems problems) {
+    for (int i = 0; i < resources.targetGroups().size(); i++) {
+      TargetGroup g = resources.targetGroups().get(i);
+      for (int j = 0; g.targetType() == TargetType.ALB && j < g.targets().size(); j++) {
+        String problem = listenerProblem(resources, g.targets().get(j));
+        if (problem != null) {
+          problems.at("target-groups").at(i).at("targets").at(j).at("port").add(Problem.INVALID_TARGET, problem);
+        }
+      }
+    }
+  }
+
   /** The names of the target groups {@code lbArn} is registered with, in order. */
   public static List<String> groupsRegistering(Resources resources, String lbArn) {
     return resources.targetGroups().stream().filter(g -> g.targetType() == TargetType.ALB
