@@ -30,6 +30,8 @@ final class AccessEntry {
   private final String userAgent;
   private final ForwardHeaders.Tls tls;
   private final String serverName;
+  /** The ARN of the certificate the client's session was given; null on HTTP listeners. */
+  private final String chosenCertificate;
   String traceId;
   int priority = NO_RULE;
   /** {@code forward}, {@code fixed-response}, {@code redirect}, or null. */
@@ -66,7 +68,8 @@ final class AccessEntry {
    * @param request {@code METHOD scheme://host:port/uri HTTP/x.y}, as the log's request field has it
    */
   AccessEntry(LoopLog.Lines lines, ClientConnection client, long createdMillis, String connectionId, String type,
-      SocketAddress remote, String request, String userAgent, ForwardHeaders.Tls tls, String serverName) {
+      SocketAddress remote, String request, String userAgent, ForwardHeaders.Tls tls, String serverName,
+      String chosenCertificate) {
     this.lines = lines;
     this.client = client;
     this.createdMillis = createdMillis;
@@ -78,6 +81,7 @@ final class AccessEntry {
     this.userAgent = userAgent;
     this.tls = tls;
     this.serverName = serverName;
+    this.chosenCertificate = chosenCertificate;
   }
 
   /** The request field: {@code METHOD scheme://host:port/uri HTTP/x.y}; an origin-form target gets the rest. */
@@ -162,8 +166,7 @@ final class AccessEntry {
     b.append(groupArn == null ? "-" : groupArn).append(' ');
     lines.quoted(traceId, MAX_FIELD).append(' ');
     lines.quoted(serverName, MAX_FIELD).append(' ');
-    // chosen_cert_arn: Fulcrum's certificates are files, which have no ARN on the data plane.
-    b.append("\"-\" ");
+    lines.quoted(chosenCertificate, MAX_FIELD).append(' ');
     if (priority == NO_RULE) {
       b.append('-');
     } else {

@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.net.SocketAddress;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -37,6 +38,8 @@ final class ClientConnection implements Handler<Void> {
 
   /** {@link #tls}'s value for a connection without TLS. */
   private static final ForwardHeaders.Tls CLEARTEXT = new ForwardHeaders.Tls("", "");
+  /** The access log's {@code chosen_cert_arn} for a session that resumed an earlier one. */
+  static final String SESSION_REUSED = "session-reused";
 
   private final Vertx vertx;
   private final HttpConnection connection;
@@ -59,6 +62,8 @@ final class ClientConnection implements Handler<Void> {
   private ForwardHeaders.Tls tls;
   /** The connection's mutual TLS headers, once asked for (a listener's mutual TLS lasts as long as its connections). */
   private ClientCertHeaders clientCert;
+  /** The ARN of the certificate the connection's session was given, once asked for; {@code "-"} when unknown. */
+  private String chosenCertificate;
   private SocketAddress forwardedAddress;
   private boolean forwardedWithPort;
   private String forwardedFor;
@@ -226,6 +231,20 @@ final class ClientConnection implements Handler<Void> {
       tls = t == null ? CLEARTEXT : t;
     }
     return tls == CLEARTEXT ? null : tls;
+  }
+
+  /**
+   * The access log's {@code chosen_cert_arn} (looked up once): the ARN of the listener's
+   * certificate that the connection's session was given, {@code session-reused} for a session that
+   * resumed an earlier one (as ALB writes it), or {@code "-"} when that is not known.
+   */
+  String chosenCertificate(ServedCertificates served) {
+    if (chosenCertificate == null) {
+      String arn = connection instanceof ConnectionBase base && Tls.resumed(base.channel()) ? SESSION_REUSED
+          : served.arnOf(connection.sslSession());
+      chosenCertificate = arn == null ? "-" : arn;
+    }
+    return chosenCertificate;
   }
 
   /**

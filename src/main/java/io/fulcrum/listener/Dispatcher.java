@@ -283,7 +283,8 @@ final class Dispatcher {
     boolean tls = binding.plan.tls() != null;
     return new AccessEntry(binding.log, client, clock.millis(), client == null ? "-" : client.traceId(random), type,
         remote, AccessEntry.request(method, tls, host, binding.plan.port(), uri, version), userAgent,
-        tls && client != null ? client.tls() : null, client == null ? null : client.serverName());
+        tls && client != null ? client.tls() : null, client == null ? null : client.serverName(),
+        tls && client != null ? client.chosenCertificate(binding.certificates) : null);
   }
   /**
    * The request protocol against the target group's protocol version (SPEC §7.1): HTTP1 groups take

@@ -288,13 +288,15 @@ final class FlowListeners {
    * ({@link Tls#flowContext}). Connections already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
-    return Tls.flowContext(vertx, tls, context).map(provider -> {
+    Future<ServedCertificates> certificates = vertx.executeBlocking(() -> ServedCertificates.read(tls));
+    return Tls.flowContext(vertx, tls, context).compose(provider -> certificates.map(served -> {
       if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
         binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);
         binding.tlsOf = tls;
+        binding.certificates = served;
       }
       return null;
-    });
+    }));
   }
 
   /**
@@ -448,6 +450,8 @@ final class FlowListeners {
     /** A TLS listener's handlers for new connections, and the settings they were made from. */
     SslChannelProvider tls;
     ListenerTls tlsOf;
+    /** Which of its certificates a session was given (the access log's {@code chosen_cert_arn}). */
+    ServedCertificates certificates = ServedCertificates.NONE;
 
     Binding(String key, Node node, int port) {
       super(key, node, port);
@@ -536,7 +540,7 @@ final class FlowListeners {
           ctx.pipeline().remove(this);
           SslHandler ssl = ctx.pipeline().get(SslHandler.class);
           if (tls != null && ssl != null) {
-            tls.established(ssl);
+            tls.established(ssl, binding.certificates);
           }
           accept(binding, ctx.channel(), tls);
         } else {

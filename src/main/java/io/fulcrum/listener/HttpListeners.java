@@ -2,6 +2,7 @@ package io.fulcrum.listener;
 
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.forward.ClientCertHeaders;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ListenerHeaders;
@@ -145,6 +146,9 @@ final class HttpListeners {
           // would otherwise reuse its cached context when only the protocols or ciphers change.
           binds.add(b.server.updateSSLOptions(Tls.sslOptions(plan.tls()), true));
         }
+        if (plan.tls() != null && !plan.tls().equals(b.plan.tls())) {
+          binds.add(certificates(b, plan.tls()));
+        }
         b.plan(plan);
         b.meters = meters(plan, b.node);
         b.log = lines(plan, b.node);
@@ -164,10 +168,30 @@ final class HttpListeners {
         Future<?> handedOver = handovers.get(e.getKey());
         b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
         binds.add(b.ready);
+        if (b.plan.tls() != null) {
+          binds.add(certificates(b, b.plan.tls()));
+        }
       }
     }
     Future.all(pending).onFailure(e -> LOG.warn("closing a removed listener failed: {}", e.getMessage()));
     return binds;
+  }
+
+  /**
+   * Reads which of {@code tls}'s certificates is which (off the loop), for the access log's
+   * {@code chosen_cert_arn}; {@code b} takes them while its TLS settings are still {@code tls}.
+   * Files that cannot be read leave it naming none (its server cannot load them either).
+   */
+  private Future<?> certificates(Binding b, ListenerTls tls) {
+    return vertx.executeBlocking(() -> ServedCertificates.read(tls)).map(read -> {
+      if (tls.equals(b.plan.tls())) {
+        b.certificates = read;
+      }
+      return null;
+    }).otherwise(e -> {
+      LOG.warn("{}: the listener's certificates cannot be read for its access log: {}", b.plan.arn(), e.toString());
+      return null;
+    });
   }
 
   /** Where the bound listeners' access and connection logs go (those that have one). */
@@ -376,6 +400,8 @@ final class HttpListeners {
     LoopLog.Lines connections;
     /** The address whose handshakes this loop is told of, or null. */
     InetSocketAddress watched;
+    /** Which of a TLS listener's certificates a session was given (the access log's {@code chosen_cert_arn}). */
+    ServedCertificates certificates = ServedCertificates.NONE;
     HttpServer server;
     /** Completes once the server accepts connections (or failed to bind). */
     Future<?> ready = Future.succeededFuture();

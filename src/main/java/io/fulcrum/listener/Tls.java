@@ -5,7 +5,9 @@ import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.tls.ClientTrustOptions;
 import io.fulcrum.tls.TlsEngine;
 import io.netty.channel.Channel;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.internal.tcnative.SSL;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.ClientAuth;
@@ -90,6 +92,20 @@ final class Tls {
   static String negotiated(Channel client) {
     SslHandler tls = client.pipeline().get(SslHandler.class);
     return tls == null ? null : tls.applicationProtocol();
+  }
+
+  /**
+   * Whether the client's session on {@code client} resumed an earlier one (an abbreviated
+   * handshake, by session id or ticket), as BoringSSL tells; false over cleartext, and on the JDK's
+   * TLS, which does not tell.
+   */
+  static boolean resumed(Channel client) {
+    SslHandler tls = client.pipeline().get(SslHandler.class);
+    if (tls != null && tls.engine() instanceof ReferenceCountedOpenSslEngine engine) {
+      long ssl = engine.sslPointer();
+      return ssl != 0 && SSL.isSessionReused(ssl); // 0: the engine has been freed (the connection closed)
+    }
+    return false;
   }
 
   /**

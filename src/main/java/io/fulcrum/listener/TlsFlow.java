@@ -34,17 +34,20 @@ final class TlsFlow {
   String alpn;
   /** The protocols the client offered (ALPN), as the log has them, when the listener has an ALPN policy; or null. */
   String clientAlpn;
+  /** The ARN of the listener's certificate the session was given, or null when not known. */
+  private String chosenCertificate;
 
   TlsFlow(long acceptedNanos, long acceptedMillis) {
     this.acceptedNanos = acceptedNanos;
     this.acceptedMillis = acceptedMillis;
   }
 
-  /** The handshake ended well, with {@code ssl}'s session. */
-  void established(SslHandler ssl) {
+  /** The handshake ended well, with {@code ssl}'s session, given one of {@code served}. */
+  void established(SslHandler ssl, ServedCertificates served) {
     handshakeNanos = System.nanoTime();
     session = ssl.engine().getSession();
     alpn = ssl.applicationProtocol();
+    chosenCertificate = served.arnOf(session);
   }
 
   /**
@@ -76,7 +79,8 @@ final class TlsFlow {
     line.append(' ').append(destination.getAddress().getHostAddress()).append(':').append(destination.getPort())
         .append(' ').append((System.nanoTime() - acceptedNanos) / 1_000_000).append(' ')
         .append((handshakeNanos - acceptedNanos) / 1_000_000).append(' ')
-        .append(received).append(' ').append(sent).append(" - - ");
+        .append(received).append(' ').append(sent).append(" - ")
+        .append(chosenCertificate == null ? "-" : chosenCertificate).append(' ');
     Certificate[] local = session.getLocalCertificates();
     line.append(local != null && local.length > 0 && local[0] instanceof X509Certificate x
         ? ClientCertHeaders.serial(x) : "-").append(' ');

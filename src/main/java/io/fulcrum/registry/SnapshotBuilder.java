@@ -76,6 +76,7 @@ final class SnapshotBuilder {
     List<String> alpn = l.alpnPolicy() == null ? List.of() : l.alpnPolicy().protocols();
     List<String> certs = new ArrayList<>();
     List<String> keys = new ArrayList<>();
+    List<String> arns = new ArrayList<>();
     for (Certificate c : l.certificates()) {
       if (c.selfSigned()) {
         if (selfSigned == null) {
@@ -87,9 +88,10 @@ final class SnapshotBuilder {
         certs.add(c.certificateFile());
         keys.add(c.privateKeyFile());
       } else {
-        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), policy, alpn,
+        return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), List.of(c.arn()), policy, alpn,
             mutualAuthentication(l, env));
       }
+      arns.add(c.arn());
     }
     if (certs.isEmpty()) {
       if (selfSigned == null) {
@@ -97,8 +99,9 @@ final class SnapshotBuilder {
       }
       certs.add(selfSigned.certificate().toString());
       keys.add(selfSigned.privateKey().toString());
+      arns.add(env.arns().selfSignedCertificate());
     }
-    return new ListenerTls(certs, keys, null, null, policy, alpn, mutualAuthentication(l, env));
+    return new ListenerTls(certs, keys, null, null, arns, policy, alpn, mutualAuthentication(l, env));
   }
 
   /**

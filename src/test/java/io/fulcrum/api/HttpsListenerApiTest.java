@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.fulcrum.model.Arns;
+import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.io.ByteArrayOutputStream;
@@ -105,6 +106,28 @@ class HttpsListenerApiTest {
         .certificates(c -> c.certificateArn(SELF_SIGNED))), "OperationNotPermitted");
     h.elb.removeListenerCertificates(b -> b.listenerArn(listener).certificates(c -> c.certificateArn(arnOf(pem))));
     assertThat(names(get("127.0.0.1", port, "api.example.test", "TLSv1.3").peer())).doesNotContain("api.example.test");
+  }
+
+  /** The access log's chosen_cert_arn is the ARN the API names the certificate by, one added later included. */
+  @Test
+  void theAccessLog_namesEachSessionsCertificate_byItsArn() throws Exception {
+    SelfSignedCertificate.PemFiles pem = apiCertificate();
+    h = LbApiHarness.start(dir, extraYaml(pem), 1);
+    String lb = h.createLoadBalancer("web");
+    h.elb.modifyLoadBalancerAttributes(b -> b.loadBalancerArn(lb).attributes(
+        a -> a.key("access_logs.s3.enabled").value("true"), a -> a.key("access_logs.s3.bucket").value("logs")));
+    int port = Ports.free();
+    String listener = h.elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTPS).port(port)
+        .certificates(c -> c.certificateArn(SELF_SIGNED)).defaultActions(forward(h.tg("blue"))))
+        .listeners().get(0).listenerArn();
+    assertThat(get("127.0.0.1", port, "api.example.test", "TLSv1.2").response()).endsWith("blue");
+    h.elb.addListenerCertificates(b -> b.listenerArn(listener).certificates(c -> c.certificateArn(arnOf(pem))));
+    assertThat(get("127.0.0.1", port, "api.example.test", "TLSv1.2").response()).endsWith("blue");
+    h.close(); // completes the log file under way
+    h = null;
+
+    List<String> lines = LogFiles.lines(LogFiles.await(dir.resolve("s3").resolve("logs"), 1).get(0));
+    assertThat(lines).extracting(line -> LogFiles.fields(line).get(20)).containsExactly(SELF_SIGNED, arnOf(pem));
   }
 
   /** Two listener verticles share each socket: the change of kind hands it over between them. */

@@ -126,7 +126,8 @@ class NetworkAccessLogTest {
     assertThat(m.group(12)).as("received: 'hello\\n'").isEqualTo("6");
     assertThat(m.group(13)).as("sent: 'a:hello\\n'").isEqualTo("8");
     assertThat(m.group(14)).as("incoming_tls_alert").isEqualTo("-");
-    assertThat(m.group(15)).as("chosen_cert_arn").isEqualTo("-");
+    assertThat(m.group(15)).as("chosen_cert_arn").isEqualTo(gateway.fulcrum().config().resources().loadBalancers()
+        .get(0).listeners().stream().filter(l -> l.port() == tls).findFirst().orElseThrow().certificates().get(0).arn());
     assertThat(m.group(16)).as("the listener certificate's serial").isEqualTo(hex(cert.x509().getSerialNumber()));
     assertThat(m.group(17)).matches("[A-Z0-9_-]+");
     assertThat(m.group(18)).matches("tlsv1[23]");

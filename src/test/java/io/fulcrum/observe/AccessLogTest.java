@@ -173,22 +173,7 @@ class AccessLogTest {
   /** A line's fields, in order from 1 as ALB numbers them (index 0 is unused). */
   private static List<String> fields(String line) {
     assertThat(LINE.matcher(line).matches()).as("Athena's pattern reads %s", line).isTrue();
-    List<String> out = new ArrayList<>();
-    out.add("");
-    int i = 0;
-    while (i < line.length()) {
-      if (line.charAt(i) == '"') {
-        int end = line.indexOf('"', i + 1);
-        out.add(line.substring(i + 1, end));
-        i = end + 2;
-      } else {
-        int end = line.indexOf(' ', i);
-        end = end < 0 ? line.length() : end;
-        out.add(line.substring(i, end));
-        i = end + 1;
-      }
-    }
-    return out;
+    return LogFiles.fields(line);
   }
 
   /** The only line whose request field contains {@code part}. */
@@ -351,6 +336,10 @@ class AccessLogTest {
     assertThat(h.get(15)).matches("(ECDHE-RSA-AES128-GCM-SHA256|TLS_AES_128_GCM_SHA256|[A-Z0-9_-]+)");
     assertThat(h.get(16)).matches("TLSv1\\.[23]");
     assertThat(h.get(19)).isEqualTo("lb.example");
+    assertThat(h.get(20)).as("chosen_cert_arn").isEqualTo(gateway.fulcrum().config().resources().loadBalancers().stream()
+        .filter(b -> b.arn().equals(lb)).findFirst().orElseThrow().listeners().stream().filter(listener -> listener.port() == tlsPort)
+        .findFirst().orElseThrow().certificates().get(0).arn());
+    assertThat(d.get(20)).as("an HTTP listener's").isEqualTo("-");
 
     assertThat(lines.stream().anyMatch(s -> s.contains("/quiet"))).isFalse();
   }

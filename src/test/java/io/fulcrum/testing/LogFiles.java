@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
@@ -40,5 +41,28 @@ public final class LogFiles {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * A line's fields, in order from 1 as AWS numbers them (index 0 is unused): space-separated, a
+   * quoted field without its quotes (it holds no quote of its own: the writer escapes them).
+   */
+  public static List<String> fields(String line) {
+    List<String> out = new ArrayList<>();
+    out.add("");
+    int i = 0;
+    while (i < line.length()) {
+      if (line.charAt(i) == '"') {
+        int end = line.indexOf('"', i + 1);
+        out.add(line.substring(i + 1, end));
+        i = end + 2;
+      } else {
+        int end = line.indexOf(' ', i);
+        end = end < 0 ? line.length() : end;
+        out.add(line.substring(i, end));
+        i = end + 1;
+      }
+    }
+    return out;
   }
 }
