@@ -9,6 +9,7 @@ import io.fulcrum.model.Listener;
 import io.fulcrum.model.ListenerAttributes;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.LoadBalancerAttributes;
+import io.fulcrum.model.LoadBalancerIpAddressType;
 import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.model.Problems;
@@ -26,8 +27,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads the load balancers, {@code load-balancers:}: each one's name, type, {@code zones} and
- * {@code attributes}, and its {@code listeners} with their protocol, port, {@code default-actions},
+ * Reads the load balancers, {@code load-balancers:}: each one's name, type, {@code zones},
+ * {@code ip-address-type} and {@code attributes}, and its {@code listeners} with their protocol, port, {@code default-actions},
  * {@code rules} (conditions and actions through {@link RuleParser}), {@code h2c}, {@code ssl-policy},
  * {@code certificates}, {@code alpn-policy}, {@code mutual-authentication} and {@code attributes}, with
  * their key paths.
@@ -53,6 +54,8 @@ final class LoadBalancerParser {
         n.at("name").add("a load balancer named '" + name + "' is already defined");
       }
       LoadBalancerType type = n.enumValue("type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
+      LoadBalancerIpAddressType ipAddressType = n.enumValue("ip-address-type", LoadBalancerIpAddressType.class,
+          LoadBalancerIpAddressType.IPV4);
       List<String> zones = n.strings("zones");
       if (zones == null) {
         zones = env.zones();
@@ -86,7 +89,8 @@ final class LoadBalancerParser {
       }
       n.finish();
       if (n.problems().size() == before && type != null) {
-        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, dnsDomain), zones, attrs, listeners));
+        out.add(new LoadBalancer(lbArn, name, type, arns.dnsName(name, dnsDomain), zones, attrs, listeners)
+            .withIpAddressType(ipAddressType));
       }
     }
     return out;

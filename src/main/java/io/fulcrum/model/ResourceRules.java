@@ -68,8 +68,10 @@ public final class ResourceRules {
               + l.protocol().wire() + " (TCP, TLS, UDP and TCP_UDP listeners belong to network load balancers)");
         }
         checkActions(l, l.defaultActions(), groups, lp.at("default-actions"), used);
+        checkAddressTypes(lb, l, l.defaultActions(), groups, lp.at("default-actions"));
         for (int k = 0; k < l.rules().size(); k++) {
           checkActions(l, l.rules().get(k).actions(), groups, lp.at("rules").at(k).at("actions"), used);
+          checkAddressTypes(lb, l, l.rules().get(k).actions(), groups, lp.at("rules").at(k).at("actions"));
         }
       }
       if (rules > LoadBalancer.MAX_RULES) {
@@ -165,6 +167,34 @@ public final class ResourceRules {
       case TCP_UDP -> List.of(Protocol.TCP_UDP);
       default -> List.of();
     };
+  }
+
+  /**
+   * IPv6 target groups (SPEC §8.2): only a dualstack load balancer forwards to them, and of a network
+   * load balancer's listeners only TCP and TLS ones. (A load balancer set back to ipv4 while it
+   * forwards to one is refused the same way.)
+   */
+  private static void checkAddressTypes(LoadBalancer lb, Listener l, List<Action> actions,
+      Map<String, TargetGroup> groups, Problems p) {
+    for (int i = 0; i < actions.size(); i++) {
+      if (!(actions.get(i) instanceof Action.Forward f)) {
+        continue;
+      }
+      for (Action.WeightedTargetGroup w : f.targetGroups()) {
+        TargetGroup g = groups.get(w.arn());
+        if (g == null || g.ipAddressType() != IpAddressType.IPV6) {
+          continue;
+        }
+        if (lb.ipAddressType() == LoadBalancerIpAddressType.IPV4) {
+          p.at(i).add(Problem.INVALID_CONFIGURATION, "target group '" + g.name() + "' has IP address type ipv6:"
+              + " only a dualstack load balancer forwards to it (load balancer '" + lb.name() + "' is ipv4)");
+        } else if (lb.type() == LoadBalancerType.NETWORK && l.protocol() != Protocol.TCP && l.protocol() != Protocol.TLS) {
+          p.at(i).add(Problem.INVALID_CONFIGURATION, "target group '" + g.name() + "' has IP address type ipv6:"
+              + " of a network load balancer's listeners, only TCP and TLS ones forward to it (this one is "
+              + l.protocol().wire() + ")");
+        }
+      }
+    }
   }
 
   private static void checkActions(Listener l, List<Action> actions, Map<String, TargetGroup> groups, Problems p,

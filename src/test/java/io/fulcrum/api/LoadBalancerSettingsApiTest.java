@@ -6,6 +6,7 @@ import static io.fulcrum.api.LbApiHarness.refused;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.FlowClient;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TcpTarget;
@@ -25,6 +26,7 @@ import software.amazon.awssdk.services.elasticloadbalancingv2.model.ModifyCapaci
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.ProtocolEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.SetSecurityGroupsResponse;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.SetSubnetsResponse;
+import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetGroupIpAddressTypeEnum;
 import software.amazon.awssdk.services.elasticloadbalancingv2.model.TargetTypeEnum;
 
 /**
@@ -152,6 +154,30 @@ class LoadBalancerSettingsApiTest {
     assertThat(done.ipAddressType()).isEqualTo(IpAddressType.DUALSTACK);
     assertThat(done.availabilityZones()).extracting(AvailabilityZone::zoneName).containsExactly("zone-a", "zone-b");
     assertThat(describe(alb).ipAddressType()).isEqualTo(IpAddressType.DUALSTACK);
+  }
+
+  /** SPEC §8.2: an IPv6 target group is forwarded to by dualstack load balancers only. */
+  @Test
+  void ipv6TargetGroups_areForwardedToByDualstackLoadBalancersOnly() {
+    h = LbApiHarness.start(dir);
+    Backend six = Backend.start(h.backends, "six", "::1", null);
+    String lb = h.createLoadBalancer("web");
+    String group = h.elb.createTargetGroup(b -> b.name("six").targetType(TargetTypeEnum.IP).protocol(ProtocolEnum.HTTP)
+        .port(80).vpcId(ApiGateway.VPC).ipAddressType(TargetGroupIpAddressTypeEnum.IPV6)).targetGroups().get(0).targetGroupArn();
+    h.elb.registerTargets(b -> b.targetGroupArn(group).targets(t -> t.id("::1").port(six.port())));
+    int port = Ports.free();
+    assertThat(h.refusedUnchanged(() -> h.createListener(lb, port, forward(group)), "InvalidConfigurationRequest"))
+        .hasMessageContaining("target group 'six' has IP address type ipv6: only a dualstack load balancer");
+    String listener = h.createListener(lb, port, LbApiHarness.fixed(404, "none"));
+    h.refusedUnchanged(() -> h.createRule(listener, 10, forward(group), LbApiHarness.path("/six")),
+        "InvalidConfigurationRequest");
+
+    h.elb.setIpAddressType(b -> b.loadBalancerArn(lb).ipAddressType(IpAddressType.DUALSTACK));
+    h.createRule(listener, 10, forward(group), LbApiHarness.path("/six"));
+    assertThat(LbApiHarness.body("127.0.0.1", port, "/six")).isEqualTo("six");
+    assertThat(h.refusedUnchanged(() -> h.elb.setIpAddressType(b -> b.loadBalancerArn(lb)
+        .ipAddressType(IpAddressType.IPV4)), "InvalidConfigurationRequest")).hasMessageContaining("'six'");
+    assertThat(describe(lb).ipAddressType()).isEqualTo(IpAddressType.DUALSTACK);
   }
 
   @Test

@@ -9,6 +9,7 @@ import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.model.AlbTargets;
 import io.fulcrum.model.HealthCheck;
 import io.fulcrum.model.LoadBalancer;
+import io.fulcrum.model.LoadBalancerIpAddressType;
 import io.fulcrum.model.LoadBalancerType;
 import io.fulcrum.model.Protocol;
 import io.fulcrum.model.TargetGroup;
@@ -224,6 +225,54 @@ class ConfigParserNetworkTest {
       assertThat(p.code()).isEqualTo("InvalidConfigurationRequest");
       assertThat(p.toString()).contains(L + "rules: a network load balancer's listeners have no rules");
     });
+  }
+
+  @Test
+  void ipv6Groups_needADualstackLoadBalancer_andOfANetworkOnesListeners_tcpOrTls() {
+    String groups = """
+        target-groups:
+          - {name: web6, target-type: ip, protocol: HTTP, port: 80, ip-address-type: ipv6, targets: [{id: "::1"}]}
+          - {name: tcp6, target-type: ip, protocol: TCP, port: 53, ip-address-type: ipv6, targets: [{id: "::1"}]}
+          - {name: both6, target-type: ip, protocol: TCP_UDP, port: 53, ip-address-type: ipv6, targets: [{id: "::1"}]}
+        """;
+    String ipv4 = groups + """
+        load-balancers:
+          - name: web
+            listeners:
+              - {protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web6}]}
+          - name: edge
+            type: network
+            listeners:
+              - {protocol: TCP, port: 53, default-actions: [{type: forward, target-group: tcp6}]}
+        """;
+    assertThat(messages(ipv4)).containsExactly(
+        LB + "listeners[0].default-actions[0]: target group 'web6' has IP address type ipv6: only a dualstack load"
+            + " balancer forwards to it (load balancer 'web' is ipv4)",
+        "load-balancers[1].listeners[0].default-actions[0]: target group 'tcp6' has IP address type ipv6: only a"
+            + " dualstack load balancer forwards to it (load balancer 'edge' is ipv4)");
+
+    String dualstack = groups + """
+        load-balancers:
+          - name: web
+            ip-address-type: dualstack
+            listeners:
+              - {protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web6}]}
+          - name: edge
+            type: network
+            ip-address-type: dualstack
+            listeners:
+              - {protocol: TCP, port: 53, default-actions: [{type: forward, target-group: tcp6}]}
+        """;
+    FulcrumConfig config = parse(dualstack);
+    assertThat(config.resources().loadBalancers()).extracting(LoadBalancer::ipAddressType)
+        .containsExactly(LoadBalancerIpAddressType.DUALSTACK, LoadBalancerIpAddressType.DUALSTACK);
+    assertThat(messages(dualstack
+        + "      - {protocol: TCP_UDP, port: 54, default-actions: [{type: forward, target-group: both6}]}\n"))
+        .containsExactly("load-balancers[1].listeners[1].default-actions[0]: target group 'both6' has IP address"
+            + " type ipv6: of a network load balancer's listeners, only TCP and TLS ones forward to it (this one is"
+            + " TCP_UDP)");
+    assertThat(messages(ipv4.replace("  - name: web\n", "  - name: web\n    ip-address-type: ipv6\n")))
+        .contains(LB + "ip-address-type: 'ipv6' is not one of: ipv4, dualstack, dualstack-without-public-ipv4");
   }
 
   @Test

@@ -137,7 +137,7 @@ class ConfigParserTargetGroupTest {
           port: 80
           ip-address-type: ipv6
           targets: [{id: "::1", port: 8080}]
-        """)));
+        """).replace("- name: demo\n", "- name: demo\n    ip-address-type: dualstack\n"))); // forwards to it
     assertThat(g.ipAddressType()).isEqualTo(IpAddressType.IPV6);
     assertThat(g.targets()).containsExactly(new Target("::1", 8080, "all", "::1", false));
   }
