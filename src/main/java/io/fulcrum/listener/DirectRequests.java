@@ -119,6 +119,7 @@ final class DirectRequests {
       entry = dispatcher.entry(binding, client, binding.plan.tls() == null ? "http" : "https", remote, method.name(),
           facts.host(), req.uri(), "HTTP/1.1", headers.get(HttpHeaders.USER_AGENT));
       entry.routed(matched);
+      entry.errorReason = choice.groupError();
       if (tier != Desync.Tier.COMPLIANT) {
         entry.classified(verdict);
       }
@@ -226,6 +227,7 @@ final class DirectRequests {
       entry = dispatcher.entry(binding, client, grpc ? "grpcs" : "h2", remote, method.name(), authority.host(),
           facts.uri(), "HTTP/2.0", headers.get(HttpHeaders.USER_AGENT));
       entry.routed(matched);
+      entry.errorReason = choice.groupError();
       entry.received = headerBytes;
       entry.sent = 0;
     }

@@ -78,6 +78,9 @@ final class Dispatcher {
   }
 
   /** The choice of where a forward action sends a request with {@code headers}, at {@code now}. */
+  /** The access log's {@code error_reason} for a target-group stickiness cookie that could not be read. */
+  static final String AWSALBTG_COOKIE_INVALID = "AWSALBTGCookieInvalid";
+
   Choice choice(ForwardRoute route, MultiMap headers, long now) {
     return new Choice(route, headers, now);
   }
@@ -115,6 +118,15 @@ final class Dispatcher {
       }
       group = arn == null ? null : verticle.group(arn);
       return group;
+    }
+
+    /**
+     * The access log's {@code error_reason} from choosing the group: {@code AWSALBTGCookieInvalid}
+     * when the request's target-group stickiness cookie could not be read (it was chosen by weight);
+     * else null.
+     */
+    String groupError() {
+      return sticky != null && sticky.groupCookieInvalid() ? AWSALBTG_COOKIE_INVALID : null;
     }
 
     /** Whether the group chooses targets by a stickiness cookie. */

@@ -165,7 +165,9 @@ final class InFlight {
       e.sentNanos = sentAt == 0 ? -1 : sentAt;
       e.elbStatus = elbStatus;
       e.targetStatus = targetStatus;
-      e.errorReason = errorReason;
+      if (errorReason != null) {
+        e.errorReason = errorReason; // else what routing noted stays (AWSALBTGCookieInvalid)
+      }
       e.groupArn = groupArn;
       e.target = function ? null : target.endpoint();
       if (exchange instanceof io.fulcrum.forward.LaneExchange lane && e.received >= 0) {

@@ -371,6 +371,7 @@ final class RequestHandler {
     }
     if (entry != null) {
       entry.groupArn = group.plan().arn();
+      entry.errorReason = choice.groupError();
     }
     ProtocolVersion version = group.plan().protocolVersion();
     boolean grpc = Grpc.isGrpc(req);

@@ -36,6 +36,7 @@ public final class StickyRequest {
   private String groupArn;
   private StickyEntry[] groupsIn;
   private boolean groupStuck;
+  private boolean groupCookieInvalid;
 
   private TargetGroupPlan plan;
   private CookieKind kind;
@@ -73,8 +74,19 @@ public final class StickyRequest {
       }
     }
     groupStuck = arn != null;
+    groupCookieInvalid = groupsIn == null && (cookies.tg() != null || cookies.tgCors() != null);
     groupArn = arn != null ? arn : route.choose(random);
     return groupArn;
+  }
+
+  /**
+   * Whether the request's {@code AWSALBTG} (or its CORS twin) could not be read at all (not sealed
+   * by a key of the ring, altered, URL-encoded): the access log's {@code AWSALBTGCookieInvalid}. A
+   * readable cookie that names a group the action no longer routes to, or one past its duration,
+   * is not invalid: it is outdated, and replaced.
+   */
+  public boolean groupCookieInvalid() {
+    return groupCookieInvalid;
   }
 
   private static String routable(ForwardRoute route, String id) {

@@ -8,10 +8,14 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.CookieClient;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
+import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawHttp;
 import io.fulcrum.testing.StickyCookies;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Base64;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -106,6 +110,33 @@ class TargetGroupStickinessTest {
       }
     }
     throw new AssertionError("no client reached " + wanted);
+  }
+
+  /**
+   * A cookie that cannot be read is ALB's {@code AWSALBTGCookieInvalid} in the access log's
+   * error_reason (the request goes by weight); a readable one, or none, leaves it {@code -}.
+   */
+  @Test
+  void anUnreadableCookie_isAwsalbtgCookieInvalid_inTheAccessLog() throws Exception {
+    gateway.close();
+    Path data = Files.createTempDirectory("tg-cookie-log");
+    gateway = Gateway.start(TestVertx.create(), "data-dir: '" + data + "'\n" + config(50, 50, true).replace(
+        "  - name: lb\n", "  - name: lb\n    attributes: {access_logs.s3.enabled: \"true\", access_logs.s3.bucket: logs}\n"));
+    CookieClient browser = clientOf("blue");
+    assertThat(group(browser.get(port, "/readable").body())).isEqualTo("blue");
+    String forged = RawHttp.exchange("127.0.0.1", port, "GET /unreadable HTTP/1.1\r\nHost: lb\r\n"
+        + "Cookie: AWSALBTG=" + browser.cookie("AWSALBTG") + "%3D\r\nConnection: close\r\n\r\n");
+    assertThat(RawHttp.status(forged)).isEqualTo(200);
+    assertThat(new CookieClient().get(port, "/none").status()).isEqualTo(200);
+    gateway.close(); // completes the log file under way
+    gateway = Gateway.start(TestVertx.create(), config(50, 50, true)); // for stop()
+
+    List<List<String>> lines = LogFiles.lines(LogFiles.await(data.resolve("s3").resolve("logs"), 1).get(0)).stream()
+        .map(LogFiles::fields).toList();
+    Map<String, String> reasons = new LinkedHashMap<>();
+    lines.forEach(f -> reasons.put(f.get(13).replaceAll("^GET http://[^/]+(/[a-z]+) HTTP/1.1$", "$1"), f.get(25)));
+    assertThat(reasons).containsEntry("/unreadable", "AWSALBTGCookieInvalid").containsEntry("/readable", "-")
+        .containsEntry("/none", "-");
   }
 
   @Test
