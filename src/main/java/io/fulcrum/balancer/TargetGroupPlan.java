@@ -184,7 +184,10 @@ public final class TargetGroupPlan {
 
     List<Target> inZones = new ArrayList<>();
     for (Target t : group.targets()) {
-      if (Target.ALL_ZONES.equals(t.zone()) || in.zones().contains(t.zone())) {
+      // An unused target (one of a load balancer's own sockets: Target.IpUnusable) is left out as one in a
+      // zone not enabled is: not routed to, and not counted against the group's thresholds.
+      if ((Target.ALL_ZONES.equals(t.zone()) || in.zones().contains(t.zone()))
+          && in.health().getOrDefault(t.key(), TargetHealth.REGISTRATION_IN_PROGRESS).state() != TargetState.UNUSED) {
         inZones.add(t);
       }
     }

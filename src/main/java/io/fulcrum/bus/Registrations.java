@@ -25,6 +25,11 @@ public record Registrations(long version, List<Group> groups) {
     GROUP_NOT_IN_USE,
     /** Not checked: the load balancer has not enabled the target's zone ({@code unused}). */
     ZONE_NOT_ENABLED,
+    /**
+     * Not checked nor routed to: the target is a load balancer's own listening socket
+     * ({@code unused}, {@code Target.IpUnusable}).
+     */
+    IP_UNUSABLE,
     /** Deregistered, deregistration delay still running ({@code draining}). */
     DRAINING
   }

@@ -271,6 +271,8 @@ public final class HealthCheckVerticle extends VerticleBase {
           return TargetHealth.NOT_IN_USE;
         case ZONE_NOT_ENABLED:
           return TargetHealth.ZONE_NOT_ENABLED;
+        case IP_UNUSABLE:
+          return TargetHealth.IP_UNUSABLE;
         default:
           return group.group.healthCheck().enabled() ? tracker.health() : TargetHealth.CHECKS_DISABLED;
       }

@@ -23,6 +23,8 @@ public record TargetHealth(TargetState state, String reason, String description)
       "Target group is not configured to receive traffic from the load balancer");
   public static final TargetHealth ZONE_NOT_ENABLED = new TargetHealth(TargetState.UNUSED, "Target.NotInUse",
       "Target is in an Availability Zone that is not enabled for the load balancer");
+  public static final TargetHealth IP_UNUSABLE = new TargetHealth(TargetState.UNUSED, "Target.IpUnusable",
+      "The IP address cannot be used as a target, as it is in use by a load balancer");
   public static final TargetHealth CHECKS_DISABLED =
       new TargetHealth(TargetState.UNAVAILABLE, "Target.HealthCheckDisabled", "Health checks are disabled");
   public static final TargetHealth INTERNAL_ERROR = new TargetHealth(TargetState.UNHEALTHY, "Elb.InternalError",

@@ -62,6 +62,8 @@ public final class RegistryVerticle extends VerticleBase {
   private Map<String, List<String>> inUse = Map.of();
   /** Whether the load balancer using each group balances across zones (its own setting's default). */
   private Map<String, Boolean> loadBalancerCrossZone = Map.of();
+  /** Where the load balancers listen: targets there are never routed to (Target.IpUnusable). */
+  private ListenerSockets sockets = ListenerSockets.NONE;
   private List<ListenerPlan> listeners = List.of();
   private final Map<String, TargetGroupPlan> plans = new HashMap<>();
   private final Map<String, GroupHealth> health = new HashMap<>();
@@ -460,6 +462,7 @@ public final class RegistryVerticle extends VerticleBase {
     }
     inUse = SnapshotBuilder.groupsInUse(resources);
     loadBalancerCrossZone = SnapshotBuilder.loadBalancerCrossZone(resources);
+    sockets = ListenerSockets.of(environment, resources);
     plans.clear();
     for (TargetGroup g : resources.targetGroups()) {
       List<String> zones = inUse.get(g.arn());
@@ -468,7 +471,7 @@ public final class RegistryVerticle extends VerticleBase {
       }
     }
     registrations = SnapshotBuilder.registrations(++version, environment, resources, inUse,
-        deregistrations.targets());
+        deregistrations.targets(), sockets);
     publishSnapshot();
     if (vertx != null) {
       vertx.eventBus().publish(Addresses.REGISTRATIONS, registrations);
@@ -489,6 +492,16 @@ public final class RegistryVerticle extends VerticleBase {
       attached.replaceAll((k, v) -> v.inUse());
       h = attached;
     }
+    // A load balancer's own socket is never routed to, not even before the health checker reports it
+    // unused (an initial target is routed to while none is healthy).
+    Map<String, TargetHealth> unusable = null;
+    for (Target t : g.targets()) {
+      if (sockets.holds(g, t)) {
+        unusable = unusable == null ? new HashMap<>(h) : unusable;
+        unusable.put(t.key(), TargetHealth.IP_UNUSABLE);
+      }
+    }
+    h = unusable == null ? h : unusable;
     Map<String, Upstream> cache = upstreams.computeIfAbsent(g.arn(), k -> new HashMap<>());
     return TargetGroupPlan.build(new TargetGroupPlan.Inputs(g, zones, h, deregistrations.targets(g.arn()),
         slowStarts.since(g.arn()), detectors.weights(g.arn()),

@@ -245,7 +245,7 @@ final class SnapshotBuilder {
    * it, written as its first zone's node: the checks are made once for every node).
    */
   static Registrations registrations(long version, Environment environment, Resources resources,
-      Map<String, List<String>> inUse, Map<String, List<Target>> draining) {
+      Map<String, List<String>> inUse, Map<String, List<Target>> draining, ListenerSockets sockets) {
     Map<String, LogDestination> logs = new HashMap<>();
     for (LoadBalancer lb : resources.loadBalancers()) {
       String bucket = lb.type() == LoadBalancerType.APPLICATION ? lb.attributes().healthCheckLogBucket() : null;
@@ -266,6 +266,8 @@ final class SnapshotBuilder {
           status = Registrations.Status.GROUP_NOT_IN_USE;
         } else if (!Target.ALL_ZONES.equals(t.zone()) && !zones.contains(t.zone())) {
           status = Registrations.Status.ZONE_NOT_ENABLED;
+        } else if (sockets.holds(g, t)) {
+          status = Registrations.Status.IP_UNUSABLE;
         } else {
           status = Registrations.Status.ACTIVE;
         }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Backend;
+import io.fulcrum.testing.RawHttp;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
@@ -146,6 +147,38 @@ class TargetHealthApiTest {
         .isEqualTo("Target group is not configured to receive traffic from the load balancer");
     assertThat(d.healthCheckPort()).isEqualTo(Integer.toString(good.port()));
     assertThat(good.hits()).isZero();
+  }
+
+  /**
+   * SPEC §8.2: a target at a load balancer's own listening socket is {@code unused} /
+   * {@code Target.IpUnusable}, never checked nor sent a request (it would come back in, round and
+   * round); the group's other targets serve as usual.
+   */
+  @Test
+  void aTargetAtTheLoadBalancersOwnSocket_isIpUnusable_andGetsNoRequest() {
+    api.elb.registerTargets(b -> b.targetGroupArn(web).targets(target("127.0.0.1", api.listenerPort),
+        target("127.0.0.2", api.listenerPort)));
+    assertThat(RawHttp.status(RawHttp.exchange("127.0.0.1", api.listenerPort,
+        "GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n"))).as("nothing else to go to").isEqualTo(503);
+
+    api.elb.registerTargets(b -> b.targetGroupArn(web).targets(target("127.0.0.1", good.port())));
+    api.advance(Duration.ofSeconds(6));
+    api.advance(Duration.ofSeconds(6));
+    List<TargetHealthDescription> d = health(() -> api.elb.describeTargetHealth(b -> b.targetGroupArn(web)));
+    assertThat(d).filteredOn(t -> t.target().port() == api.listenerPort).hasSize(2).allSatisfy(t -> {
+      assertThat(t.targetHealth().stateAsString()).isEqualTo("unused");
+      assertThat(t.targetHealth().reasonAsString()).isEqualTo("Target.IpUnusable");
+      assertThat(t.targetHealth().description())
+          .isEqualTo("The IP address cannot be used as a target, as it is in use by a load balancer");
+    });
+    assertThat(d).filteredOn(t -> t.target().port() == good.port()).singleElement()
+        .satisfies(t -> assertThat(t.targetHealth().stateAsString()).isEqualTo("healthy"));
+    int checked = good.hits(); // its health checks; time stands still from here
+    for (int i = 0; i < 6; i++) {
+      assertThat(RawHttp.exchange("127.0.0.1", api.listenerPort, "GET / HTTP/1.1\r\nHost: lb\r\nConnection: close\r\n\r\n"))
+          .startsWith("HTTP/1.1 200").endsWith("good");
+    }
+    assertThat(good.hits()).as("each request once: none came back in").isEqualTo(checked + 6);
   }
 
   @Test
