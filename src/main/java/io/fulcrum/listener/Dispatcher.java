@@ -77,10 +77,10 @@ final class Dispatcher {
     this.random = random;
   }
 
-  /** The choice of where a forward action sends a request with {@code headers}, at {@code now}. */
   /** The access log's {@code error_reason} for a target-group stickiness cookie that could not be read. */
   static final String AWSALBTG_COOKIE_INVALID = "AWSALBTGCookieInvalid";
 
+  /** The choice of where a forward action sends a request with {@code headers}, at {@code now}. */
   Choice choice(ForwardRoute route, MultiMap headers, long now) {
     return new Choice(route, headers, now);
   }

@@ -288,7 +288,7 @@ final class FlowListeners {
    * ({@link Tls#flowContext}). Connections already open keep their session.
    */
   private Future<Void> tls(Binding binding, ListenerTls tls) {
-    Future<ServedCertificates> certificates = vertx.executeBlocking(() -> ServedCertificates.read(tls));
+    Future<ServedCertificates> certificates = ServedCertificates.load(vertx, tls, binding.plan.arn());
     return Tls.flowContext(vertx, tls, context).compose(provider -> certificates.map(served -> {
       if (bindings.get(binding.key) == binding && tls.equals(binding.plan.tls())) {
         binding.tls = new SslChannelProvider((VertxInternal) vertx, provider, true);

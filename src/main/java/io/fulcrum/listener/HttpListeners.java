@@ -180,16 +180,12 @@ final class HttpListeners {
   /**
    * Reads which of {@code tls}'s certificates is which (off the loop), for the access log's
    * {@code chosen_cert_arn}; {@code b} takes them while its TLS settings are still {@code tls}.
-   * Files that cannot be read leave it naming none (its server cannot load them either).
    */
   private Future<?> certificates(Binding b, ListenerTls tls) {
-    return vertx.executeBlocking(() -> ServedCertificates.read(tls)).map(read -> {
+    return ServedCertificates.load(vertx, tls, b.plan.arn()).map(read -> {
       if (tls.equals(b.plan.tls())) {
         b.certificates = read;
       }
-      return null;
-    }).otherwise(e -> {
-      LOG.warn("{}: the listener's certificates cannot be read for its access log: {}", b.plan.arn(), e.toString());
       return null;
     });
   }

@@ -1,6 +1,8 @@
 package io.fulcrum.listener;
 
 import io.fulcrum.bus.ListenerTls;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -13,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which of a TLS listener's certificates a session was given, by ARN: the access logs'
@@ -22,6 +26,8 @@ import javax.net.ssl.SSLSession;
  * listener's TLS settings are taken up. Immutable: a loop reads it without locks.
  */
 final class ServedCertificates {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ServedCertificates.class);
 
   /** Knows no certificate: every session's is unknown. */
   static final ServedCertificates NONE = new ServedCertificates(Map.of(), null);
@@ -34,6 +40,18 @@ final class ServedCertificates {
   private ServedCertificates(Map<X509Certificate, String> byLeaf, String only) {
     this.byLeaf = byLeaf;
     this.only = only;
+  }
+
+  /**
+   * The certificates of {@code tls}, read on a worker thread; files that cannot be read (which the
+   * listener's TLS context cannot load either) leave every session's certificate unknown, with a
+   * warning naming {@code listenerArn}. Never fails.
+   */
+  static Future<ServedCertificates> load(Vertx vertx, ListenerTls tls, String listenerArn) {
+    return vertx.executeBlocking(() -> read(tls)).otherwise(e -> {
+      LOG.warn("{}: the listener's certificates cannot be read for its access log: {}", listenerArn, e.toString());
+      return NONE;
+    });
   }
 
   /**
