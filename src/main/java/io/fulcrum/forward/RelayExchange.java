@@ -35,7 +35,9 @@ import org.slf4j.LoggerFactory;
  * an ELB status (502 refused or reset, 504 when nothing comes for the idle timeout), a gRPC call
  * as gRPC (HTTP 200, trailers-only, with grpc-status); after it, the client's stream is reset,
  * except that a gRPC call cut by its deadline or a deregistration still ends with a grpc-status in
- * the trailers. A response that ends before the request has is followed by RST_STREAM(NO_ERROR).
+ * the trailers, and so does one whose target resets or goes silent mid-response. The idle timeout
+ * runs while nothing goes either way: request body going out restarts it as the response does. A
+ * response that ends before the request has is followed by RST_STREAM(NO_ERROR).
  * Touched only on the event loop that owns both connections.
  */
 public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
@@ -245,7 +247,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
       return;
     }
     if (headWritten) {
-      responseFailed();
+      failedMidResponse(ElbError.TARGET_RESET, "the target reset the stream or closed the connection");
     } else {
       fail(ElbError.TARGET_RESET, new IOException("the target reset the stream or closed the connection"));
     }
@@ -301,6 +303,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   public int fromClient(ByteBuf data, int padding, boolean endOfStream) {
     int bytes = data.readableBytes() + padding;
     bodyReceived += data.readableBytes();
+    lastActivity = System.nanoTime(); // the exchange is idle only while nothing goes either way
     if (clientEnded) {
       return bytes;
     }
@@ -328,6 +331,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
 
   @Override
   public void fromClientTrailers(Http2Headers trailers) {
+    lastActivity = System.nanoTime();
     if (clientEnded) {
       return;
     }
@@ -453,6 +457,20 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     finish(false);
   }
 
+  /**
+   * The target failed after the response head went out: too late for a status, so the client's
+   * stream is reset; but a gRPC call still ends with one, in its trailers (UNAVAILABLE when the
+   * target reset or left, DEADLINE_EXCEEDED when it went silent for the idle timeout), as one cut by
+   * its deadline does: a reset would reach the client as INTERNAL, which it must not retry.
+   */
+  private void failedMidResponse(ElbError error, String why) {
+    if (grpc) {
+      fail(error, new IOException(why));
+    } else {
+      responseFailed();
+    }
+  }
+
   /** Too late for a status: the client's stream is reset. */
   private void responseFailed() {
     if (!over) {
@@ -550,7 +568,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     if (idle < idleNanos) {
       timer = client.ctx().executor().schedule(this::idleCheck, idleNanos - idle, TimeUnit.NANOSECONDS);
     } else if (headWritten) {
-      responseFailed(); // the target stalled mid-response
+      failedMidResponse(ElbError.TARGET_TIMEOUT, "the target sent nothing for the idle timeout, mid-response");
     } else {
       fail(ElbError.TARGET_TIMEOUT, new IOException("no response within the idle timeout"));
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.forward.ElbResponses;
+import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestVertx;
@@ -20,10 +21,15 @@ import io.grpc.testing.integration.Messages.Payload;
 import io.grpc.testing.integration.Messages.ResponseParameters;
 import io.grpc.testing.integration.Messages.SimpleRequest;
 import io.grpc.testing.integration.Messages.SimpleResponse;
+import io.grpc.testing.integration.Messages.StreamingInputCallRequest;
+import io.grpc.testing.integration.Messages.StreamingInputCallResponse;
 import io.grpc.testing.integration.Messages.StreamingOutputCallRequest;
 import io.grpc.testing.integration.Messages.StreamingOutputCallResponse;
 import io.grpc.testing.integration.TestServiceGrpc;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.impl.ConnectionBase;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +55,8 @@ class GrpcDeadlinesAndErrorsTest {
   private static final AtomicInteger CANCELLED = new AtomicInteger();
   private static final Vertx CLIENTS = TestVertx.create();
   private static GrpcJava.Target slow;
+  /** An HTTP/2 target that answers a call's head and one message, then drops its connection. */
+  private static HttpServer cutting;
   private static Gateway gateway;
   private static int port;
   private static int shortIdlePort;
@@ -68,6 +76,30 @@ class GrpcDeadlinesAndErrorsTest {
       ((ServerCallStreamObserver<SimpleResponse>) observer).setOnCancelHandler(CANCELLED::incrementAndGet);
     }
 
+    /** Takes every message the client streams, and answers with their count once the client is done. */
+    @Override
+    public StreamObserver<StreamingInputCallRequest> streamingInputCall(
+        StreamObserver<StreamingInputCallResponse> observer) {
+      return new StreamObserver<>() {
+        private int size;
+
+        @Override
+        public void onNext(StreamingInputCallRequest message) {
+          size += message.getPayload().getBody().size();
+        }
+
+        @Override
+        public void onError(Throwable t) {
+        }
+
+        @Override
+        public void onCompleted() {
+          observer.onNext(StreamingInputCallResponse.newBuilder().setAggregatedPayloadSize(size).build());
+          observer.onCompleted();
+        }
+      };
+    }
+
     @Override
     public void streamingOutputCall(StreamingOutputCallRequest request,
         StreamObserver<StreamingOutputCallResponse> observer) {
@@ -80,6 +112,11 @@ class GrpcDeadlinesAndErrorsTest {
   @BeforeAll
   static void start() {
     slow = GrpcJava.server("slow", null, new SlowService());
+    cutting = Await.result(CLIENTS.createHttpServer(new HttpServerOptions().setHttp2ClearTextEnabled(true))
+        .requestHandler(req -> req.response().putHeader("content-type", "application/grpc")
+            .write(GrpcWire.message(new byte[] {8, 1}))
+            .onSuccess(v -> ((ConnectionBase) req.connection()).channel().close()))
+        .listen(0, "127.0.0.1"));
     port = Ports.free();
     shortIdlePort = Ports.free();
     gateway = Gateway.start(TestVertx.create(), """
@@ -97,6 +134,9 @@ class GrpcDeadlinesAndErrorsTest {
                   - priority: 2
                     conditions: [{field: http-header, http-header-name: x-group, values: [refused]}]
                     actions: [{type: forward, target-group: refused}]
+                  - priority: 3
+                    conditions: [{field: http-header, http-header-name: x-group, values: [cutting]}]
+                    actions: [{type: forward, target-group: cutting}]
           - name: short
             attributes: {idle_timeout.timeout_seconds: 1}
             listeners:
@@ -109,13 +149,16 @@ class GrpcDeadlinesAndErrorsTest {
           - {name: empty, target-type: ip, protocol: HTTP, port: 80, protocol-version: GRPC, targets: []}
           - {name: refused, target-type: ip, protocol: HTTP, port: 80, protocol-version: GRPC,
              targets: [{id: 127.0.0.1, port: %d}]}
-        """.formatted(port, shortIdlePort, slow.port(), Ports.free()));
+          - {name: cutting, target-type: ip, protocol: HTTP, port: 80, protocol-version: GRPC,
+             targets: [{id: 127.0.0.1, port: %d}]}
+        """.formatted(port, shortIdlePort, slow.port(), Ports.free(), cutting.actualPort()));
   }
 
   @AfterAll
   static void stop() {
     gateway.close();
     slow.close();
+    Await.result(cutting.close());
     CLIENTS.close();
   }
 
@@ -236,5 +279,82 @@ class GrpcDeadlinesAndErrorsTest {
     assertThat(e.getStatus().getDescription())
         .isEqualTo("504 Gateway Time-out: target sent nothing before the idle timeout");
     await().atMost(Duration.ofSeconds(10)).until(() -> CANCELLED.get() == cancelledBefore + 1);
+  }
+
+  /**
+   * A target silent for the idle timeout after its response began: too late for a 504, but the
+   * call still ends with a status, DEADLINE_EXCEEDED in its trailers, not a reset (INTERNAL).
+   */
+  @Test
+  void targetSilentMidStream_pastTheIdleTimeout_endsWithDeadlineExceededTrailers() {
+    wire = new GrpcWire(CLIENTS);
+    int cancelledBefore = CANCELLED.get();
+    StreamingOutputCallRequest req = StreamingOutputCallRequest.newBuilder()
+        .addResponseParameters(ResponseParameters.newBuilder().setSize(5)).build();
+
+    GrpcWire.Answer a = wire.callAndWait(shortIdlePort, SERVER_STREAM, Map.of(), GrpcWire.message(req.toByteArray()));
+
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.headers().get("x-target")).isEqualTo("slow");
+    assertThat(a.messages()).as("the message sent before it went silent").isEqualTo(1);
+    assertThat(a.grpcStatus()).as("DEADLINE_EXCEEDED in the trailers").isEqualTo("4");
+    assertThat(a.grpcMessage()).isEqualTo("504 Gateway Time-out: target sent nothing before the idle timeout");
+    await().atMost(Duration.ofSeconds(10)).until(() -> CANCELLED.get() == cancelledBefore + 1);
+  }
+
+  /** A target that drops its connection mid-response: the call ends UNAVAILABLE (which a client may retry), in its trailers. */
+  @Test
+  void targetGoneMidStream_endsWithUnavailableTrailers() {
+    wire = new GrpcWire(CLIENTS);
+
+    GrpcWire.Answer a = wire.callAndWait(port, SERVER_STREAM, Map.of("x-group", "cutting"), GrpcWire.emptyMessage());
+
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.messages()).as("the message sent before it went").isEqualTo(1);
+    assertThat(a.grpcStatus()).as("UNAVAILABLE in the trailers").isEqualTo("14");
+    assertThat(a.grpcMessage()).isEqualTo("502 Bad Gateway: target reset or closed the connection");
+  }
+
+  /**
+   * The idle timeout runs while nothing goes either way: a client streaming its messages more
+   * slowly than the timeout, to a target that answers once it has them all, is not cut.
+   */
+  @Test
+  void aClientStreamSlowerThanTheIdleTimeout_goesOnWhileItsMessagesFlow() throws Exception {
+    channel = GrpcJava.h2c(shortIdlePort);
+    java.util.concurrent.CompletableFuture<StreamingInputCallResponse> answer = new java.util.concurrent.CompletableFuture<>();
+    StreamObserver<StreamingInputCallRequest> requests = TestServiceGrpc.newStub(channel)
+        .withDeadlineAfter(30, TimeUnit.SECONDS).streamingInputCall(new StreamObserver<>() {
+          @Override
+          public void onNext(StreamingInputCallResponse value) {
+            answer.complete(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            answer.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {
+          }
+        });
+    StreamingInputCallRequest message = StreamingInputCallRequest.newBuilder()
+        .setPayload(Payload.newBuilder().setBody(com.google.protobuf.ByteString.copyFrom(new byte[10]))).build();
+    java.util.concurrent.ScheduledExecutorService clock = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    try {
+      // 8 messages 250 ms apart: 2 s of a stream whose target says nothing, against an idle timeout of 1 s.
+      AtomicInteger sent = new AtomicInteger();
+      clock.scheduleAtFixedRate(() -> {
+        if (sent.incrementAndGet() <= 8) {
+          requests.onNext(message);
+        } else if (sent.get() == 9) {
+          requests.onCompleted();
+        }
+      }, 0, 250, TimeUnit.MILLISECONDS);
+      assertThat(answer.get(30, TimeUnit.SECONDS).getAggregatedPayloadSize()).isEqualTo(80);
+    } finally {
+      clock.shutdownNow();
+    }
   }
 }
