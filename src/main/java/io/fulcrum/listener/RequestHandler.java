@@ -470,8 +470,13 @@ final class RequestHandler {
     };
     HostAndPort authority = req.authority();
     String type = http2 ? Grpc.isGrpc(req) ? "grpcs" : "h2" : binding.plan.tls() == null ? "http" : "https";
+    String uri = req.uri();
+    if (uri == null) {
+      // HTTP/2's CONNECT has no :path: its target is the authority, as HTTP/1.1's authority form has it.
+      uri = authority == null ? "-" : authority.host() + (authority.port() >= 0 ? ":" + authority.port() : "");
+    }
     AccessEntry e = dispatcher.entry(binding, client, type, req.remoteAddress(), req.method().name(),
-        authority == null ? null : authority.host(), req.uri(), version, req.headers().get(HttpHeaders.USER_AGENT));
+        authority == null ? null : authority.host(), uri, version, req.headers().get(HttpHeaders.USER_AGENT));
     e.traceId = req.headers().get(TraceIds.HEADER);
     if (http2) {
       e.http2 = req;

@@ -7,6 +7,7 @@ import io.fulcrum.model.Resources;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.LogFiles;
 import io.fulcrum.testing.Ports;
@@ -18,6 +19,7 @@ import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.Tool;
 import io.fulcrum.testing.VirtualTime;
 import io.fulcrum.testing.WebSocketTarget;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -344,6 +347,21 @@ class AccessLogTest {
     assertThat(lines.stream().anyMatch(s -> s.contains("/quiet"))).isFalse();
   }
 
+  /** HTTP/2's CONNECT (no :path) is refused, 400, and logged with its authority as the request target. */
+  @Test
+  void anHttp2Connect_isRefused_andLoggedWithItsAuthority() {
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", tlsPort, TestCertificates.trustingAnything(), Map.of())) {
+      wire.serverSettings(Duration.ofSeconds(10));
+      wire.headers(1, new DefaultHttp2Headers().method("CONNECT").authority("example.com:443"), true);
+      assertThat(wire.answer(1, Duration.ofSeconds(10)).status()).isEqualTo("400");
+    }
+    endPeriod();
+    List<String> c = line(LogFiles.lines(files(1).get(0)), "CONNECT");
+    assertThat(c.get(1)).isEqualTo("h2");
+    assertThat(c.get(9)).isEqualTo("400");
+    assertThat(c.get(13)).isEqualTo("CONNECT example.com:443 HTTP/2.0");
+  }
+
   @Test
   void eachPeriod_hasAFileOfItsOwn_andStoppingCompletesTheOpenOne() {
     assertThat(RawHttp.status(RawHttp.exchange("127.0.0.1", port,
@@ -404,7 +422,7 @@ class AccessLogTest {
     // The line is written as the tunnel closes, which the gateway sees a moment after the client.
     try (io.fulcrum.testing.Http http = new io.fulcrum.testing.Http(backends)) {
       await().atMost(Duration.ofSeconds(10))
-          .until(() -> Scrape.of(http, gateway.controlPort()).sum("ActiveConnectionCount", java.util.Map.of()) == 0);
+          .until(() -> Scrape.of(http, gateway.controlPort()).sum("ActiveConnectionCount", Map.of()) == 0);
     }
     endPeriod();
     List<String> w = line(LogFiles.lines(files(1).get(0)), "/chat");
