@@ -17,6 +17,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.vertx.core.net.SocketAddress;
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -272,6 +273,29 @@ final class FastLane extends ChannelDuplexHandler implements DirectExchange.Clie
     if (!inputShut) {
       ctx.read();
     }
+  }
+
+  /**
+   * The client's socket failed (a reset, with half-closes allowed, reads as the input's end next):
+   * unlike a half-close, nothing can be sent back any more, so the client left before its answer
+   * (ALB's 460): the exchange under way is dropped, its target connection closed, and a close held
+   * back for it goes through.
+   */
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof IOException) {
+      DirectExchange ex = exchange;
+      if (ex != null) {
+        exchange = null;
+        ex.clientClosed();
+      }
+      ChannelPromise held = closeWhenDone;
+      if (held != null) {
+        closeWhenDone = null;
+        ctx.close(held);
+      }
+    }
+    ctx.fireExceptionCaught(cause);
   }
 
   @Override

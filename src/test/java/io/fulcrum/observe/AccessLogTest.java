@@ -65,11 +65,16 @@ class AccessLogTest {
   private String lb;
   private String appArn;
   private WebSocketTarget chat;
+  /** Requests for /held, which the backend answers only when a test does. */
+  private final java.util.Queue<io.vertx.core.http.HttpServerRequest> held =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
 
   @BeforeEach
   void start() throws IOException {
     int app = Backend.start(backends, "t", "127.0.0.1", req -> req.body().onSuccess(body -> {
-      if (req.path().equals("/health")) {
+      if (req.path().equals("/held")) {
+        held.add(req); // answered when the test says
+      } else if (req.path().equals("/health")) {
         req.response().end("ok");
       } else {
         req.response().putHeader("x-got", Integer.toString(body.length())).end("hello from " + req.path());
@@ -345,6 +350,27 @@ class AccessLogTest {
     assertThat(d.get(20)).as("an HTTP listener's").isEqualTo("-");
 
     assertThat(lines.stream().anyMatch(s -> s.contains("/quiet"))).isFalse();
+  }
+
+  /**
+   * A client that resets its connection while its request waits for the target has left: its line
+   * says 460 (not the status the target gave later, to nobody), and the target's connection is
+   * dropped with it.
+   */
+  @Test
+  void aClientThatResetsItsConnection_beforeItsAnswer_is460() throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+      socket.getOutputStream().write("GET /held HTTP/1.1\r\nHost: web.example\r\n\r\n"
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+      socket.setSoLinger(true, 0); // closing sends a reset
+    }
+    io.vertx.core.http.HttpServerRequest waiting = held.poll();
+    // The target's connection is dropped as the client goes (before any answer).
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiting.response().closed());
+    endPeriod();
+    List<String> h = line(LogFiles.lines(files(1).get(0)), "/held");
+    assertThat(h.subList(9, 11)).as("elb and target status").containsExactly("460", "-");
   }
 
   /** HTTP/2's CONNECT (no :path) is refused, 400, and logged with its authority as the request target. */
