@@ -173,7 +173,11 @@ class BridgedExchange extends TargetExchange {
   void writeLast(LastHttpContent last) {
     if (!last.trailingHeaders().isEmpty()) {
       MultiMap trailers = response.trailers();
-      last.trailingHeaders().forEach(e -> trailers.add(e.getKey(), e.getValue()));
+      last.trailingHeaders().forEach(e -> {
+        if (Http1Wire.mayTrail(e.getKey())) {
+          trailers.add(e.getKey(), e.getValue());
+        }
+      });
     }
     write(last);
     response.end().onComplete(ar -> {

@@ -8,6 +8,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Headers;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Locale;
@@ -114,11 +116,37 @@ final class Http1Wire {
       "max-forwards", "pragma", "proxy-authenticate", "proxy-authorization", "proxy-connection", "range", "set-cookie",
       "te", "trailer", "transfer-encoding", "upgrade", "www-authenticate");
 
+  /** Whether a trailer section may carry a field named {@code name} (any case). */
+  static boolean mayTrail(CharSequence name) {
+    return !NOT_IN_TRAILERS.contains(name.toString().toLowerCase(Locale.ROOT));
+  }
+
+  /**
+   * {@code trailers} without the fields no trailer may carry: the same object when it has none of
+   * them (a gRPC call's grpc-status and metadata), else a copy without them.
+   */
+  static Http2Headers trailing(Http2Headers trailers) {
+    boolean clean = true;
+    for (Map.Entry<CharSequence, CharSequence> field : trailers) {
+      clean &= mayTrail(field.getKey());
+    }
+    if (clean) {
+      return trailers;
+    }
+    Http2Headers kept = new DefaultHttp2Headers(false, trailers.size());
+    for (Map.Entry<CharSequence, CharSequence> field : trailers) {
+      if (mayTrail(field.getKey())) {
+        kept.add(field.getKey(), field.getValue());
+      }
+    }
+    return kept;
+  }
+
   /** Writes trailer fields, one {@code name: value} line each, but for those no trailer may carry. */
   static void writeTrailers(ByteBuf buf, HttpHeaders trailers) {
     for (Iterator<Map.Entry<CharSequence, CharSequence>> it = trailers.iteratorCharSequence(); it.hasNext(); ) {
       Map.Entry<CharSequence, CharSequence> field = it.next();
-      if (!NOT_IN_TRAILERS.contains(field.getKey().toString().toLowerCase(Locale.ROOT))) {
+      if (mayTrail(field.getKey())) {
         writeField(buf, field);
       }
     }

@@ -321,7 +321,12 @@ public final class HttpForwarder {
     in.endHandler(v -> {
       MultiMap trailers = in.trailers();
       if (!trailers.isEmpty()) {
-        response.trailers().addAll(trailers);
+        MultiMap out = response.trailers();
+        trailers.forEach((name, value) -> {
+          if (Http1Wire.mayTrail(name)) {
+            out.add(name, value);
+          }
+        });
       }
       ex.done = true;
       response.end().onComplete(ar -> {

@@ -187,7 +187,7 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     }
     ChannelHandlerContext ctx = client.ctx();
     if (headWritten) {
-      client.encoder().writeHeaders(ctx, clientStream.id(), headers, 0, true, ctx.voidPromise()); // trailers
+      client.encoder().writeHeaders(ctx, clientStream.id(), Http1Wire.trailing(headers), 0, true, ctx.voidPromise());
       complete();
       return;
     }
@@ -330,11 +330,12 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
   }
 
   @Override
-  public void fromClientTrailers(Http2Headers trailers) {
+  public void fromClientTrailers(Http2Headers given) {
     lastActivity = System.nanoTime();
     if (clientEnded) {
       return;
     }
+    Http2Headers trailers = Http1Wire.trailing(given);
     clientEnded = true;
     if (over) {
       return;

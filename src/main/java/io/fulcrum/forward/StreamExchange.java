@@ -278,7 +278,7 @@ public final class StreamExchange extends TargetExchange implements LaneExchange
       }
       Http2Headers h = new DefaultHttp2Headers(false, trailers.size());
       H2Names.copy(trailers, h);
-      encoder.writeHeaders(ctx, stream.id(), h, 0, true, ctx.newPromise()); // not void: see HeadersFrames
+      encoder.writeHeaders(ctx, stream.id(), Http1Wire.trailing(h), 0, true, ctx.newPromise()); // not void: see HeadersFrames
     }
     finish(true);
     endStream();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.GatewayConfigs;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.RawConnection.Response;
@@ -171,6 +172,39 @@ class HeaderFilteringTest {
       // The raw target reads a head up to the first empty line: the body and its trailers come as a second.
       await().atMost(Duration.ofSeconds(10)).until(() -> target.heads().size() >= 2);
       assertThat(target.heads().get(1)).isEqualTo("5\r\nhello\r\n0\r\nX-Checksum: abc\r\n\r\n");
+    }
+  }
+
+  /**
+   * A response's trailers reach the client without the fields no trailer may carry, whichever
+   * way the exchange went: an HTTP/2 client's (to an HTTP/1.1 target), and an HTTP/1.1 request that
+   * takes Vert.x's path (one with {@code Expect: 100-continue}).
+   */
+  @Test
+  void responseTrailers_goOn_withoutTheFieldsNoTrailerMayCarry_overHttp2AndVertxsPath() {
+    String chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n"
+        + "X-Checksum: abc\r\nSet-Cookie: evil=1\r\nContent-Type: text/evil\r\n\r\n";
+    try (RawTarget target = RawTarget.start(backends, RawTarget.answer(chunked))) {
+      port = Ports.free();
+      gateway = Gateway.start(TestVertx.create(), GatewayConfigs.forwarding(port, Map.of(), target.port())
+          .replace("        port: " + port + "\n", "        port: " + port + "\n        h2c: true\n"));
+
+      try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+        wire.headers(1, H2Wire.request("GET", "http", "example.com", "/h2"), true);
+        H2Wire.Answer a = wire.answer(1, Duration.ofSeconds(10));
+        assertThat(a.status()).isEqualTo("200");
+        assertThat(a.trailers()).isNotNull();
+        assertThat(a.trailers().get("x-checksum")).hasToString("abc");
+        assertThat(a.trailers().names()).extracting(CharSequence::toString).containsExactly("x-checksum");
+      }
+      try (RawConnection c = RawConnection.open(port)) {
+        Response interim = c.send("POST /vertx HTTP/1.1\r\nHost: example.com\r\nContent-Length: 2\r\n"
+            + "Expect: 100-continue\r\n\r\n").read();
+        assertThat(interim.statusLine()).isEqualTo("HTTP/1.1 100 Continue");
+        Response r = c.send("hi").read();
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.trailers()).extracting(t -> t[0].toLowerCase(java.util.Locale.ROOT)).containsExactly("x-checksum");
+      }
     }
   }
 

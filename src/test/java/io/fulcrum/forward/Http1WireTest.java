@@ -41,4 +41,21 @@ class Http1WireTest {
     assertThat(written).isEqualTo("Host: example.com\r\nCookie: a=" + "b".repeat(3000) + "\r\nX-Two: 1\r\nX-Two: 2\r\n");
     assertThat(Http1Wire.fieldsLength(h)).isEqualTo(written.length());
   }
+
+  /**
+   * HTTP/2 trailers (a relayed request's, a target's response's) keep what a trailer may carry and
+   * lose the rest, whatever its case; clean ones (a gRPC call's status) are passed as they are.
+   */
+  @org.junit.jupiter.api.Test
+  void http2Trailers_loseTheFieldsNoTrailerMayCarry_andCleanOnesStayTheSameObject() {
+    io.netty.handler.codec.http2.Http2Headers grpc = new io.netty.handler.codec.http2.DefaultHttp2Headers()
+        .add("grpc-status", "0").add("grpc-message", "ok").add("x-meta-bin", "AAE=");
+    assertThat(Http1Wire.trailing(grpc)).isSameAs(grpc);
+
+    io.netty.handler.codec.http2.Http2Headers mixed = new io.netty.handler.codec.http2.DefaultHttp2Headers(false)
+        .add("x-checksum", "abc").add("host", "evil").add("Set-Cookie", "s=1").add("authorization", "x")
+        .add("content-length", "9").add("x-other", "1");
+    assertThat(Http1Wire.trailing(mixed).names()).extracting(CharSequence::toString)
+        .containsExactlyInAnyOrder("x-checksum", "x-other");
+  }
 }

@@ -128,6 +128,25 @@ class RelayLaneTest {
     assertThat(r.headers().get("x-amzn-trace-id")).startsWith("Root=1-");
   }
 
+  /**
+   * The target's trailers reach the client without the fields no trailer may carry (the request's
+   * are filtered the same way: Http1WireTest).
+   */
+  @Test
+  void responseTrailers_goWithoutTheFieldsNoTrailerMayCarry() {
+    HttpServer target = target(100, req -> req.body().onSuccess(b ->
+        req.response().putTrailer("x-sum", "42").putTrailer("set-cookie", "evil=1").end("ok")));
+    start(target.actualPort());
+
+    try (H2Wire wire = connect()) {
+      wire.headers(1, request("GET", "/t"), true);
+      Answer a = wire.answer(1, WAIT);
+      assertThat(a.head().status()).hasToString("200");
+      assertThat(a.trailers().get("x-sum")).hasToString("42");
+      assertThat(a.trailers().contains("set-cookie")).isFalse();
+    }
+  }
+
   @Test
   void aTargetsLimitOnConcurrentStreams_isKept_theStreamsBeyondItWait() {
     List<HttpServerRequest> held = new CopyOnWriteArrayList<>();
