@@ -1,5 +1,6 @@
 package io.fulcrum.bootstrap;
 
+import io.fulcrum.listener.ByteCounter;
 import io.fulcrum.listener.TlsHandshakes;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -14,6 +15,7 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.InternetProtocolFamily;
 import io.vertx.core.datagram.DatagramSocketOptions;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.ClientOptionsBase;
 import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.spi.transport.Transport;
@@ -40,7 +42,9 @@ import java.util.concurrent.ThreadFactory;
  * On io_uring, every accepted channel also gets {@link CloseAfterRead} first in its pipeline (a
  * close asked for while it reads is done after the read, which Netty's io_uring channel needs). A
  * TLS server's accepted channels are shown to {@link TlsHandshakes}, which watches the handshakes
- * of listeners that keep a connection log.
+ * of listeners that keep a connection log. A cleartext HTTP server's that takes h2c too count their
+ * bytes from the first ({@link ByteCounter#installEarly}: Vert.x makes such a connection only after
+ * its first request's head).
  * Everything else is the wrapped transport's.
  */
 final class LeanTransport implements Transport {
@@ -105,7 +109,8 @@ final class LeanTransport implements Transport {
     }
     ChannelHandler vertx = bootstrap.config().childHandler();
     boolean tls = options.isSsl();
-    if ((ioUring || tls) && vertx != null) {
+    boolean h2c = !tls && options instanceof HttpServerOptions http && http.isHttp2ClearTextEnabled();
+    if ((ioUring || tls || h2c) && vertx != null) {
       bootstrap.childHandler(new ChannelInitializer<>() {
         @Override
         protected void initChannel(Channel ch) {
@@ -115,6 +120,9 @@ final class LeanTransport implements Transport {
           }
           if (tls) {
             TlsHandshakes.watch(ch);
+          }
+          if (h2c) {
+            ByteCounter.installEarly(ch.pipeline());
           }
         }
       });

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufHolder;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelPromise;
 
 /**
@@ -13,12 +14,18 @@ import io.netty.channel.ChannelPromise;
  * the access log's {@code received_bytes} and {@code sent_bytes}, which are what a request's
  * exchange added (see {@link ClientConnection#received}). Three additions per buffer. Only the
  * connection's event loop runs it.
+ *
+ * <p>On a cleartext listener that takes h2c too, Vert.x makes the connection only once the first
+ * request's head is decoded (or the HTTP/2 preface read): a counter put in then would miss those
+ * bytes. There the transport puts one in as it accepts ({@link #installEarly}), counting before it
+ * knows its load balancer; the connection takes it over ({@link #attach}).
  */
-final class ByteCounter extends ChannelDuplexHandler {
+public final class ByteCounter extends ChannelDuplexHandler {
 
   static final String NAME = "fulcrumBytes";
 
-  private final LoadBalancerMeters meters;
+  /** Where the bytes count in {@code ProcessedBytes}; null until an early counter is attached. */
+  private LoadBalancerMeters meters;
   long read;
   long written;
 
@@ -26,11 +33,29 @@ final class ByteCounter extends ChannelDuplexHandler {
     this.meters = meters;
   }
 
+  /** Counts an accepted connection's bytes from its first one, before its load balancer is known. */
+  public static void installEarly(ChannelPipeline pipeline) {
+    pipeline.addFirst(NAME, new ByteCounter(null));
+  }
+
+  /** Whether the counter knows its load balancer yet. */
+  boolean attached() {
+    return meters != null;
+  }
+
+  /** Counts from now on in {@code meters}, which get what was counted before too. */
+  void attach(LoadBalancerMeters meters) {
+    this.meters = meters;
+    meters.processed(read + written);
+  }
+
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     int n = size(msg);
     read += n;
-    meters.processed(n);
+    if (meters != null) {
+      meters.processed(n);
+    }
     ctx.fireChannelRead(msg);
   }
 
@@ -38,7 +63,9 @@ final class ByteCounter extends ChannelDuplexHandler {
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     int n = size(msg);
     written += n;
-    meters.processed(n);
+    if (meters != null) {
+      meters.processed(n);
+    }
     ctx.write(msg, promise);
   }
 

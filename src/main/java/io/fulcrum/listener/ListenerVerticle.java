@@ -302,14 +302,23 @@ public final class ListenerVerticle extends VerticleBase {
   private static void countBytes(HttpConnection conn, ClientConnection client, LoadBalancerMeters meters) {
     if (conn instanceof Http1xServerConnection http1) {
       ChannelPipeline pipeline = http1.channelHandlerContext().pipeline();
-      if (pipeline.get(RequestDecoder.NAME) != null && pipeline.get(ByteCounter.NAME) == null) {
-        client.bytes = new ByteCounter(meters);
-        pipeline.addBefore(RequestDecoder.NAME, ByteCounter.NAME, client.bytes);
+      if (pipeline.get(RequestDecoder.NAME) != null) {
+        ByteCounter counter = (ByteCounter) pipeline.get(ByteCounter.NAME);
+        if (counter == null) {
+          client.bytes = new ByteCounter(meters);
+          pipeline.addBefore(RequestDecoder.NAME, ByteCounter.NAME, client.bytes);
+        } else if (!counter.attached()) {
+          counter.attach(meters); // put in as the connection was accepted: its first request's head counts
+          client.bytes = counter;
+        }
       }
     } else if (conn instanceof Http2ServerConnection http2) {
       ChannelHandlerContext ctx = http2.channelHandlerContext();
-      if (ctx.pipeline().get(ByteCounter.NAME) == null) {
+      ByteCounter counter = (ByteCounter) ctx.pipeline().get(ByteCounter.NAME);
+      if (counter == null) {
         ctx.pipeline().addBefore(ctx.name(), ByteCounter.NAME, new ByteCounter(meters));
+      } else if (!counter.attached()) {
+        counter.attach(meters);
       }
     }
   }

@@ -100,6 +100,7 @@ class AccessLogTest {
             listeners:
               - protocol: HTTP
                 port: %d
+                h2c: true
                 default-actions: [{type: forward, target-group: app}]
                 rules:
                   - {priority: 10, conditions: [{field: path-pattern, values: ["/fixed"]}],
