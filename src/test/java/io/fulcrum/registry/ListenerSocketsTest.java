@@ -30,9 +30,11 @@ class ListenerSocketsTest {
           zones: [zone-a]
           listeners:
             - {protocol: TCP, port: 9000, default-actions: [{type: forward, target-group: front}]}
+            - {protocol: UDP, port: 5353, default-actions: [{type: forward, target-group: dns}]}
       target-groups:
         - {name: ip, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: 9001}]}
         - {name: front, target-type: alb, protocol: TCP, port: 8080, targets: [{id: web}]}
+        - {name: dns, target-type: ip, protocol: UDP, port: 53, targets: [{id: 127.0.0.1, port: 53}]}
       """;
 
   @Test
@@ -48,6 +50,11 @@ class ListenerSocketsTest {
     assertThat(sockets.holds(ip, target("127.0.0.3", 8080))).as("a node of a zone web has not enabled").isFalse();
     assertThat(sockets.holds(ip, target("::1", 9000))).as("edge is not in zone-b").isFalse();
     assertThat(sockets.holds(ip, target("127.0.0.2", 8080))).as("another address").isFalse();
+
+    assertThat(sockets.holds(ip, target("127.0.0.1", 5353))).as("a TCP target at a UDP listener's port").isFalse();
+    TargetGroup dns = config.resources().targetGroupByName("dns").orElseThrow();
+    assertThat(sockets.holds(dns, target("127.0.0.1", 5353))).as("a UDP target there").isTrue();
+    assertThat(sockets.holds(dns, target("127.0.0.1", 9000))).as("a UDP target at a TCP listener's port").isFalse();
 
     TargetGroup front = config.resources().targetGroupByName("front").orElseThrow();
     assertThat(sockets.holds(front, front.targets().get(0))).as("an alb target is a listener by design").isFalse();
