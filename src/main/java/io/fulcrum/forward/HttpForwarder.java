@@ -310,7 +310,7 @@ public final class HttpForwarder {
     }
     ex.listener.responseHead(in.statusCode());
     // A pump rather than a pipe: trailers (gRPC's grpc-status) must follow the body.
-    in.exceptionHandler(err -> ex.responseFailed(in));
+    in.exceptionHandler(err -> ex.targetFailed(in, err));
     in.handler(buf -> {
       response.write(buf).onFailure(err -> ex.responseFailed(in));
       if (response.writeQueueFull()) {
@@ -474,6 +474,25 @@ public final class HttpForwarder {
     }
 
     /** The target closed or reset mid-body, or the client went away: cut the client connection. */
+    /**
+     * The target's response broke off after its head went to the client (reset, connection gone,
+     * silent past the idle timeout): too late for a status, so the client's stream or connection is
+     * cut; but a gRPC call over HTTP/2 still ends with one, in its trailers (UNAVAILABLE,
+     * DEADLINE_EXCEEDED), as on the direct path.
+     */
+    void targetFailed(HttpClientResponse in, Throwable cause) {
+      if (finished || answered) {
+        return;
+      }
+      if (!clientGone && request.version() == HttpVersion.HTTP_2 && Grpc.isGrpc(request)) {
+        // fail() resets the stream to the target too (out).
+        fail(cause instanceof io.vertx.core.http.StreamResetException ? ElbError.TARGET_RESET : classify(cause, false),
+            cause);
+        return;
+      }
+      responseFailed(in);
+    }
+
     void responseFailed(HttpClientResponse in) {
       if (finished || answered) {
         // Failing is already under way: the reset of the target's stream below ends up here too.

@@ -137,6 +137,10 @@ class GrpcDeadlinesAndErrorsTest {
                   - priority: 3
                     conditions: [{field: http-header, http-header-name: x-group, values: [cutting]}]
                     actions: [{type: forward, target-group: cutting}]
+                  - priority: 4
+                    conditions: [{field: http-header, http-header-name: x-group, values: [cutting-rewritten]}]
+                    transforms: [{type: url-rewrite, regex: '^/grpc\\.testing\\.(.*)$', replace: '/grpc.testing.$1'}]
+                    actions: [{type: forward, target-group: cutting}]
           - name: short
             attributes: {idle_timeout.timeout_seconds: 1}
             listeners:
@@ -302,12 +306,16 @@ class GrpcDeadlinesAndErrorsTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> CANCELLED.get() == cancelledBefore + 1);
   }
 
-  /** A target that drops its connection mid-response: the call ends UNAVAILABLE (which a client may retry), in its trailers. */
-  @Test
-  void targetGoneMidStream_endsWithUnavailableTrailers() {
+  /**
+   * A target that drops its connection mid-response: the call ends UNAVAILABLE (which a client may
+   * retry), in its trailers; on the direct path, and on Vert.x's (a rule with transforms).
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"cutting", "cutting-rewritten"})
+  void targetGoneMidStream_endsWithUnavailableTrailers(String group) {
     wire = new GrpcWire(CLIENTS);
 
-    GrpcWire.Answer a = wire.callAndWait(port, SERVER_STREAM, Map.of("x-group", "cutting"), GrpcWire.emptyMessage());
+    GrpcWire.Answer a = wire.callAndWait(port, SERVER_STREAM, Map.of("x-group", group), GrpcWire.emptyMessage());
 
     assertThat(a.status()).isEqualTo(200);
     assertThat(a.messages()).as("the message sent before it went").isEqualTo(1);
