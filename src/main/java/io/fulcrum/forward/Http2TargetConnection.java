@@ -20,6 +20,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import java.util.ArrayDeque;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -190,6 +191,12 @@ final class Http2TargetConnection extends Http2FrameAdapter {
   }
 
   private void start(RelayExchange ex) {
+    long limit = handler.encoder().configuration().headersConfiguration().maxHeaderListSize();
+    if (headerListSize(ex.requestHeaders()) > limit) {
+      // The encoder would refuse the HEADERS frame and reset a stream the target never heard of.
+      ex.tooLargeForTarget(limit);
+      return;
+    }
     int id = handler.connection().local().incrementAndGetNextStreamId();
     if (id < 0) {
       waiting.addFirst(ex);
@@ -205,6 +212,15 @@ final class Http2TargetConnection extends Http2FrameAdapter {
     stream.setProperty(key, ex);
     ex.targetStreamOpened(this, stream);
     flush();
+  }
+
+  /** The size of a header list as SETTINGS_MAX_HEADER_LIST_SIZE counts it (RFC 9113 §6.5.2). */
+  static long headerListSize(Http2Headers headers) {
+    long size = 0;
+    for (Map.Entry<CharSequence, CharSequence> h : headers) {
+      size += h.getKey().length() + h.getValue().length() + 32;
+    }
+    return size;
   }
 
   private void openWaiting() {

@@ -273,6 +273,15 @@ public final class RelayExchange implements LaneExchange, HttpForwarder.Handle {
     pool.stream(target, this);
   }
 
+  /**
+   * The request's header list is larger than the target's SETTINGS_MAX_HEADER_LIST_SIZE: it is not
+   * sent, and the client gets 400 (a gRPC call RESOURCE_EXHAUSTED, as that target would answer it).
+   */
+  void tooLargeForTarget(long limit) {
+    fail(ElbError.HEADER_TOO_LARGE, new IOException("the request's header list is over the " + limit
+        + " bytes the target accepts"));
+  }
+
   /** The connection this exchange waited on went away before it had a stream. */
   void targetConnectionLost() {
     fail(ElbError.TARGET_RESET, new IOException("the connection to the target closed"));

@@ -147,6 +147,30 @@ class RelayLaneTest {
     }
   }
 
+  /**
+   * A request whose header list is over the target's SETTINGS_MAX_HEADER_LIST_SIZE is not sent:
+   * the client gets 400 (it was no reset by the target), and the connection serves on.
+   */
+  @Test
+  void aRequestOverTheTargetsHeaderListLimit_is400_andNeverSent() {
+    List<HttpServerRequest> seen = new CopyOnWriteArrayList<>();
+    HttpServer target = Await.result(backends.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0)
+            .setHttp2ClearTextEnabled(true).setInitialSettings(new Http2Settings().setMaxHeaderListSize(8192)))
+        .requestHandler(req -> {
+          seen.add(req);
+          req.response().end("ok");
+        }).listen());
+    start(target.actualPort());
+
+    try (H2Wire wire = connect()) {
+      wire.headers(1, request("GET", "/big").add("x-big", "a".repeat(8000)), true);
+      assertThat(wire.answer(1, WAIT).head().status()).hasToString("400");
+      wire.headers(3, request("GET", "/small"), true);
+      assertThat(wire.answer(3, WAIT).head().status()).hasToString("200");
+    }
+    assertThat(seen).extracting(HttpServerRequest::path).doesNotContain("/big");
+  }
+
   @Test
   void aTargetsLimitOnConcurrentStreams_isKept_theStreamsBeyondItWait() {
     List<HttpServerRequest> held = new CopyOnWriteArrayList<>();
