@@ -10,9 +10,9 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.util.AsciiString;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -116,9 +116,31 @@ final class Http1Wire {
       "max-forwards", "pragma", "proxy-authenticate", "proxy-authorization", "proxy-connection", "range", "set-cookie",
       "te", "trailer", "transfer-encoding", "upgrade", "www-authenticate");
 
+  /** {@link #NOT_IN_TRAILERS} by length: a name is looked up without a copy (every gRPC call has trailers). */
+  private static final String[][] NOT_IN_TRAILERS_BY_LENGTH = byLength(NOT_IN_TRAILERS);
+
+  private static String[][] byLength(Set<String> names) {
+    int longest = names.stream().mapToInt(String::length).max().orElse(0);
+    String[][] out = new String[longest + 1][];
+    for (int n = 0; n <= longest; n++) {
+      int length = n;
+      out[n] = names.stream().filter(name -> name.length() == length).toArray(String[]::new);
+    }
+    return out;
+  }
+
   /** Whether a trailer section may carry a field named {@code name} (any case). */
   static boolean mayTrail(CharSequence name) {
-    return !NOT_IN_TRAILERS.contains(name.toString().toLowerCase(Locale.ROOT));
+    int n = name.length();
+    if (n >= NOT_IN_TRAILERS_BY_LENGTH.length) {
+      return true;
+    }
+    for (String forbidden : NOT_IN_TRAILERS_BY_LENGTH[n]) {
+      if (AsciiString.contentEqualsIgnoreCase(name, forbidden)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
