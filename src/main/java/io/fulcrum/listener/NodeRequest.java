@@ -230,7 +230,21 @@ final class NodeRequest implements RequestFacts {
    * none.
    */
   static boolean validHost(String host, boolean required) {
-    return host == null ? !required : onlyOf(host, HOST_CHARS);
+    if (host == null) {
+      return !required;
+    }
+    if (!onlyOf(host, HOST_CHARS)) {
+      return false;
+    }
+    // Brackets enclose an IP literal, the whole host, before at most a port ([::1]:8080): a bracket
+    // anywhere else ([::1, a]b, [::1]x) would leave each target to read the host its own way.
+    int open = host.indexOf('[');
+    int close = host.indexOf(']');
+    if (open < 0 && close < 0) {
+      return true;
+    }
+    return open == 0 && close > 1 && host.indexOf('[', 1) < 0 && host.indexOf(']', close + 1) < 0
+        && (close == host.length() - 1 || host.charAt(close + 1) == ':');
   }
 
   /** Whether {@code uri} is in absolute form: a scheme (RFC 3986 §3.1) followed by {@code ://}. */

@@ -396,7 +396,8 @@ class ElbRequestChecksTest {
   }
 
   static Stream<Arguments> hostsRefused() {
-    return Stream.of("a b", "evil.example/path", "user@example.com", "example.com?x", "ex\"ample", "<x>", "a\\b")
+    return Stream.of("a b", "evil.example/path", "user@example.com", "example.com?x", "ex\"ample", "<x>", "a\\b",
+        "[::1", "::1]", "a[::1]", "[::1]x", "[]", "[::1]]")
         .flatMap(h -> Stream.of(Arguments.of(h, true), Arguments.of(h, false)));
   }
 
@@ -424,7 +425,8 @@ class ElbRequestChecksTest {
   }
 
   @ParameterizedTest(name = "Host: {0}")
-  @ValueSource(strings = {"example.com", "example.com:8080", "EXAMPLE.com", "127.0.0.1:80", "[::1]:8080", "xn--bcher-kva.example",
+  @ValueSource(strings = {"example.com", "example.com:8080", "EXAMPLE.com", "127.0.0.1:80", "[::1]:8080", "[::1]",
+      "xn--bcher-kva.example",
       "my_host.internal"})
   void listener_forwards_hostsThatAreHosts(String host) {
     startWithBackend();
