@@ -32,12 +32,17 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.impl.ConnectionBase;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code grpc-timeout} is honoured by Fulcrum itself, and the failures Fulcrum generates for a
@@ -310,8 +315,8 @@ class GrpcDeadlinesAndErrorsTest {
    * A target that drops its connection mid-response: the call ends UNAVAILABLE (which a client may
    * retry), in its trailers; on the direct path, and on Vert.x's (a rule with transforms).
    */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"cutting", "cutting-rewritten"})
+  @ParameterizedTest
+  @ValueSource(strings = {"cutting", "cutting-rewritten"})
   void targetGoneMidStream_endsWithUnavailableTrailers(String group) {
     wire = new GrpcWire(CLIENTS);
 
@@ -330,7 +335,7 @@ class GrpcDeadlinesAndErrorsTest {
   @Test
   void aClientStreamSlowerThanTheIdleTimeout_goesOnWhileItsMessagesFlow() throws Exception {
     channel = GrpcJava.h2c(shortIdlePort);
-    java.util.concurrent.CompletableFuture<StreamingInputCallResponse> answer = new java.util.concurrent.CompletableFuture<>();
+    CompletableFuture<StreamingInputCallResponse> answer = new CompletableFuture<>();
     StreamObserver<StreamingInputCallRequest> requests = TestServiceGrpc.newStub(channel)
         .withDeadlineAfter(30, TimeUnit.SECONDS).streamingInputCall(new StreamObserver<>() {
           @Override
@@ -349,7 +354,7 @@ class GrpcDeadlinesAndErrorsTest {
         });
     StreamingInputCallRequest message = StreamingInputCallRequest.newBuilder()
         .setPayload(Payload.newBuilder().setBody(com.google.protobuf.ByteString.copyFrom(new byte[10]))).build();
-    java.util.concurrent.ScheduledExecutorService clock = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+    ScheduledExecutorService clock = Executors.newSingleThreadScheduledExecutor();
     try {
       // 8 messages 250 ms apart: 2 s of a stream whose target says nothing, against an idle timeout of 1 s.
       AtomicInteger sent = new AtomicInteger();

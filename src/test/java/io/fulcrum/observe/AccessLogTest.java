@@ -21,15 +21,19 @@ import io.fulcrum.testing.VirtualTime;
 import io.fulcrum.testing.WebSocketTarget;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -66,8 +70,7 @@ class AccessLogTest {
   private String appArn;
   private WebSocketTarget chat;
   /** Requests for /held, which the backend answers only when a test does. */
-  private final java.util.Queue<io.vertx.core.http.HttpServerRequest> held =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final Queue<HttpServerRequest> held = new ConcurrentLinkedQueue<>();
 
   @BeforeEach
   void start() throws IOException {
@@ -360,13 +363,13 @@ class AccessLogTest {
    */
   @Test
   void aClientThatResetsItsConnection_beforeItsAnswer_is460() throws Exception {
-    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", port)) {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.getOutputStream().write("GET /held HTTP/1.1\r\nHost: web.example\r\n\r\n"
-          .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          .getBytes(StandardCharsets.US_ASCII));
       await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
       socket.setSoLinger(true, 0); // closing sends a reset
     }
-    io.vertx.core.http.HttpServerRequest waiting = held.poll();
+    HttpServerRequest waiting = held.poll();
     // The target's connection is dropped as the client goes (before any answer).
     await().atMost(Duration.ofSeconds(10)).until(() -> waiting.response().closed());
     endPeriod();
