@@ -8,13 +8,9 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.Future;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -41,24 +37,10 @@ public final class TlsHandshakes {
   /** A refused certificate's reason, first in the message of the handshake's root cause. */
   private static final Pattern REASON = Pattern.compile("^(ClientCert[A-Za-z]+)\\b");
 
-  private static final InetAddress ANY_V4 = address(new byte[4]);
-  private static final InetAddress ANY_V6 = address(new byte[16]);
-
-  private static InetAddress address(byte[] bytes) {
-    try {
-      return InetAddress.getByAddress(bytes);
-    } catch (UnknownHostException e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   /** Who asked, by event loop and listening address. */
-  private static final Map<Key, Consumer<Handshake>> LISTENERS = new ConcurrentHashMap<>();
+  private static final ByListeningAddress<Consumer<Handshake>> LISTENERS = new ByListeningAddress<>();
 
   private TlsHandshakes() {
-  }
-
-  private record Key(EventExecutor loop, InetSocketAddress local) {
   }
 
   /**
@@ -81,12 +63,12 @@ public final class TlsHandshakes {
    * on that loop.
    */
   public static void register(EventExecutor loop, InetSocketAddress local, Consumer<Handshake> listener) {
-    LISTENERS.put(new Key(loop, local), listener);
+    LISTENERS.register(loop, local, listener);
   }
 
   /** Stops handing over that address's handshakes on that loop. */
   public static void unregister(EventExecutor loop, InetSocketAddress local) {
-    LISTENERS.remove(new Key(loop, local));
+    LISTENERS.unregister(loop, local);
   }
 
   /**
@@ -94,28 +76,10 @@ public final class TlsHandshakes {
    * pipeline set up): watches its handshake when a listener asked for it.
    */
   public static void watch(Channel ch) {
-    if (LISTENERS.isEmpty() || !(ch.localAddress() instanceof InetSocketAddress local)) {
-      return;
-    }
-    Key key = key(ch.eventLoop(), local);
+    ByListeningAddress.Key key = LISTENERS.keyOf(ch);
     if (key != null) {
       ch.pipeline().addFirst(NAME, new Watch(System.nanoTime(), key));
     }
-  }
-
-  /**
-   * The registration a connection to {@code local} falls under: its address's, or that of the
-   * wildcard address of its port (a listener bound to {@code 0.0.0.0} or {@code ::}); null when none.
-   */
-  private static Key key(EventExecutor loop, InetSocketAddress local) {
-    for (InetSocketAddress a : new InetSocketAddress[] {local, new InetSocketAddress(ANY_V4, local.getPort()),
-        new InetSocketAddress(ANY_V6, local.getPort())}) {
-      Key k = new Key(loop, a);
-      if (LISTENERS.containsKey(k)) {
-        return k;
-      }
-    }
-    return null;
   }
 
   /** The reason ALB's connection log gives for a failed handshake. */
@@ -141,10 +105,10 @@ public final class TlsHandshakes {
   private static final class Watch extends ChannelInboundHandlerAdapter {
 
     private final long acceptedNanos;
-    private final Key key;
+    private final ByListeningAddress.Key key;
     private boolean waiting;
 
-    Watch(long acceptedNanos, Key key) {
+    Watch(long acceptedNanos, ByListeningAddress.Key key) {
       this.acceptedNanos = acceptedNanos;
       this.key = key;
     }
