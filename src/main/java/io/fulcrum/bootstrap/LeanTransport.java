@@ -1,6 +1,7 @@
 package io.fulcrum.bootstrap;
 
 import io.fulcrum.listener.ByteCounter;
+import io.fulcrum.listener.H2cStart;
 import io.fulcrum.listener.TlsHandshakes;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -44,7 +45,8 @@ import java.util.concurrent.ThreadFactory;
  * TLS server's accepted channels are shown to {@link TlsHandshakes}, which watches the handshakes
  * of listeners that keep a connection log. A cleartext HTTP server's that takes h2c too count their
  * bytes from the first ({@link ByteCounter#installEarly}: Vert.x makes such a connection only after
- * its first request's head).
+ * its first request's head), and have their start watched until then ({@link H2cStart}: the idle
+ * timeout, and an {@code Upgrade: h2c} that cannot be taken).
  * Everything else is the wrapped transport's.
  */
 final class LeanTransport implements Transport {
@@ -123,6 +125,7 @@ final class LeanTransport implements Transport {
           }
           if (h2c) {
             ByteCounter.installEarly(ch.pipeline());
+            H2cStart.watch(ch);
           }
         }
       });

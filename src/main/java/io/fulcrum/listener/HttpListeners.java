@@ -4,6 +4,8 @@ import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
 import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.forward.ClientCertHeaders;
+import io.fulcrum.forward.ElbError;
+import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.forward.ListenerHeaders;
 import io.fulcrum.model.Arns;
@@ -13,6 +15,8 @@ import io.fulcrum.observe.LoadBalancerMeters;
 import io.fulcrum.observe.LogDestination;
 import io.fulcrum.observe.LoopLog;
 import io.fulcrum.observe.LoopMeters;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -128,7 +132,7 @@ final class HttpListeners {
         // Changes kind (cleartext, TLS, h2c, mutual TLS): its connections are closed with it, and the new server
         // binds once every verticle's old one is gone (see SocketHandover).
         it.remove();
-        unwatch(b);
+        forget(b);
         String socket = e.getKey();
         Future<Void> closed = b.ready.transform(ar -> b.server == null ? Future.succeededFuture() : b.server.close())
             .onComplete(ar -> handover.released(socket, index, version));
@@ -138,7 +142,7 @@ final class HttpListeners {
         // server: it applies at once to targets and to idle client connections, and to stalled requests
         // after a restart.)
         it.remove();
-        unwatch(b);
+        forget(b);
         pending.add(b.server.shutdown(b.plan.proxy().idleTimeoutMillis(), TimeUnit.MILLISECONDS));
       } else {
         if (plan.tls() != null && !plan.tls().equals(b.plan.tls()) && b.server != null) {
@@ -164,6 +168,10 @@ final class HttpListeners {
         b.meters = meters(b.plan, b.node);
         b.log = lines(b.plan, b.node);
         watch(b);
+        if (b.plan.h2c() && b.plan.tls() == null) {
+          b.starts = new InetSocketAddress(b.node.address(), b.plan.port());
+          H2cStart.register(loop(), b.starts, b);
+        }
         bindings.put(e.getKey(), b);
         Future<?> handedOver = handovers.get(e.getKey());
         b.ready = handedOver == null ? bind(b) : handedOver.transform(ar -> bind(b));
@@ -211,6 +219,15 @@ final class HttpListeners {
     } else if (b.watched == null) {
       b.watched = new InetSocketAddress(b.node.address(), b.plan.port());
       TlsHandshakes.register(loop(), b.watched, h -> handshake(b, h));
+    }
+  }
+
+  /** {@code b} is gone: nothing is told of its connections any more. */
+  private void forget(Binding b) {
+    unwatch(b);
+    if (b.starts != null) {
+      H2cStart.unregister(loop(), b.starts);
+      b.starts = null;
     }
   }
 
@@ -381,7 +398,7 @@ final class HttpListeners {
   }
 
   /** One listener bound on one node address. */
-  static final class Binding {
+  static final class Binding implements H2cStart.Listener {
     ListenerPlan plan;
     /** The listener's response header modification, of {@link #plan}. */
     ListenerHeaders listenerHeaders;
@@ -396,6 +413,8 @@ final class HttpListeners {
     LoopLog.Lines connections;
     /** The address whose handshakes this loop is told of, or null. */
     InetSocketAddress watched;
+    /** The address whose connections' start this loop watches (a cleartext listener with h2c), or null. */
+    InetSocketAddress starts;
     /** Which of a TLS listener's certificates a session was given (the access log's {@code chosen_cert_arn}). */
     ServedCertificates certificates = ServedCertificates.NONE;
     HttpServer server;
@@ -406,6 +425,19 @@ final class HttpListeners {
       plan(plan);
       this.node = node;
       this.portText = Integer.toString(plan.port());
+    }
+
+    @Override
+    public long idleMillis() {
+      return plan.proxy().idleTimeoutMillis();
+    }
+
+    /** ALB's 408 for a request head not all come within the idle timeout; the connection closes after it. */
+    @Override
+    public void headTimedOut(Channel channel) {
+      meters.elbStatus(ElbError.CLIENT_TIMEOUT.status());
+      channel.writeAndFlush(ElbResponses.full(ElbError.CLIENT_TIMEOUT, true, listenerHeaders))
+          .addListener(ChannelFutureListener.CLOSE);
     }
 
     void plan(ListenerPlan next) {

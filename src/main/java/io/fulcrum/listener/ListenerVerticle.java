@@ -7,7 +7,6 @@ import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.bus.ExchangeOutcomes;
 import io.fulcrum.forward.DirectForwarder;
 import io.fulcrum.forward.ElbError;
-import io.fulcrum.forward.ElbResponses;
 import io.fulcrum.forward.HttpForwarder;
 import io.fulcrum.listener.HttpListeners.Binding;
 import io.fulcrum.model.Arns;
@@ -21,7 +20,6 @@ import io.fulcrum.sticky.KeyRing;
 import io.fulcrum.sticky.Stickiness;
 import io.fulcrum.time.Timers;
 import io.fulcrum.time.VertxTimers;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPipeline;
 import io.vertx.core.Future;
@@ -254,6 +252,7 @@ public final class ListenerVerticle extends VerticleBase {
   void connected(Binding b, HttpConnection conn, HttpServerOptions options) {
     if (conn instanceof ConnectionBase base) {
       CarriedClients.adopt(base.channel()); // before anything asks for its address
+      H2cStart.connected(base.channel().pipeline());
     }
     ClientConnection client = new ClientConnection(vertx, conn, () -> b.plan.proxy().idleTimeoutMillis(),
         b.plan.proxy().clientKeepAliveMillis(), timers);
@@ -270,11 +269,7 @@ public final class ListenerVerticle extends VerticleBase {
     RequestDecoder.install(conn, options);
     countBytes(conn, client, b.meters);
     if (client.bytes != null && conn instanceof ConnectionBase base) {
-      client.headTimedOut = () -> {
-        b.meters.elbStatus(ElbError.CLIENT_TIMEOUT.status());
-        base.channel().writeAndFlush(ElbResponses.full(ElbError.CLIENT_TIMEOUT, true, b.listenerHeaders))
-            .addListener(ChannelFutureListener.CLOSE);
-      };
+      client.headTimedOut = () -> b.headTimedOut(base.channel());
     }
     conn.closeHandler(v -> clientClosed(conn));
     if (lanes && conn instanceof Http1xServerConnection http1) {

@@ -10,6 +10,7 @@ import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.H2Wire.Frame;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
@@ -42,6 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The HTTP/2 front end of SPEC §7.3: SETTINGS with at most 128 concurrent streams (the 129th is
@@ -185,6 +188,34 @@ class Http2FrontEndTest {
     assertThat(upgraded.version()).as("Upgrade: h2c accepted").isEqualTo(HttpClient.Version.HTTP_2);
     assertThat(plain.body()).isEqualTo("fixed");
     assertThat(plain.version()).as("h2c off: the upgrade is ignored").isEqualTo(HttpClient.Version.HTTP_1_1);
+  }
+
+  /**
+   * An {@code Upgrade: h2c} that cannot be taken (no {@code Connection: Upgrade, HTTP2-Settings}, or
+   * settings that do not read) is ignored, as a server may (RFC 9110 §7.8): the request is served
+   * over HTTP/1.1 and the connection goes on. (Vert.x answered a bare 400 and left the client
+   * waiting for its body.)
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {
+      "Upgrade: h2c\r\n",
+      "Connection: Upgrade\r\nUpgrade: h2c\r\n",
+      "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n",
+      "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: not*base64\r\n",
+      "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAIAAAAC\r\n", // ENABLE_PUSH 2
+      "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAA\r\n", // a setting cut short
+  })
+  void h2cUpgrade_thatCannotBeTaken_isIgnored_andTheRequestServedOverHttp11(String upgrade) {
+    try (RawConnection c = RawConnection.open(h2cPort).readTimeout(10_000)) {
+      RawConnection.Response first = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n" + upgrade + "\r\n").read();
+      RawConnection.Response second = c.send("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n").read();
+
+      assertThat(first.statusLine()).startsWith("HTTP/1.1 200");
+      assertThat(first.bodyText()).isEqualTo("fixed");
+      assertThat(first.header("Upgrade")).isNull();
+      assertThat(second.status()).as("the connection goes on in HTTP/1.1").isEqualTo(200);
+      assertThat(second.bodyText()).isEqualTo("fixed");
+    }
   }
 
   @Test

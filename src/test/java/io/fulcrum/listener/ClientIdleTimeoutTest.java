@@ -17,6 +17,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -43,25 +44,28 @@ class ClientIdleTimeoutTest {
   }
 
   private void gatewayTo(int targetPort) {
-    port = Ports.free();
-    gateway = Gateway.start(TestVertx.create(), config(targetPort));
+    gatewayTo(targetPort, false);
   }
 
-  /** The listener takes HTTP/2 in clear (prior knowledge) as well. */
-  private void h2cGatewayTo(int targetPort) {
+  /**
+   * @param h2c whether the listener takes HTTP/2 in clear as well (where Vert.x makes a connection
+   *            only once its first bytes tell which protocol it speaks)
+   */
+  private void gatewayTo(int targetPort, boolean h2c) {
     port = Ports.free();
     String listenerPort = "        port: " + port + "\n";
     gateway = Gateway.start(TestVertx.create(),
-        config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n"));
+        h2c ? config(targetPort).replace(listenerPort, listenerPort + "        h2c: true\n") : config(targetPort));
   }
 
   private String config(int targetPort) {
     return GatewayConfigs.forwarding(port, Map.of("idle_timeout.timeout_seconds", "1"), targetPort);
   }
 
-  @Test
-  void listener_closesClientConnection_thatSendsNothingForTheIdleTimeout() {
-    gatewayTo(Backend.start(backends, "b").port());
+  @ParameterizedTest(name = "h2c: {0}")
+  @ValueSource(booleans = {false, true})
+  void listener_closesClientConnection_thatSendsNothingForTheIdleTimeout(boolean h2c) {
+    gatewayTo(Backend.start(backends, "b").port(), h2c);
 
     try (RawConnection c = RawConnection.open(port)) {
       assertThat(c.closedByServerWithin(CLOSE_WITHIN_MS)).isTrue();
@@ -72,10 +76,10 @@ class ClientIdleTimeoutTest {
    * A request head begun and not all come within the idle timeout, first or after a response: 408,
    * then the close, however slowly its bytes trickle in (it is held no longer than a silent one).
    */
-  @ParameterizedTest(name = "after a response first: {0}")
-  @ValueSource(booleans = {false, true})
-  void requestHeadNotAllComeWithinTheIdleTimeout_gets408_andTheConnectionCloses(boolean afterAResponse) {
-    gatewayTo(Backend.start(backends, "b").port());
+  @ParameterizedTest(name = "after a response first: {0}, h2c: {1}")
+  @CsvSource({"false, false", "true, false", "false, true", "true, true"})
+  void requestHeadNotAllComeWithinTheIdleTimeout_gets408_andTheConnectionCloses(boolean afterAResponse, boolean h2c) {
+    gatewayTo(Backend.start(backends, "b").port(), h2c);
 
     try (RawConnection c = RawConnection.open(port)) {
       if (afterAResponse) {
@@ -105,7 +109,7 @@ class ClientIdleTimeoutTest {
 
   @Test
   void http2Connection_idleForTheIdleTimeoutAfterAResponse_getsGoAwayAndCloses() {
-    h2cGatewayTo(Backend.start(backends, "b").port());
+    gatewayTo(Backend.start(backends, "b").port(), true);
 
     try (H2Wire c = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
       c.headers(1, H2Wire.request("GET", "http", "example.com", "/"), true);
