@@ -381,7 +381,9 @@ final class FlowListeners {
       for (Flow flow : List.copyOf(flows)) {
         // The listener's timeout as it is now: a change applies to open flows too.
         int timeout = ((Binding) flow.listener()).plan.attributes().tcpIdleTimeoutSeconds();
-        int quietSweeps = (timeout + IDLE_SWEEP_SECONDS - 1) / IDLE_SWEEP_SECONDS;
+        // The first sweep after a flow's last byte finds it quiet already (that byte came less than one sweep
+        // period before): one sweep more than the timeout holds makes sure it was idle for all of it.
+        int quietSweeps = (timeout + IDLE_SWEEP_SECONDS - 1) / IDLE_SWEEP_SECONDS + 1;
         if (flow.quietSweep() >= quietSweeps) {
           flow.end(Flow.End.CLOSED);
         }

@@ -575,13 +575,18 @@ class NetworkListenerTest {
     assertThat(metric("ActiveFlowCount")).isEqualTo(1);
   }
 
-  @Test
-  void listenersIdleTimeout_tcpIdleTimeoutSeconds_closesQuietFlowsSooner() {
+  /** Starts the listener with {@code tcp.idle_timeout.seconds: 60}. */
+  private void startWithIdleTimeoutOfAMinute() {
     String yaml = config("", a, b).replace("default-actions: [{type: forward, target-group: tcp}]}",
         "default-actions: [{type: forward, target-group: tcp}], attributes: {tcp.idle_timeout.seconds: 60}}");
     gateway = Gateway.start(TestVertx.create(), yaml, 1, time);
     advance(5);
     gateway.awaitDataPlane();
+  }
+
+  @Test
+  void listenersIdleTimeout_tcpIdleTimeoutSeconds_closesQuietFlowsSooner() {
+    startWithIdleTimeoutOfAMinute();
     FlowClient quiet = connect(null);
     FlowClient talking = connect(null);
     assertThat(quiet.ask("first")).endsWith(":first");
@@ -594,6 +599,22 @@ class NetworkListenerTest {
     advance(30);
     assertThat(quiet.ending()).as("quiet for 70 s: closed").isEqualTo(FlowClient.Ending.CLOSED);
     assertThat(talking.ask("at 125 s")).as("quiet for 30 s only").endsWith(":at 125 s");
+  }
+
+  /**
+   * Idle flows are looked for every 5 s from the first flow on: one whose last byte came just before
+   * such a sweep is quiet at that sweep already, and still lives for the whole timeout after it.
+   */
+  @Test
+  void flowWhoseLastByteCameJustBeforeASweep_livesTheWholeIdleTimeout() {
+    startWithIdleTimeoutOfAMinute();
+    FlowClient quiet = connect(null); // the sweeps start now, every 5 s
+    advance(4);
+    assertThat(quiet.ask("a second before a sweep")).endsWith(":a second before a sweep");
+    advance(59);
+    assertThat(quiet.ask("at 59 s")).as("quiet for 59 s: not yet idle").endsWith(":at 59 s");
+    advance(66);
+    assertThat(quiet.ending()).as("quiet for 66 s: closed").isEqualTo(FlowClient.Ending.CLOSED);
   }
 
   @Test
