@@ -204,28 +204,80 @@ public final class FunctionInvokerVerticle extends VerticleBase {
     LambdaContext context = new LambdaContext(def.name(), arn, def.memorySizeMb(),
         System.currentTimeMillis() + timeoutMillis, traceId);
     Promise<FunctionReply> done = Promise.promise();
-    // Lambda ends a function that runs past its timeout with an error; here the worker cannot be
-    // stopped, so the client is answered at the deadline and the late result is dropped.
+    Run run = new Run();
+    // Lambda ends a function that runs past its timeout with an error, and its concurrency with it: the
+    // client is answered at the deadline, the slot is free again, and the worker is interrupted (a handler
+    // that ignores it runs on, its late result dropped); one that has not started by then never does.
     long timer = vertx.setTimer(timeoutMillis, id -> {
       if (done.tryComplete(FunctionReply.failed(LambdaError.UNHANDLED).processed(event.length()))) {
+        inFlight.decrementAndGet();
+        run.deadline();
         LOG.warn("function {} (request {}) timed out after {} s", def.name(), context.getAwsRequestId(),
             def.timeoutSeconds());
       }
     });
     workers.<FunctionReply>executeBlocking(() -> {
+      if (!run.start()) {
+        return null; // past its deadline before a worker was free: answered already
+      }
       Buffer out;
       try {
         out = f.invoke(event, context);
       } catch (Throwable t) {
         LOG.info("function {} (request {}) failed: {}", def.name(), context.getAwsRequestId(), t.toString());
         return FunctionReply.failed(LambdaError.UNHANDLED).processed(event.length());
+      } finally {
+        run.end();
       }
       return AlbEvents.response(out, r.multiValueHeaders()).processed(event.length() + out.length());
     }, false).onComplete(ar -> {
-      inFlight.decrementAndGet();
       vertx.cancelTimer(timer);
-      done.tryComplete(ar.succeeded() ? ar.result() : FunctionReply.failed(LambdaError.UNHANDLED_EXCEPTION));
+      if (done.tryComplete(ar.succeeded() ? ar.result() : FunctionReply.failed(LambdaError.UNHANDLED_EXCEPTION))) {
+        inFlight.decrementAndGet();
+      }
     });
     return done.future();
+  }
+
+  /**
+   * One in-process invocation on its worker, which its deadline stops: before it starts, or by an
+   * interrupt while it runs. No interrupt outlives the invocation to reach the worker's next task.
+   */
+  private static final class Run {
+
+    private static final int WAITING = 0;
+    private static final int RUNNING = 1;
+    private static final int DONE = 2;
+    private static final int INTERRUPTING = 3;
+    private static final int STOPPED = 4;
+
+    private final AtomicInteger state = new AtomicInteger(WAITING);
+    private volatile Thread worker;
+
+    /** On the worker: whether the invocation is to run (its deadline has not passed yet). */
+    boolean start() {
+      worker = Thread.currentThread();
+      return state.compareAndSet(WAITING, RUNNING);
+    }
+
+    /** On the worker, once the handler has returned or thrown. */
+    void end() {
+      if (!state.compareAndSet(RUNNING, DONE)) {
+        while (state.get() == INTERRUPTING) {
+          Thread.onSpinWait(); // the deadline is between its decision and its interrupt: a few instructions
+        }
+      }
+      Thread.interrupted(); // the deadline's interrupt, or the handler's own, goes no further
+    }
+
+    /** At the deadline, on the event loop. */
+    void deadline() {
+      if (state.compareAndSet(RUNNING, INTERRUPTING)) {
+        worker.interrupt();
+        state.set(STOPPED);
+      } else {
+        state.compareAndSet(WAITING, STOPPED);
+      }
+    }
   }
 }

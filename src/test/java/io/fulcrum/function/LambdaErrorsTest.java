@@ -2,6 +2,7 @@ package io.fulcrum.function;
 
 import static io.fulcrum.testing.ElbAssertions.assertElbPage;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.bus.ExchangeOutcome;
 import io.fulcrum.bus.LambdaError;
@@ -17,6 +18,7 @@ import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -64,6 +66,7 @@ class LambdaErrorsTest {
           raw: {handler: io.fulcrum.function.handlers.RawResponseHandler}
           slow: {handler: io.fulcrum.function.handlers.BlockingHandler, timeout-seconds: 1}
           single: {handler: io.fulcrum.function.handlers.BlockingHandler, reserved-concurrency: 1}
+          single-slow: {handler: io.fulcrum.function.handlers.BlockingHandler, timeout-seconds: 1, reserved-concurrency: 1}
           r-greeter: {endpoint: "%1$s", function-name: greeter}
           r-raw: {endpoint: "%1$s", function-name: raw}
           r-throttled: {endpoint: "%1$s", function-name: throttled}
@@ -73,7 +76,7 @@ class LambdaErrorsTest {
           r-silent: {endpoint: "%1$s", function-name: silent, timeout-seconds: 1}
           r-unreachable: {endpoint: "http://127.0.0.1:%2$d"}
         """.formatted(endpoint, Ports.free());
-    for (String f : new String[] {"greeter", "raw", "slow", "single", "r-greeter", "r-raw", "r-throttled", "r-broken",
+    for (String f : new String[] {"greeter", "raw", "slow", "single", "single-slow", "r-greeter", "r-raw", "r-throttled", "r-broken",
         "r-denied", "r-missing", "r-silent", "r-unreachable"}) {
       ROUTES.put(f, f);
     }
@@ -233,9 +236,24 @@ class LambdaErrorsTest {
   }
 
   @Test
-  void functionRunningPastItsTimeout_gets502_LambdaUnhandled() {
+  void functionRunningPastItsTimeout_gets502_LambdaUnhandled_andItsThreadIsInterrupted() {
     assertFailed(get("/slow/wait"), LambdaError.UNHANDLED);
     assertThat(BlockingHandler.STARTED.availablePermits()).isEqualTo(1);
+    await().atMost(Duration.ofSeconds(10)).until(() -> BlockingHandler.INTERRUPTED.get() == 1);
+  }
+
+  /**
+   * Lambda ends an invocation at its timeout, and the concurrency it held with it: the next
+   * invocation of a function with one reserved slot runs (and is not throttled) while the thread
+   * of the timed-out one, which ignores its interrupt, still runs.
+   */
+  @Test
+  void invocationPastItsTimeout_freesItsReservedConcurrency_evenWhileItsHandlerRunsOn() {
+    assertFailed(get("/single-slow/stubborn"), LambdaError.UNHANDLED);
+    await().atMost(Duration.ofSeconds(10)).until(() -> BlockingHandler.INTERRUPTED.get() == 1);
+
+    assertFailed(get("/single-slow/second"), LambdaError.UNHANDLED); // it ran, and ran past its timeout too
+    assertThat(BlockingHandler.STARTED.availablePermits()).as("both invocations started").isEqualTo(2);
   }
 
   @Test

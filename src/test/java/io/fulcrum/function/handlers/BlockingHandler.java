@@ -22,8 +22,12 @@ public class BlockingHandler implements RequestHandler<Map<String, Object>, Map<
   private int invocations;
   private static volatile CountDownLatch release = new CountDownLatch(1);
 
+  /** Invocations whose thread was interrupted while held. */
+  public static final java.util.concurrent.atomic.AtomicInteger INTERRUPTED = new java.util.concurrent.atomic.AtomicInteger();
+
   /** Holds every invocation from now on until {@link #releaseAll()}. */
   public static void reset() {
+    INTERRUPTED.set(0);
     STARTED.drainPermits();
     release = new CountDownLatch(1);
   }
@@ -32,14 +36,26 @@ public class BlockingHandler implements RequestHandler<Map<String, Object>, Map<
     release.countDown();
   }
 
+  /**
+   * Holds the invocation until released; an interrupt ends the wait, except on a path ending in
+   * {@code /stubborn}, which waits on (a handler that ignores interrupts).
+   */
   @Override
   public Map<String, Object> handleRequest(Map<String, Object> event, Context context) {
+    boolean stubborn = String.valueOf(event.get("path")).endsWith("/stubborn");
     STARTED.release();
-    try {
-      // Bounded, so that a test that forgets to release cannot hold a worker forever.
-      release.await(60, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    while (true) {
+      try {
+        // Bounded, so that a test that forgets to release cannot hold a worker forever.
+        release.await(60, TimeUnit.SECONDS);
+        break;
+      } catch (InterruptedException e) {
+        INTERRUPTED.incrementAndGet();
+        if (!stubborn) {
+          Thread.currentThread().interrupt();
+          break;
+        }
+      }
     }
     invocations++;
     return Map.of("statusCode", 200, "body", "released " + event.get("path"),
