@@ -39,6 +39,8 @@ final class AnomalyDetector {
   private static final class Window {
     final long[] requests = new long[BUCKETS];
     final long[] errors = new long[BUCKETS];
+    /** The target's counters the window reads; a target registered again in another zone gets new ones. */
+    Upstream counted;
     long lastRequests;
     long lastErrors;
     double weight = 1;
@@ -74,8 +76,14 @@ final class AnomalyDetector {
     Map<String, Window> seen = new LinkedHashMap<>();
     for (List<Upstream> targets : scopes.values()) {
       for (Upstream u : targets) {
-        // A new window counts from the target's first request: its Upstream was created with it.
+        // A new window counts from the target's first request: its Upstream was created with it. So
+        // does a window whose target has new counters (registered again in another zone): its past stays.
         Window w = windows.computeIfAbsent(u.key(), k -> new Window());
+        if (w.counted != u) {
+          w.counted = u;
+          w.lastRequests = 0;
+          w.lastErrors = 0;
+        }
         w.requests[bucket] = u.requestCount() - w.lastRequests;
         w.errors[bucket] = u.errorCount() - w.lastErrors;
         w.lastRequests = u.requestCount();

@@ -54,6 +54,31 @@ class AnomalyDetectorTest {
         .containsEntry("t2:80", AnomalyDetection.NORMAL);
   }
 
+  /**
+   * A target registered again in another zone gets new counters (a new Upstream, counting from
+   * zero): its window goes on from there, and a target still failing stays anomalous.
+   */
+  @Test
+  void targetWhoseCountersAreNew_keepsItsWindow_andStaysAnomalousWhileItFails() {
+    List<Upstream> t = targets(4);
+    for (int i = 0; i < 3; i++) {
+      traffic(t, 1000, 500);
+      tick(t, 4, true);
+    }
+    assertThat(detector.weights()).containsEntry("t1:80", 0.125);
+
+    // Fewer requests per bucket than its old counters had in all: read against those, its window would be
+    // negative once the buckets before the change have left it, and the target normal.
+    t.set(0, new Upstream("t1:80", "t1", "10.0.0.1", 80, "all"));
+    for (int i = 0; i < AnomalyDetector.BUCKETS; i++) {
+      traffic(t, 20, 10);
+      tick(t, 4, true);
+      assertThat(detector.results()).as("bucket %d after the change", i + 1)
+          .containsEntry("t1:80", new AnomalyDetection(true, true));
+    }
+    assertThat(detector.weights()).containsEntry("t1:80", 0.01);
+  }
+
   @Test
   void detection_runsWithoutMitigation_whenTheGroupDoesNotMitigate() {
     List<Upstream> t = targets(4);
