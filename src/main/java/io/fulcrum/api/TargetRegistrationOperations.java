@@ -96,8 +96,10 @@ final class TargetRegistrationOperations {
         }
         Integer at = position.get(t.key());
         if (at != null) {
-          // Registered already: harmless; a new zone given replaces the old one.
-          targets.set(at, t);
+          // Registered already: harmless. A zone given moves the target there; none keeps the one it has.
+          if (t.zoneGiven() || !targets.get(at).zoneGiven()) {
+            targets.set(at, t);
+          }
         } else {
           position.put(t.key(), targets.size());
           targets.add(t);

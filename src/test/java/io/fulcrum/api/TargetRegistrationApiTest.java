@@ -117,6 +117,24 @@ class TargetRegistrationApiTest {
     assertThat(registered(arn)).containsExactly("10.0.0.5:80");
   }
 
+  /** Registered again without a zone, a target keeps the one it has; with another zone, it moves there. */
+  @Test
+  void registeringARegisteredTargetAgain_keepsItsZone_unlessAnotherIsGiven() {
+    api.elb.registerTargets(b -> b.targetGroupArn(arn).targets(
+        TargetDescription.builder().id("10.0.0.6").port(80).availabilityZone("zone-b").build()));
+    api.elb.registerTargets(b -> b.targetGroupArn(arn).targets(target("10.0.0.6", 80)));
+    assertThat(zoneOf(arn, "10.0.0.6")).isEqualTo("zone-b");
+
+    api.elb.registerTargets(b -> b.targetGroupArn(arn).targets(
+        TargetDescription.builder().id("10.0.0.6").port(80).availabilityZone("zone-a").build()));
+    assertThat(zoneOf(arn, "10.0.0.6")).isEqualTo("zone-a");
+  }
+
+  private String zoneOf(String group, String id) {
+    return api.elb.describeTargetHealth(b -> b.targetGroupArn(group)).targetHealthDescriptions().stream()
+        .filter(d -> d.target().id().equals(id)).findFirst().orElseThrow().target().availabilityZone();
+  }
+
   @Test
   void deregister_namesAPortOverrideWithItsPort_andUnknownTargetsSucceed() {
     api.elb.registerTargets(b -> b.targetGroupArn(arn).targets(target("10.0.0.5", 8080), target("10.0.0.6", null)));
