@@ -131,7 +131,9 @@ public final class TargetHealthOperation {
     } else {
       health = inUse ? tr.health().inUse() : tr.health();
     }
-    Integer port = tr != null && tr.healthCheckPort() > 0 ? Integer.valueOf(tr.healthCheckPort()) : checkPort(g, t);
+    // SPEC §2.3: the port probed, for targets in use only (an unused one is not probed).
+    Integer port = health.state() == TargetState.UNUSED ? null
+        : tr != null && tr.healthCheckPort() > 0 ? Integer.valueOf(tr.healthCheckPort()) : checkPort(g, t);
     return new Row(t.id(), t.port(), t.zoneGiven() ? t.zone() : null, health, port, true);
   }
 

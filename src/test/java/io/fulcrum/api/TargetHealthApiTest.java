@@ -145,7 +145,7 @@ class TargetHealthApiTest {
     assertThat(d.targetHealth().reasonAsString()).isEqualTo("Target.NotInUse");
     assertThat(d.targetHealth().description())
         .isEqualTo("Target group is not configured to receive traffic from the load balancer");
-    assertThat(d.healthCheckPort()).isEqualTo(Integer.toString(good.port()));
+    assertThat(d.healthCheckPort()).as("SPEC §2.3: returned for targets in use only").isNull();
     assertThat(good.hits()).isZero();
   }
 
@@ -170,6 +170,7 @@ class TargetHealthApiTest {
       assertThat(t.targetHealth().reasonAsString()).isEqualTo("Target.IpUnusable");
       assertThat(t.targetHealth().description())
           .isEqualTo("The IP address cannot be used as a target, as it is in use by a load balancer");
+      assertThat(t.healthCheckPort()).isNull();
     });
     assertThat(d).filteredOn(t -> t.target().port() == good.port()).singleElement()
         .satisfies(t -> assertThat(t.targetHealth().stateAsString()).isEqualTo("healthy"));
