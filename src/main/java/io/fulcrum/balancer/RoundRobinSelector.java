@@ -7,6 +7,7 @@ package io.fulcrum.balancer;
  * share, and the sequence is exact for a given time. Weights count relative to the heaviest
  * eligible target ({@link Scope#maxSlowStartWeight}), which is at full weight unless every target
  * is in slow start. Outside slow start a choice costs O(1); in it, one step per target passed over.
+ * The selector of a group's next plan goes on from where this one stood ({@link #turn}).
  * Owned by one event loop.
  */
 final class RoundRobinSelector implements TargetSelector {
@@ -16,10 +17,30 @@ final class RoundRobinSelector implements TargetSelector {
   private final double[] credit;
   private int next;
 
-  RoundRobinSelector(Scope scope) {
+  /**
+   * @param resume where the group's selector before this one stood, or null: this one goes on with
+   *               the same target when it is still eligible, else at the same place, so that a new
+   *               plan (a health change, a registration) does not send the next request to the
+   *               first target again
+   */
+  RoundRobinSelector(Scope scope, TargetSelector.Turn resume) {
     this.scope = scope;
     this.targets = scope.eligible();
     this.credit = new double[targets.length];
+    if (resume != null && targets.length > 0) {
+      next = resume.index() % targets.length;
+      for (int i = 0; i < targets.length; i++) {
+        if (targets[i].key().equals(resume.key())) {
+          next = i;
+          break;
+        }
+      }
+    }
+  }
+
+  @Override
+  public TargetSelector.Turn turn() {
+    return targets.length == 0 ? null : new TargetSelector.Turn(targets[next].key(), next);
   }
 
   @Override

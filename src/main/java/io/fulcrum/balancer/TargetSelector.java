@@ -16,10 +16,33 @@ public interface TargetSelector {
    */
   Upstream choose(long now);
 
+  /**
+   * Where the selector stands in its turns, for the selector of the group's next plan to go on
+   * from there; null for an algorithm without turns.
+   */
+  default Turn turn() {
+    return null;
+  }
+
+  /**
+   * The target round robin takes next, and its place among the eligible targets (the place serves
+   * when the target is no longer eligible).
+   */
+  record Turn(String key, int index) {
+  }
+
   /** The selector for a scope, per the group's algorithm. */
   static TargetSelector of(Algorithm algorithm, Scope scope, RandomGenerator random) {
+    return of(algorithm, scope, random, null);
+  }
+
+  /**
+   * The selector for a scope, per the group's algorithm, going on from {@code resume} (the turn
+   * of the selector of the group's plan before; null: from the first target).
+   */
+  static TargetSelector of(Algorithm algorithm, Scope scope, RandomGenerator random, Turn resume) {
     return switch (algorithm) {
-      case ROUND_ROBIN -> new RoundRobinSelector(scope);
+      case ROUND_ROBIN -> new RoundRobinSelector(scope, resume);
       case LEAST_OUTSTANDING_REQUESTS -> new LeastOutstandingSelector(scope.eligible(), random);
       case WEIGHTED_RANDOM -> new WeightedRandomSelector(scope.eligible(), scope.weights(), random);
     };

@@ -12,8 +12,9 @@ import java.util.random.RandomGenerator;
 /**
  * A target group's plan and one listener verticle's selectors for it: one with cross-zone on, one
  * per node zone with it off, each built on first use. A verticle keeps it while the group's plan is
- * the same object from snapshot to snapshot, so that round robin keeps its position. Touched only on
- * that verticle's event loop.
+ * the same object from snapshot to snapshot; for a new plan it makes its {@link #next} one, whose
+ * selectors go on with round robin's turns where these left them. Touched only on that verticle's
+ * event loop.
  */
 final class GroupRuntime {
 
@@ -22,11 +23,35 @@ final class GroupRuntime {
   private final HttpForwarder.TargetProtocol protocol;
   private TargetSelector all;
   private Map<String, TargetSelector> byZone;
+  /** Round robin's turns where the runtimes of the plans before left them: by zone, {@link #ALL} with cross-zone. */
+  private final Map<String, TargetSelector.Turn> turns;
+  private static final String ALL = "";
 
   GroupRuntime(TargetGroupPlan plan, RandomGenerator random) {
+    this(plan, random, Map.of());
+  }
+
+  private GroupRuntime(TargetGroupPlan plan, RandomGenerator random, Map<String, TargetSelector.Turn> turns) {
     this.plan = plan;
     this.random = random;
+    this.turns = turns;
     this.protocol = HttpForwarder.TargetProtocol.of(plan.tls(), plan.protocolVersion() != ProtocolVersion.HTTP1);
+  }
+
+  /** The runtime of the group's next plan, going on with round robin's turns where this one stands. */
+  GroupRuntime next(TargetGroupPlan nextPlan) {
+    Map<String, TargetSelector.Turn> now = new HashMap<>(turns);
+    if (all != null && all.turn() != null) {
+      now.put(ALL, all.turn());
+    }
+    if (byZone != null) {
+      byZone.forEach((zone, s) -> {
+        if (s.turn() != null) {
+          now.put(zone, s.turn());
+        }
+      });
+    }
+    return new GroupRuntime(nextPlan, random, now);
   }
 
   TargetGroupPlan plan() {
@@ -42,7 +67,7 @@ final class GroupRuntime {
   TargetSelector selector(String zone) {
     if (plan.crossZone()) {
       if (all == null) {
-        all = TargetSelector.of(plan.algorithm(), plan.scope(zone), random);
+        all = TargetSelector.of(plan.algorithm(), plan.scope(zone), random, turns.get(ALL));
       }
       return all;
     }
@@ -55,7 +80,7 @@ final class GroupRuntime {
       if (scope == null) {
         return null;
       }
-      s = TargetSelector.of(plan.algorithm(), scope, random);
+      s = TargetSelector.of(plan.algorithm(), scope, random, turns.get(zone));
       byZone.put(zone, s);
     }
     return s;

@@ -37,6 +37,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -226,8 +227,17 @@ public final class ListenerVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     snapshot = next;
-    // A group whose plan is unchanged (the same object) keeps its selector, and so its position.
-    groups.values().removeIf(g -> next.groups().get(g.plan().arn()) != g.plan());
+    // A group whose plan is unchanged (the same object) keeps its selectors; one with a new plan gets new
+    // ones that go on with round robin's turns where the old ones left them.
+    for (Iterator<Map.Entry<String, GroupRuntime>> it = groups.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, GroupRuntime> e = it.next();
+      TargetGroupPlan plan = next.groups().get(e.getKey());
+      if (plan == null) {
+        it.remove();
+      } else if (plan != e.getValue().plan()) {
+        e.setValue(e.getValue().next(plan));
+      }
+    }
     inFlight.cutDeregistered(next);
     List<Future<?>> binds = new ArrayList<>();
     binds.add(flows.apply(next));

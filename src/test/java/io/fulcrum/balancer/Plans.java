@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Builds target groups and plans for balancer tests: targets 10.0.&lt;zone&gt;.&lt;n&gt;:80. */
-final class Plans {
+public final class Plans {
 
   static final Environment ENV = new Environment("us-east-1", "000000000000",
       List.of(new Node("zone-a", "127.0.0.1"), new Node("zone-b", "127.0.0.2")), List.of(), Map.of());
@@ -29,7 +29,7 @@ final class Plans {
   }
 
   /** A group with {@code perZone} targets in each zone ("a1".."aN", "b1".."bN" by key prefix order). */
-  static TargetGroup group(int perZoneA, int perZoneB, Map<String, String> attributes) {
+  public static TargetGroup group(int perZoneA, int perZoneB, Map<String, String> attributes) {
     Problems p = new Problems();
     TargetGroupAttributes attrs = TargetGroupAttributes.resolve(TargetType.IP, Protocol.HTTP, null, attributes, p);
     HealthCheck hc = HealthCheck.resolve(HealthCheck.Input.EMPTY, TargetType.IP, Protocol.HTTP, ProtocolVersion.HTTP1, p);
@@ -50,7 +50,7 @@ final class Plans {
   }
 
   /** Health for keys: "10.0.1.1:80" style keys mapped from a compact spec: a1=healthy etc. */
-  static Map<String, TargetHealth> health(TargetGroup g, TargetHealth defaultHealth, Map<String, TargetHealth> overrides) {
+  public static Map<String, TargetHealth> health(TargetGroup g, TargetHealth defaultHealth, Map<String, TargetHealth> overrides) {
     Map<String, TargetHealth> h = new HashMap<>();
     for (Target t : g.targets()) {
       h.put(t.key(), overrides.getOrDefault(t.key(), defaultHealth));
@@ -58,7 +58,7 @@ final class Plans {
     return h;
   }
 
-  static TargetGroupPlan plan(TargetGroup g, Map<String, TargetHealth> health) {
+  public static TargetGroupPlan plan(TargetGroup g, Map<String, TargetHealth> health) {
     return plan(g, health, Map.of());
   }
 
@@ -67,11 +67,11 @@ final class Plans {
         Map.of(), t -> new Upstream(t.key(), t.id(), t.address(), t.port(), t.zone())));
   }
 
-  static String a(int i) {
+  public static String a(int i) {
     return "10.0.1." + i + ":80";
   }
 
-  static String b(int i) {
+  public static String b(int i) {
     return "10.0.2." + i + ":80";
   }
 }

@@ -37,6 +37,33 @@ class SelectorsTest {
     assertThat(picks(rr, 7, T0)).containsExactly(a(1), a(2), a(3), a(1), a(2), a(3), a(1));
   }
 
+  /**
+   * A selector of the group's next plan goes on from the turn of the one before: with the target
+   * it would have taken next when that one is still eligible, else at the same place.
+   */
+  @Test
+  void roundRobin_goesOnFromTheTurnOfTheSelectorBefore() {
+    TargetSelector before = TargetSelector.of(Algorithm.ROUND_ROBIN, scope(3, Map.of(), Map.of()), new SplittableRandom(1));
+    assertThat(picks(before, 2, T0)).containsExactly(a(1), a(2));
+    assertThat(before.turn()).isEqualTo(new TargetSelector.Turn(a(3), 2));
+
+    TargetSelector same = TargetSelector.of(Algorithm.ROUND_ROBIN, scope(3, Map.of(), Map.of()), new SplittableRandom(1),
+        before.turn());
+    assertThat(picks(same, 3, T0)).containsExactly(a(3), a(1), a(2));
+
+    TargetGroup g = Plans.group(3, 0, Map.of());
+    Scope withoutA1 = Plans.plan(g, Plans.health(g, TargetHealth.HEALTHY, Map.of(a(1), TargetHealth.TIMEOUT)))
+        .scope("zone-a");
+    TargetSelector moved = TargetSelector.of(Algorithm.ROUND_ROBIN, withoutA1, new SplittableRandom(1), before.turn());
+    assertThat(picks(moved, 3, T0)).as("a3, at another place now").containsExactly(a(3), a(2), a(3));
+
+    Scope withoutA3 = Plans.plan(g, Plans.health(g, TargetHealth.HEALTHY, Map.of(a(3), TargetHealth.TIMEOUT)))
+        .scope("zone-a");
+    TargetSelector gone = TargetSelector.of(Algorithm.ROUND_ROBIN, withoutA3, new SplittableRandom(1), before.turn());
+    assertThat(picks(gone, 3, T0)).as("a3 is not eligible: its place, 2 of 2, is the first").containsExactly(a(1), a(2),
+        a(1));
+  }
+
   @Test
   void slowStart_atAQuarterOfItsDuration_givesTheTargetEveryFourthTurn() {
     // a3 entered slow start 25 s ago with a 100 s duration: weight 0.25.
