@@ -227,6 +227,10 @@ final class TargetGroupLifecycle {
         // What an alb group cannot change follows its check protocol: not carried over, so a new protocol gets its own.
         base = new HealthCheck.Input(base.enabled(), base.protocol(), base.port(), base.path(), base.intervalSeconds(),
             null, base.healthyThreshold(), null, null, null);
+      } else if ("TCP".equalsIgnoreCase(given.protocol())) {
+        // A TCP check has no path nor matcher: those of the HTTP check it replaces are not carried over.
+        base = new HealthCheck.Input(base.enabled(), base.protocol(), base.port(), null, base.intervalSeconds(),
+            base.timeoutSeconds(), base.healthyThreshold(), base.unhealthyThreshold(), null, null);
       }
       HealthCheck hc = TargetGroupShapes.resolveHealthCheck(TargetGroupShapes.over(base, given), g.targetType(),
           g.protocol(), g.protocolVersion());

@@ -223,6 +223,17 @@ class NetworkLoadBalancerApiTest {
         .healthCheckPort("8080")).targetGroups().get(0);
     assertThat(httpChecked.healthCheckProtocol()).isEqualTo(ProtocolEnum.HTTP);
     assertThat(httpChecked.healthCheckPath()).isEqualTo("/");
+    // Back to TCP checks: the path and matcher of the HTTP check go with it; and to HTTPS again, whose defaults come back.
+    TargetGroup tcpChecked = h.elb.modifyTargetGroup(b -> b.targetGroupArn(httpChecked.targetGroupArn())
+        .healthCheckProtocol(ProtocolEnum.TCP)).targetGroups().get(0);
+    assertThat(tcpChecked.healthCheckProtocol()).isEqualTo(ProtocolEnum.TCP);
+    assertThat(tcpChecked.healthCheckPath()).isNull();
+    assertThat(tcpChecked.matcher()).isNull();
+    assertThat(tcpChecked.healthCheckPort()).as("kept").isEqualTo("8080");
+    TargetGroup httpsChecked = h.elb.modifyTargetGroup(b -> b.targetGroupArn(httpChecked.targetGroupArn())
+        .healthCheckProtocol(ProtocolEnum.HTTPS)).targetGroups().get(0);
+    assertThat(httpsChecked.healthCheckPath()).isEqualTo("/");
+    assertThat(httpsChecked.matcher().httpCode()).isEqualTo("200-399");
     for (ProtocolEnum checked : List.of(ProtocolEnum.UDP, ProtocolEnum.TCP_UDP)) {
       assertThat(h.refusedUnchanged(() -> h.elb.createTargetGroup(b -> b.name("dns-udp").protocol(ProtocolEnum.UDP)
           .port(53).vpcId(ApiGateway.VPC).targetType(TargetTypeEnum.IP).healthCheckProtocol(checked)),
