@@ -243,6 +243,10 @@ final class TargetGroupLifecycle {
     Violations v = new Violations();
     String arn = v.required(p, "TargetGroupArn");
     v.throwIfAny();
+    if (!arn.startsWith("arn:") || !arn.contains(":targetgroup/")) {
+      // Not a group that is gone, but no group at all (a load balancer's ARN, a name): said, not passed over.
+      throw ApiError.validation("'" + arn + "' is not a valid target group ARN");
+    }
     return ctx.mutate(r -> {
       if (r.targetGroup(arn).isEmpty()) {
         // As on AWS: deleting a group that does not exist (any more) succeeds.

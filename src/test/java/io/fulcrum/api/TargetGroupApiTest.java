@@ -201,6 +201,17 @@ class TargetGroupApiTest {
     assertThat(api.gateway.fulcrum().registry().resources().tags()).doesNotContainKey(arn);
   }
 
+  /** A group that is gone is deleted again without a word; what is no target group ARN at all is refused. */
+  @Test
+  void delete_ofWhatIsNoTargetGroupArn_isValidationError() {
+    String lb = api.elb.describeLoadBalancers().loadBalancers().get(0).loadBalancerArn();
+    for (String notAGroup : List.of("web", lb)) {
+      assertAwsError(() -> api.elb.deleteTargetGroup(b -> b.targetGroupArn(notAGroup)), "ValidationError",
+          "'" + notAGroup + "' is not a valid target group ARN");
+    }
+    assertThat(api.allGroups()).extracting(TargetGroup::targetGroupName).containsExactly("web");
+  }
+
   @Test
   void delete_groupInUseByAListener_isResourceInUse_andTheGroupStays() {
     String web = api.arn("web");
