@@ -104,6 +104,13 @@ public final class LoadBalancerOperations {
         throw LbResources.refusal("DuplicateLoadBalancerName", "A load balancer with the same name '" + name
             + "' exists, but with different settings");
       }
+      for (LoadBalancer other : r.loadBalancers()) {
+        if (other.name().equalsIgnoreCase(name)) {
+          // Its DNS name would be the other's: DNS names do not tell letter cases apart.
+          throw LbResources.refusal("DuplicateLoadBalancerName", "A load balancer named '" + other.name()
+              + "' exists, and its DNS name would be this one's (names that differ only in letter case share one)");
+        }
+      }
       Arns arns = env.arns();
       String arn = arns.loadBalancer(type, name, LbResources.newId(r));
       String dns = (scheme == LoadBalancerScheme.INTERNAL ? "internal-" : "") + arns.dnsName(name, ctx.dnsDomain());

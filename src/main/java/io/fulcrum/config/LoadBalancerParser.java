@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -50,8 +51,10 @@ final class LoadBalancerParser {
     for (ConfigNode n : root.objects("load-balancers")) {
       int before = n.problems().size();
       String name = n.string("name", null);
-      if (LoadBalancer.checkName(name, n.at("name")) && !names.add(name)) {
-        n.at("name").add("a load balancer named '" + name + "' is already defined");
+      // Letter case aside: the DNS names of two that differ only in it would be the same.
+      if (LoadBalancer.checkName(name, n.at("name")) && !names.add(name.toLowerCase(Locale.ROOT))) {
+        n.at("name").add("a load balancer named '" + name + "' is already defined (letter case aside: the DNS name"
+            + " is the name in lower case)");
       }
       LoadBalancerType type = n.enumValue("type", LoadBalancerType.class, LoadBalancerType.APPLICATION);
       LoadBalancerIpAddressType ipAddressType = n.enumValue("ip-address-type", LoadBalancerIpAddressType.class,

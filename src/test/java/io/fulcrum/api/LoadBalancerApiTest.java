@@ -134,6 +134,16 @@ class LoadBalancerApiTest {
         "DuplicateLoadBalancerName");
   }
 
+  /** DNS names do not tell letter cases apart: two load balancers whose names differ only in case would share one. */
+  @Test
+  void createLoadBalancer_withTheNameOfAnotherInOtherLetterCase_isDuplicateLoadBalancerName() {
+    h = LbApiHarness.start(dir);
+    h.createLoadBalancer("web");
+
+    assertThat(h.refusedUnchanged(() -> h.elb.createLoadBalancer(b -> b.name("WEB")), "DuplicateLoadBalancerName")
+        .awsErrorDetails().errorMessage()).startsWith("A load balancer named 'web' exists");
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"-web", "web-", "internal-web", "my_lb", "abcdefghijklmnopqrstuvwxyz0123456"})
   void createLoadBalancer_withABadName_isValidationError(String name) {

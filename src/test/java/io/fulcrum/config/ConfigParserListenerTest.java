@@ -17,6 +17,7 @@ import io.fulcrum.model.Rule;
 import io.fulcrum.model.RuleCondition;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -62,10 +63,12 @@ class ConfigParserListenerTest {
         + " 'internal-')");
   }
 
-  @Test
-  void duplicateLoadBalancerName_isRejected() {
-    assertThat(messages("load-balancers: [{name: demo}, {name: demo}]"))
-        .containsExactly("load-balancers[1].name: a load balancer named 'demo' is already defined");
+  @ParameterizedTest
+  @ValueSource(strings = {"demo", "Demo"})
+  void duplicateLoadBalancerName_letterCaseAside_isRejected(String second) {
+    assertThat(messages("load-balancers: [{name: demo}, {name: " + second + "}]"))
+        .containsExactly("load-balancers[1].name: a load balancer named '" + second + "' is already defined (letter"
+            + " case aside: the DNS name is the name in lower case)");
   }
 
   @Test
