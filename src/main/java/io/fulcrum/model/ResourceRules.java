@@ -57,8 +57,9 @@ public final class ResourceRules {
           String bind = node.address() + ":" + l.port();
           String other = boundBy.putIfAbsent(bind, lb.name());
           if (other != null && !other.equals(lb.name())) {
+            // Both named: an API call changing either one is refused with this message.
             lp.at("port").add("DuplicateListener", "port " + l.port() + " on node " + node.address()
-                + " is already used by load balancer '" + other + "'");
+                + " would be used by load balancers '" + other + "' and '" + lb.name() + "'; a node's port serves one");
           }
         }
         if (lb.type() == LoadBalancerType.NETWORK) {
@@ -87,7 +88,8 @@ public final class ResourceRules {
         String previous = owner.putIfAbsent(arn, lb.name());
         if (previous != null && !previous.equals(lb.name())) {
           p.add("TargetGroupAssociationLimit", "target group '" + groups.get(arn).name()
-              + "' is already used by load balancer '" + previous + "'; a target group can serve only one load balancer");
+              + "' would be used by load balancers '" + previous + "' and '" + lb.name()
+              + "'; a target group can serve only one load balancer");
         }
         targets += groups.get(arn).targets().size();
       }

@@ -480,8 +480,8 @@ class ConfigParserListenerTest {
         load-balancers:
           - {name: a, zones: [zone-a], listeners: [{protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web}]}]}
           - {name: b, zones: [zone-b], listeners: [{protocol: HTTP, port: 80, default-actions: [{type: forward, target-group: web}]}]}
-        """)).containsExactly(new Problem("load-balancers[1]", "TargetGroupAssociationLimit", "target group 'web' is"
-            + " already used by load balancer 'a'; a target group can serve only one load balancer"));
+        """)).containsExactly(new Problem("load-balancers[1]", "TargetGroupAssociationLimit", "target group 'web' would"
+            + " be used by load balancers 'a' and 'b'; a target group can serve only one load balancer"));
   }
 
   @Test
@@ -494,7 +494,7 @@ class ConfigParserListenerTest {
           - {name: a, listeners: [{protocol: HTTP, port: 8080, default-actions: [{type: forward, target-group: web}]}]}
           - {name: b, listeners: [{protocol: HTTP, port: 8080, default-actions: [{type: forward, target-group: api}]}]}
         """)).containsExactly(new Problem("load-balancers[1].listeners[0].port", "DuplicateListener",
-            "port 8080 on node 127.0.0.1 is already used by load balancer 'a'"));
+            "port 8080 on node 127.0.0.1 would be used by load balancers 'a' and 'b'; a node's port serves one"));
   }
 
   @Test

@@ -80,8 +80,8 @@ class ResourceRulesTest {
   void targetGroupUsedByTwoLoadBalancers_isRejected() {
     TargetGroup web = group("web");
     assertThat(check(List.of(lb("a", listener(80, forward(web))), lb("b", listener(81, forward(web)))),
-        List.of(web))).containsExactly("TargetGroupAssociationLimit load-balancers[1]: target group 'web' is already"
-            + " used by load balancer 'a'; a target group can serve only one load balancer");
+        List.of(web))).containsExactly("TargetGroupAssociationLimit load-balancers[1]: target group 'web' would be"
+            + " used by load balancers 'a' and 'b'; a target group can serve only one load balancer");
   }
 
   @Test
@@ -90,8 +90,8 @@ class ResourceRulesTest {
     TargetGroup api = group("api");
     assertThat(check(List.of(lb("a", listener(80, forward(web))), lb("b", listener(81, forward(api),
         rule(5, forward(web))))), List.of(web, api))).containsExactly("TargetGroupAssociationLimit load-balancers[1]:"
-            + " target group 'web' is already used by load balancer 'a'; a target group can serve only one load"
-            + " balancer");
+            + " target group 'web' would be used by load balancers 'a' and 'b'; a target group can serve only one"
+            + " load balancer");
   }
 
   @Test
@@ -100,10 +100,10 @@ class ResourceRulesTest {
     TargetGroup api = group("api");
     assertThat(check(List.of(lb("a", listener(8080, forward(web))), lb("b", listener(8080, forward(api)))),
         List.of(web, api))).containsExactly(
-            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.1 is already used by"
-                + " load balancer 'a'",
-            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.2 is already used by"
-                + " load balancer 'a'");
+            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.1 would be used by"
+                + " load balancers 'a' and 'b'; a node's port serves one",
+            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.2 would be used by"
+                + " load balancers 'a' and 'b'; a node's port serves one");
   }
 
   @Test
@@ -120,8 +120,8 @@ class ResourceRulesTest {
     TargetGroup api = group("api");
     assertThat(check(List.of(lb("a", List.of("zone-a", "zone-b"), listener(8080, forward(web))),
         lb("b", List.of("zone-b"), listener(8080, forward(api)))), List.of(web, api))).containsExactly(
-            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.2 is already used by"
-                + " load balancer 'a'");
+            "DuplicateListener load-balancers[1].listeners[0].port: port 8080 on node 127.0.0.2 would be used by"
+                + " load balancers 'a' and 'b'; a node's port serves one");
   }
 
   @Test
