@@ -11,8 +11,9 @@ import java.util.List;
 /**
  * The certificate list of an HTTPS listener: AddListenerCertificates, RemoveListenerCertificates,
  * DescribeListenerCertificates. The first certificate is the default one (changed with
- * ModifyListener); the others are chosen by SNI. Certificates are named by the ARNs this deployment
- * knows ({@link ApiContext#certificates()}).
+ * ModifyListener); the others, the certificate list, are chosen by SNI. The default certificate may
+ * be in the list too, as on AWS, which then describes it twice (once as the default). Certificates
+ * are named by the ARNs this deployment knows ({@link ApiContext#certificates()}).
  */
 final class ListenerCertificateOperations {
 
@@ -48,7 +49,7 @@ final class ListenerCertificateOperations {
     return ref.listener();
   }
 
-  /** Adds SNI certificates; one already on the listener is left where it is. */
+  /** Adds certificates to the list; one already in it is left where it is. */
   static Future<List<Xml>> add(QueryParams p, ApiContext ctx) {
     String arn = p.required("ListenerArn");
     List<String> arns = given(p);
@@ -58,7 +59,7 @@ final class ListenerCertificateOperations {
       List<Certificate> certs = new ArrayList<>(l.certificates());
       for (String a : arns) {
         Certificate c = ListenerOperations.certificate(ctx, a);
-        if (certs.stream().noneMatch(x -> x.arn().equals(a))) {
+        if (list(certs).stream().noneMatch(x -> x.arn().equals(a))) {
           certs.add(c);
         }
       }
@@ -71,35 +72,48 @@ final class ListenerCertificateOperations {
     }).map(r -> List.of(Xml.list("Certificates", arns, a -> member(a, false))));
   }
 
-  /** Removes SNI certificates; the default one cannot be removed (change it with ModifyListener). */
+  /**
+   * Removes certificates from the list; the default one cannot be removed (change it with
+   * ModifyListener), unless it is in the list too, whence it goes.
+   */
   static Future<List<Xml>> remove(QueryParams p, ApiContext ctx) {
     String arn = p.required("ListenerArn");
     List<String> arns = given(p);
     return ctx.mutate(r -> {
       LbResources.ListenerRef ref = LbResources.listener(r, arn);
       Listener l = https(ref);
-      if (!l.certificates().isEmpty() && arns.contains(l.certificates().get(0).arn())) {
+      List<Certificate> certs = l.certificates();
+      if (!certs.isEmpty() && arns.contains(certs.get(0).arn())
+          && list(certs).stream().noneMatch(c -> c.arn().equals(certs.get(0).arn()))) {
         throw LbResources.refusal("OperationNotPermitted", "The default certificate of a listener cannot be removed;"
             + " change it with ModifyListener");
       }
-      List<Certificate> certs = new ArrayList<>(l.certificates());
-      certs.removeIf(c -> arns.contains(c.arn()));
-      Listener next = l.withCertificates(certs);
+      List<Certificate> kept = new ArrayList<>();
+      for (int i = 0; i < certs.size(); i++) {
+        if (i == 0 || !arns.contains(certs.get(i).arn())) {
+          kept.add(certs.get(i));
+        }
+      }
+      Listener next = l.withCertificates(kept);
       return next.equals(l) ? r : LbResources.replace(r, ref.lb(), next);
     }).map(r -> List.of());
   }
 
-  /** Every certificate of the listener, the default one marked {@code IsDefault}. */
+  /** Every certificate of the listener: the default one marked {@code IsDefault}, then the list. */
   static Future<List<Xml>> describe(QueryParams p, ApiContext ctx) {
     String arn = p.required("ListenerArn");
     Listener l = LbResources.listener(ctx.resources(), arn).listener();
     List<Certificate> certs = l.certificates();
-    List<String> arns = certs.stream().map(Certificate::arn).toList();
-    MarkerPaging.Page<String> page = MarkerPaging.page(arns, p);
-    String defaultArn = arns.isEmpty() ? null : arns.get(0);
+    List<Integer> places = java.util.stream.IntStream.range(0, certs.size()).boxed().toList();
+    MarkerPaging.Page<Integer> page = MarkerPaging.page(places, p);
     return Future.succeededFuture(List.of(
-        Xml.list("Certificates", page.items(), a -> member(a, a.equals(defaultArn))),
+        Xml.list("Certificates", page.items(), i -> member(certs.get(i).arn(), i == 0)),
         Xml.text("NextMarker", page.nextMarker())));
+  }
+
+  /** The certificate list: what follows the default certificate. */
+  private static List<Certificate> list(List<Certificate> certificates) {
+    return certificates.isEmpty() ? certificates : certificates.subList(1, certificates.size());
   }
 
   private static Xml member(String arn, boolean isDefault) {

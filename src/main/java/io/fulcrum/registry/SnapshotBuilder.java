@@ -78,6 +78,9 @@ final class SnapshotBuilder {
     List<String> keys = new ArrayList<>();
     List<String> arns = new ArrayList<>();
     for (Certificate c : l.certificates()) {
+      if (arns.contains(c.arn())) {
+        continue; // the default certificate, in the certificate list too
+      }
       if (c.selfSigned()) {
         if (selfSigned == null) {
           throw new IllegalStateException("an HTTPS listener using the self-signed certificate needs it generated");

@@ -102,6 +102,19 @@ class HttpsListenerApiTest {
         .containsExactly(org.assertj.core.groups.Tuple.tuple(SELF_SIGNED, true),
             org.assertj.core.groups.Tuple.tuple(arnOf(pem), false));
 
+    // The default certificate in the certificate list too: described twice, as AWS does, served as before.
+    h.elb.addListenerCertificates(b -> b.listenerArn(listener).certificates(c -> c.certificateArn(SELF_SIGNED)));
+    assertThat(h.elb.describeListenerCertificates(b -> b.listenerArn(listener)).certificates())
+        .extracting(Certificate::certificateArn, Certificate::isDefault)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(SELF_SIGNED, true),
+            org.assertj.core.groups.Tuple.tuple(arnOf(pem), false), org.assertj.core.groups.Tuple.tuple(SELF_SIGNED, false));
+    assertThat(names(get("127.0.0.1", port, "other.example.test", "TLSv1.3").peer())).doesNotContain("api.example.test");
+    h.elb.removeListenerCertificates(b -> b.listenerArn(listener).certificates(c -> c.certificateArn(SELF_SIGNED)));
+    assertThat(h.elb.describeListenerCertificates(b -> b.listenerArn(listener)).certificates())
+        .as("removed from the list; still the default").extracting(Certificate::certificateArn, Certificate::isDefault)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(SELF_SIGNED, true),
+            org.assertj.core.groups.Tuple.tuple(arnOf(pem), false));
+
     h.refusedUnchanged(() -> h.elb.removeListenerCertificates(b -> b.listenerArn(listener)
         .certificates(c -> c.certificateArn(SELF_SIGNED))), "OperationNotPermitted");
     h.elb.removeListenerCertificates(b -> b.listenerArn(listener).certificates(c -> c.certificateArn(arnOf(pem))));
