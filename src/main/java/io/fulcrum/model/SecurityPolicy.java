@@ -81,6 +81,18 @@ public record SecurityPolicy(String name, List<String> protocols, List<String> c
     return POLICIES.keySet();
   }
 
+  /**
+   * Every policy's cipher suites in JSSE's names, in the one order of preference they all list
+   * them in: a server offering any subset prefers its suites in this order (ECDHE before plain RSA
+   * key exchange, GCM before CBC, 128 before 256 bits).
+   */
+  public static List<String> jssePreference() {
+    return PREFERENCE;
+  }
+
+  private static final List<String> PREFERENCE = Stream.of(TLS13, ECDHE_ALL, RSA_ALL).flatMap(List::stream)
+      .map(SecurityPolicy::jsse).toList();
+
   /** Whether the policy offers TLS 1.3 (then targets are reached with a TLS 1.3 policy too). */
   public boolean tls13() {
     return protocols.contains("TLSv1.3");

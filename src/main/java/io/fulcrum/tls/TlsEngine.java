@@ -2,8 +2,6 @@ package io.fulcrum.tls;
 
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslProvider;
-import io.vertx.core.net.JdkSSLEngineOptions;
-import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.SSLEngineOptions;
 import java.util.List;
 import java.util.Locale;
@@ -80,9 +78,9 @@ public enum TlsEngine {
     }
   }
 
-  /** For Vert.x's servers and clients. */
+  /** For Vert.x's servers and clients: cipher suites offered in ELB's order of preference ({@link OrderedCiphers}). */
   public SSLEngineOptions vertxOptions() {
-    return this == OPENSSL ? new OpenSSLEngineOptions() : new JdkSSLEngineOptions();
+    return this == OPENSSL ? new OrderedCiphers.OpenSsl() : new OrderedCiphers.Jdk();
   }
 
   /** For Netty's contexts. */

@@ -178,6 +178,30 @@ class TlsListenerTest {
     assertThat(handshake(gcmOnlyPort, null, tls12, gcm).cipher()).isEqualTo(gcm[0]);
   }
 
+  /**
+   * The server prefers the policy's suites in ELB's order, whatever order the client offers them
+   * in: ECDHE-ECDSA-AES128-GCM-SHA256 first, then (2016-08 lists them so) AES128 with SHA-1 before
+   * AES256-GCM.
+   */
+  @Test
+  void cipherSuites_areChosenInThePolicysOrder_notTheClients() throws Exception {
+    String gcm128 = "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256";
+    String cbc128 = "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA";
+    String gcm256 = "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384";
+    String cbc256 = "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA";
+    String[] tls12 = {"TLSv1.2"};
+
+    for (String[] offered : List.of(new String[] {cbc256, gcm256, cbc128, gcm128}, new String[] {cbc128, gcm128},
+        new String[] {gcm256, gcm128, cbc256})) {
+      assertThat(handshake(policy201608Port, null, tls12, offered).cipher()).as(String.join(" ", offered))
+          .isEqualTo(gcm128);
+    }
+    assertThat(handshake(policy201608Port, null, tls12, new String[] {cbc256, gcm256, cbc128}).cipher())
+        .isEqualTo(cbc128);
+    assertThat(handshake(policy201608Port, null, tls12, new String[] {cbc256, gcm256}).cipher()).isEqualTo(gcm256);
+    assertThat(handshake(gcmOnlyPort, null, tls12, new String[] {gcm256, gcm128}).cipher()).isEqualTo(gcm128);
+  }
+
   @Test
   void alpn_offersH2AndHttp11_whileHttp2IsEnabled() throws Exception {
     assertThat(handshake(sniPort, null, TLS12_AND_13, null, "h2", "http/1.1").alpn()).isEqualTo("h2");
