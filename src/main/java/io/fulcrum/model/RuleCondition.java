@@ -127,7 +127,7 @@ public sealed interface RuleCondition {
     public int wildcardCount() {
       int n = 0;
       for (KeyValue kv : values) {
-        n += wildcards(kv.value()) + (kv.key() == null ? 0 : wildcards(kv.key()));
+        n += queryWildcards(kv.value()) + (kv.key() == null ? 0 : queryWildcards(kv.key()));
       }
       return n;
     }
@@ -188,6 +188,20 @@ public sealed interface RuleCondition {
     int n = 0;
     for (String v : values) {
       n += wildcards(v);
+    }
+    return n;
+  }
+
+  /** The wildcards of a query-string pattern, where an escaped {@code \*} or {@code \?} is the character. */
+  private static int queryWildcards(String v) {
+    int n = 0;
+    for (int i = 0; i < v.length(); i++) {
+      char c = v.charAt(i);
+      if (c == '\\' && i + 1 < v.length() && (v.charAt(i + 1) == '*' || v.charAt(i + 1) == '?')) {
+        i++;
+      } else if (c == '*' || c == '?') {
+        n++;
+      }
     }
     return n;
   }

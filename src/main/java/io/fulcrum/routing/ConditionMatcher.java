@@ -45,8 +45,8 @@ interface ConditionMatcher {
       Glob[] values = new Glob[n];
       for (int i = 0; i < n; i++) {
         RuleCondition.KeyValue kv = q.values().get(i);
-        keys[i] = kv.key() == null ? null : Glob.caseInsensitive(kv.key());
-        values[i] = Glob.caseInsensitive(kv.value());
+        keys[i] = kv.key() == null ? null : Glob.caseInsensitiveWithEscapes(kv.key());
+        values[i] = Glob.caseInsensitiveWithEscapes(kv.value());
       }
       return r -> {
         List<String[]> params = r.queryParameters();

@@ -2,41 +2,57 @@ package io.fulcrum.routing;
 
 /**
  * An ELB condition pattern: {@code *} matches any run of characters (also none), {@code ?}
- * exactly one. Compiled once; {@link #matches(CharSequence)} allocates nothing and, with AWS's
- * limit of 5 wildcards per rule, runs in time linear in practice (greedy with one backtrack point).
+ * exactly one. In query-string values ({@link #caseInsensitiveWithEscapes}) {@code \*} and
+ * {@code \?} stand for the characters themselves, as AWS documents. Compiled once;
+ * {@link #matches(CharSequence)} allocates nothing and, with AWS's limit of 5 wildcards per rule,
+ * runs in time linear in practice (greedy with one backtrack point).
  */
 public final class Glob {
 
+  /** The pattern's characters, escapes taken out (and in lower case when the match ignores case). */
   private final String pattern;
+  /** Which of {@link #pattern}'s characters are wildcards: a {@code *} or {@code ?} that was not escaped. */
+  private final boolean[] wild;
   private final boolean ignoreCase;
   private final Kind kind;
   private final String literal;
 
   private enum Kind { EXACT, PREFIX, SUFFIX, ANY, GENERAL }
 
-  private Glob(String pattern, boolean ignoreCase) {
-    this.pattern = ignoreCase ? lower(pattern) : pattern;
-    this.ignoreCase = ignoreCase;
+  private Glob(String source, boolean ignoreCase, boolean escapes) {
+    StringBuilder chars = new StringBuilder(source.length());
+    boolean[] wildcards = new boolean[source.length()];
     int stars = 0;
     int questions = 0;
-    for (int i = 0; i < pattern.length(); i++) {
-      char c = pattern.charAt(i);
+    for (int i = 0; i < source.length(); i++) {
+      char c = source.charAt(i);
+      if (escapes && c == '\\' && i + 1 < source.length() && isWildcard(source.charAt(i + 1))) {
+        chars.append(source.charAt(++i)); // the character itself
+        continue;
+      }
       if (c == '*') {
         stars++;
       } else if (c == '?') {
         questions++;
       }
+      wildcards[chars.length()] = isWildcard(c);
+      chars.append(c);
     }
+    String unescaped = chars.toString();
+    this.pattern = ignoreCase ? lower(unescaped) : unescaped;
+    this.wild = java.util.Arrays.copyOf(wildcards, unescaped.length());
+    this.ignoreCase = ignoreCase;
+    int last = unescaped.length() - 1;
     if (stars == 0 && questions == 0) {
       kind = Kind.EXACT;
       literal = this.pattern;
-    } else if (questions == 0 && stars == 1 && pattern.equals("*")) {
+    } else if (questions == 0 && stars == 1 && last == 0) {
       kind = Kind.ANY;
       literal = "";
-    } else if (questions == 0 && stars == 1 && pattern.endsWith("*")) {
+    } else if (questions == 0 && stars == 1 && wild[last]) {
       kind = Kind.PREFIX;
-      literal = this.pattern.substring(0, pattern.length() - 1);
-    } else if (questions == 0 && stars == 1 && pattern.startsWith("*")) {
+      literal = this.pattern.substring(0, last);
+    } else if (questions == 0 && stars == 1 && wild[0]) {
       kind = Kind.SUFFIX;
       literal = this.pattern.substring(1);
     } else {
@@ -45,12 +61,21 @@ public final class Glob {
     }
   }
 
+  private static boolean isWildcard(char c) {
+    return c == '*' || c == '?';
+  }
+
   public static Glob caseSensitive(String pattern) {
-    return new Glob(pattern, false);
+    return new Glob(pattern, false, false);
   }
 
   public static Glob caseInsensitive(String pattern) {
-    return new Glob(pattern, true);
+    return new Glob(pattern, true, false);
+  }
+
+  /** Case-insensitive, and {@code \*} or {@code \?} is that character rather than a wildcard (query strings). */
+  public static Glob caseInsensitiveWithEscapes(String pattern) {
+    return new Glob(pattern, true, true);
   }
 
   public boolean matches(CharSequence s) {
@@ -82,12 +107,12 @@ public final class Glob {
     while (si < n) {
       if (pi < m) {
         char pc = pattern.charAt(pi);
-        if (pc == '*') {
+        if (wild[pi] && pc == '*') {
           starP = pi++;
           starS = si;
           continue;
         }
-        if (pc == '?' || pc == fold(s.charAt(si))) {
+        if ((wild[pi] && pc == '?') || pc == fold(s.charAt(si))) {
           pi++;
           si++;
           continue;
@@ -100,7 +125,7 @@ public final class Glob {
       }
       return false;
     }
-    while (pi < m && pattern.charAt(pi) == '*') {
+    while (pi < m && wild[pi] && pattern.charAt(pi) == '*') {
       pi++;
     }
     return pi == m;

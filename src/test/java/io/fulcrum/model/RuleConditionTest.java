@@ -130,6 +130,8 @@ class RuleConditionTest {
         new RuleCondition.KeyValue(null, "*")));
     assertThat(query.valueCount()).isEqualTo(2);
     assertThat(query.wildcardCount()).isEqualTo(3);
+    RuleCondition escaped = new RuleCondition.QueryString(List.of(new RuleCondition.KeyValue("k\\*", "a\\?b*")));
+    assertThat(escaped.wildcardCount()).as("an escaped * or ? is no wildcard").isEqualTo(1);
 
     RuleCondition header = new RuleCondition.HttpHeader("User-Agent", List.of("*Mobile*"));
     assertThat(header.wildcardCount()).isEqualTo(2);

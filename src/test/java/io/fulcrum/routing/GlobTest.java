@@ -45,6 +45,37 @@ class GlobTest {
     assertThat(Glob.caseInsensitive(pattern).matches(value)).isEqualTo(expected);
   }
 
+  /** Query-string values (AWS): {@code \*} and {@code \?} are the characters; any other backslash is one. */
+  @ParameterizedTest(name = "''{0}'' matches ''{1}'' (query string): {2}")
+  @CsvSource(delimiter = '|', value = {
+      "a\\*b      | a*b       | true",
+      "a\\*b      | aXb       | false",
+      "a\\*b      | a\\Xb     | false",
+      "a\\*b      | A*B       | true",
+      "why\\?     | why?      | true",
+      "why\\?     | whyz      | false",
+      "why\\?     | why\\z    | false",
+      "\\*        | *         | true",
+      "\\*        | x         | false",
+      "\\**       | *tail     | true",
+      "\\**       | tail      | false",
+      "*\\?       | what?     | true",
+      "*\\?       | what      | false",
+      "a*\\*?b    | aXX*Yb    | true",
+      "a*\\*?b    | aXXYb     | false",
+      "a\\b*      | a\\bcd    | true",
+      "*           | ''        | true",
+  })
+  void withEscapes_backslashMakesAWildcardLiteral(String pattern, String value, boolean expected) {
+    assertThat(Glob.caseInsensitiveWithEscapes(pattern).matches(value)).isEqualTo(expected);
+  }
+
+  @org.junit.jupiter.api.Test
+  void elsewhere_aBackslashIsJustACharacter() {
+    assertThat(Glob.caseInsensitive("a\\*b").matches("a\\XYZb")).isTrue();
+    assertThat(Glob.caseInsensitive("a\\*b").matches("a*b")).isFalse();
+  }
+
   @org.junit.jupiter.api.Test
   void nullNeverMatches() {
     assertThat(Glob.caseSensitive("*").matches(null)).isFalse();

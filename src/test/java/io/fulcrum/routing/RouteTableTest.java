@@ -110,6 +110,19 @@ class RouteTableTest {
     assertThat(route(t, new FakeRequest())).isEqualTo("default");
   }
 
+  /** AWS: "To search for a literal '*' or '?' character in a query string, you must escape these characters". */
+  @Test
+  void queryString_escapedWildcards_matchTheCharacters() {
+    RouteTable t = table(
+        rule(1, "star", new RuleCondition.QueryString(List.of(new KeyValue("k", "a\\*b")))),
+        rule(2, "question", new RuleCondition.QueryString(List.of(new KeyValue("q\\?", "why\\?")))));
+    assertThat(route(t, new FakeRequest().query("k", "a*b"))).isEqualTo("star");
+    assertThat(route(t, new FakeRequest().query("k", "aXYb"))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().query("k", "a\\b"))).isEqualTo("default");
+    assertThat(route(t, new FakeRequest().query("q?", "why?"))).isEqualTo("question");
+    assertThat(route(t, new FakeRequest().query("qX", "why?"))).isEqualTo("default");
+  }
+
   @Test
   void sourceIp_matchesTheClientAddress_inV4AndV6Blocks() {
     RouteTable t = table(rule(1, "internal", new RuleCondition.SourceIp(List.of(
