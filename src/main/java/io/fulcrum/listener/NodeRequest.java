@@ -298,7 +298,8 @@ final class NodeRequest implements RequestFacts {
 
   /**
    * Applies a forwarding rule's transforms: the host name of the Host header (its port kept) and
-   * the request target in origin form, each rewritten where its expression matches. What goes to the
+   * the request target in origin form, each rewritten where its expression matches (the host name in
+   * lower case, as it is forwarded). What goes to the
    * target must still be a request a target can take: a target in origin form (a {@code /path},
    * without a space, control character or fragment, and no dot segments that climb above the root)
    * and a host; a rewrite that gives anything else fails, and the request gets 500 as on AWS. The
@@ -306,7 +307,8 @@ final class NodeRequest implements RequestFacts {
    */
   Rewritten rewrite(Rewrites rewrites) {
     String host = host();
-    String newHost = rewrites.host(host);
+    // The expression sees the host name as it is forwarded: in lower case (SPEC §11.1).
+    String newHost = rewrites.host(host == null ? null : host.toLowerCase(java.util.Locale.ROOT));
     String newUri = rewrites.url(originForm());
     if (newHost == null && newUri == null) {
       return Rewritten.NOTHING;

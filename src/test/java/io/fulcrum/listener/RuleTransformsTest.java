@@ -105,6 +105,14 @@ class RuleTransformsTest {
         .isEqualTo("shop.internal:" + port);
   }
 
+  /** The expression sees the host name in lower case, as the load balancer forwards it, however the client wrote it. */
+  @Test
+  void theHostExpression_seesTheHostNameInLowerCase() {
+    Http.Response r = http.get("127.0.0.1", port, "/api/v2/orders/7", Map.of("Host", "Shop.Example.COM"));
+    assertThat(r.body()).isEqualTo("app");
+    assertThat(app.lastRequest().getJsonObject("headers").getString("host")).isEqualTo("shop.internal:" + port);
+  }
+
   @Test
   void aValueTheExpressionDoesNotMatch_goesOnAsItCame() {
     Http.Response r = http.get("127.0.0.1", port, "/api/orders", Map.of("Host", "shop.example.org"));
