@@ -260,7 +260,7 @@ final class HttpListeners {
     lines.time(now * 1000).append(' ');
     line.append(h.client().getAddress().getHostAddress()).append(' ').append(h.client().getPort()).append(' ')
         .append(b.plan.port()).append(' ');
-    ForwardHeaders.Tls tls = h.session() == null ? null : ForwardHeaders.Tls.of(h.session());
+    ForwardHeaders.Tls tls = h.tls();
     line.append(tls == null ? "-" : tls.version()).append(' ').append(tls == null ? "-" : tls.cipherSuite()).append(' ');
     lines.seconds(h.latencyNanos()).append(' ');
     X509Certificate leaf = h.leaf();

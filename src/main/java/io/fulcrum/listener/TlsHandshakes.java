@@ -1,5 +1,6 @@
 package io.fulcrum.listener;
 
+import io.fulcrum.forward.ForwardHeaders;
 import io.fulcrum.tls.ClientCertificateVerifier;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -48,12 +49,13 @@ public final class TlsHandshakes {
    *
    * @param client        the client's address
    * @param latencyNanos  from the connection's acceptance to the handshake's end
-   * @param session       the session, or null when the handshake failed
-   * @param leaf          the client's certificate, or null when it sent none (or the handshake failed)
+   * @param tls           the version and cipher suite agreed on (for a failed handshake, those it had
+   *                      agreed on when the client's certificate was refused), or null
+   * @param leaf          the client's certificate (one refused too), or null when it sent none
    * @param failure       null when it succeeded, else ALB's reason ({@code ClientCertUntrusted}, ...)
    * @param channel       the connection
    */
-  public record Handshake(InetSocketAddress client, long latencyNanos, SSLSession session, X509Certificate leaf,
+  public record Handshake(InetSocketAddress client, long latencyNanos, ForwardHeaders.Tls tls, X509Certificate leaf,
       String failure, Channel channel) {
   }
 
@@ -139,10 +141,26 @@ public final class TlsHandshakes {
       InetSocketAddress client = carried != null ? carried : remote;
       if (f.isSuccess()) {
         SSLSession session = ssl.engine().getSession();
-        listener.accept(new Handshake(client, latency, session, leaf(session), null, ctx.channel()));
+        listener.accept(new Handshake(client, latency, ForwardHeaders.Tls.of(session), leaf(session), null,
+            ctx.channel()));
       } else {
-        listener.accept(new Handshake(client, latency, null, null, reason(f.cause()), ctx.channel()));
+        // As ALB logs a refused client certificate: the version and suite agreed on, and the certificate.
+        ClientCertificateVerifier.Refused refused = refused(f.cause());
+        ForwardHeaders.Tls agreed = refused == null || refused.protocol() == null || refused.cipherSuite() == null
+            ? null : new ForwardHeaders.Tls(refused.protocol(), refused.cipherSuite());
+        listener.accept(new Handshake(client, latency, agreed, refused == null ? null : refused.leaf(),
+            reason(f.cause()), ctx.channel()));
       }
+    }
+
+    /** The trust store's refusal of the client's certificate that failed the handshake, or null. */
+    private static ClientCertificateVerifier.Refused refused(Throwable failure) {
+      for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        if (t instanceof ClientCertificateVerifier.Refused refused) {
+          return refused;
+        }
+      }
+      return null;
     }
 
     private static X509Certificate leaf(SSLSession session) {

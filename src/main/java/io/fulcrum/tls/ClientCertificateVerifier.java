@@ -79,6 +79,11 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
   /** A refused client certificate: a handshake failure that names its reason. */
   public static final class Refused extends CertificateException {
     private final Failure failure;
+    /** The client's certificate, or null when it sent none. */
+    private transient X509Certificate leaf;
+    /** The TLS version and cipher suite (OpenSSL's name) the handshake had agreed on, or null. */
+    private transient String protocol;
+    private transient String cipherSuite;
 
     Refused(Failure failure, String detail) {
       super(failure + ": " + detail);
@@ -87,6 +92,21 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
 
     public Failure failure() {
       return failure;
+    }
+
+    /** The certificate the client sent, refused; null when it sent none (the connection log names it). */
+    public X509Certificate leaf() {
+      return leaf;
+    }
+
+    /** The TLS version the handshake had agreed on when the certificate was refused, or null. */
+    public String protocol() {
+      return protocol;
+    }
+
+    /** The cipher suite (OpenSSL's name, as ALB writes it) the handshake had agreed on when the certificate was refused, or null. */
+    public String cipherSuite() {
+      return cipherSuite;
     }
   }
 
@@ -246,6 +266,15 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
     if (chain == null || chain.length == 0) {
       throw new Refused(Failure.ClientCertMissing, "the client sent no certificate");
     }
+    try {
+      check(chain);
+    } catch (Refused r) {
+      r.leaf = chain[0];
+      throw r;
+    }
+  }
+
+  private void check(X509Certificate[] chain) throws Refused {
     X509Certificate leaf = chain[0];
     if (leaf.getVersion() != 3) {
       throw new Refused(Failure.ClientCertTypeUnsupported, name(leaf) + " is an X.509v" + leaf.getVersion()
@@ -355,7 +384,32 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
 
   @Override
   public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) throws CertificateException {
-    verify(chain);
+    try {
+      verify(chain);
+    } catch (Refused r) {
+      agreed(r, engine); // read now, while the handshake is alive: its connection log line names them
+      throw r;
+    }
+  }
+
+  /** Notes on {@code r} the version and cipher suite {@code engine}'s handshake has agreed on, when it tells. */
+  private static void agreed(Refused r, SSLEngine engine) {
+    if (engine instanceof io.netty.handler.ssl.ReferenceCountedOpenSslEngine openssl) {
+      // BoringSSL: its handshake session names no suite before the handshake ends; the SSL does.
+      long ssl = openssl.sslPointer();
+      if (ssl != 0) {
+        r.protocol = io.netty.internal.tcnative.SSL.getVersion(ssl);
+        r.cipherSuite = io.netty.internal.tcnative.SSL.getCipherForSSL(ssl);
+      }
+      return;
+    }
+    javax.net.ssl.SSLSession session = engine.getHandshakeSession();
+    String java = session == null ? null : session.getCipherSuite();
+    if (java != null && !java.startsWith("SSL_NULL")) {
+      String openssl = io.netty.handler.ssl.CipherSuiteConverter.toOpenSsl(java, false);
+      r.protocol = session.getProtocol();
+      r.cipherSuite = openssl != null ? openssl : java;
+    }
   }
 
   @Override

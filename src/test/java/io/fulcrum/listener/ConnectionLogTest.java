@@ -170,9 +170,18 @@ class ConnectionLogTest {
     assertThat(traceId).matches("TID_[0-9a-f]{32}");
     assertThat(ok.group(13)).isNull();
 
-    // A failed handshake has no session: no version, cipher or certificate.
-    assertThat(lines.get(1)).containsPattern(" " + verify + " - - \\d+\\.\\d{3} \"-\" - - Failed:ClientCertExpired TID_");
-    assertThat(lines.get(2)).contains(" \"-\" - - Failed:ClientCertUntrusted TID_");
+    // A refused certificate is named with the version and suite the handshake had agreed on, as ALB logs it.
+    Matcher refusedExpired = fields.get(1);
+    assertThat(refusedExpired.group(5)).matches("TLSv1\\.[23]");
+    assertThat(refusedExpired.group(6)).matches("[A-Z0-9_-]+");
+    assertThat(refusedExpired.group(8)).isEqualTo("CN=old,O=Fulcrum Tests,C=US");
+    assertThat(refusedExpired.group(9)).isEqualTo("NotBefore=" + expired.certificate().getNotBefore().toInstant()
+        + ";NotAfter=" + expired.certificate().getNotAfter().toInstant());
+    assertThat(refusedExpired.group(10)).isEqualTo(hex(expired.certificate().getSerialNumber()));
+    assertThat(refusedExpired.group(11)).isEqualTo("Failed:ClientCertExpired");
+    assertThat(fields.get(2).group(10)).isEqualTo(hex(stranger.certificate().getSerialNumber()));
+    assertThat(fields.get(2).group(11)).isEqualTo("Failed:ClientCertUntrusted");
+    // No certificate: nothing to name.
     assertThat(lines.get(3)).contains(" \"-\" - - Failed:ClientCertMissing TID_");
     assertThat(lines.get(4)).contains(" " + plain + " TLSv1").contains(" \"-\" - - Success TID_");
     assertThat(lines.stream().map(l -> l.substring(l.lastIndexOf(' ') + 1)).distinct()).hasSize(5);
