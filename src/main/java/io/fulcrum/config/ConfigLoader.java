@@ -44,10 +44,10 @@ public final class ConfigLoader {
   /** The top-level keys of the config file, which environment overrides may set. */
   public static final Set<String> TOP_LEVEL_KEYS = Set.of("region", "account", "nodes", "vpc-cidrs", "instances",
       "control", "dns", "credentials", "resources", "data-dir", "reload", "shutdown", "random-seed", "demo", "target-groups",
-      "load-balancers", "functions");
+      "load-balancers", "functions", "cluster", "trust-stores", "certificates", "jwks", "oidc");
 
   /** Keys whose value is a list of scalars, which an override gives as a comma-separated list. */
-  static final Set<String> SCALAR_LIST_KEYS = Set.of("vpc-cidrs", "zones");
+  static final Set<String> SCALAR_LIST_KEYS = Set.of("vpc-cidrs", "zones", "members");
 
   private static final Logger LOG = LoggerFactory.getLogger(ConfigLoader.class);
 

@@ -165,6 +165,31 @@ class ConfigLoaderTest {
     assertThat(config.shutdownTimeoutSeconds()).isEqualTo(5);
   }
 
+  /** What the cluster documentation and the Kubernetes manifests set per process (cluster.md, k8s/). */
+  @Test
+  void override_ofTheClusterSettings_setsThem() throws IOException {
+    FulcrumConfig config = load(FILE, Map.of("FULCRUM_CLUSTER__HOST", "127.0.0.3", "FULCRUM_CLUSTER__PORT", "5801",
+        "FULCRUM_CLUSTER__MEMBERS", "127.0.0.3:5801,127.0.0.4:5801"));
+    assertThat(config.cluster().host()).isEqualTo("127.0.0.3");
+    assertThat(config.cluster().port()).isEqualTo(5801);
+    assertThat(config.cluster().members()).containsExactly("127.0.0.3:5801", "127.0.0.4:5801");
+  }
+
+  /** Every top-level key configuration.md's table lists can be set from the environment. */
+  @Test
+  void everyDocumentedTopLevelKey_canBeOverridden() throws IOException {
+    String doc = Files.readString(Path.of("docs/configuration.md"));
+    String table = doc.substring(doc.indexOf("| Key | Default | Meaning |"));
+    table = table.substring(0, table.indexOf("\n\n"));
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^\\| `([a-z-]+)` \\|").matcher(table);
+    java.util.Set<String> documented = new java.util.TreeSet<>();
+    while (m.find()) {
+      documented.add(m.group(1));
+    }
+    assertThat(documented).hasSizeGreaterThan(15);
+    assertThat(ConfigLoader.TOP_LEVEL_KEYS).containsAll(documented);
+  }
+
   @Test
   void override_withAListIndex_setsThatElement() throws IOException {
     FulcrumConfig config = load(FILE, Map.of(
