@@ -109,6 +109,8 @@ public final class ClusterReplication {
     // Fulcrum leaves the cluster itself, after its listeners have stopped.
     c.setProperty("hazelcast.shutdownhook.enabled", "false");
     c.setProperty("hazelcast.local.localAddress", config.host());
+    // The member port on that address only: Hazelcast binds every interface unless told not to.
+    c.setProperty("hazelcast.socket.bind.any", "false");
     // What the cluster holds is small (one entry, Vert.x's subscriptions): few partitions and threads,
     // not Hazelcast's defaults for a data grid (271 partitions, threads per core).
     c.setProperty("hazelcast.partition.count", "7");

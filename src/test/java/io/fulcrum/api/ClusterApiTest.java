@@ -172,6 +172,19 @@ class ClusterApiTest {
     assertThat(a.resources()).isEqualTo(b.resources());
   }
 
+  /**
+   * cluster.md: the member port listens on {@code cluster.host} only. Bound to every address, it
+   * would hold the port on 127.0.0.5 too, and nothing else could bind there.
+   */
+  @Test
+  void theMemberPort_listensOnTheClusterHostOnly() throws Exception {
+    startTwo();
+    try (java.net.ServerSocket elsewhere = new java.net.ServerSocket()) {
+      elsewhere.bind(new java.net.InetSocketAddress("127.0.0.5", a.clusterPort));
+      assertThat(elsewhere.isBound()).isTrue();
+    }
+  }
+
   @Test
   void changesMadeAtOnceOnBothProcesses_areAllApplied_inOneOrderEverywhere() throws Exception {
     startTwo();
