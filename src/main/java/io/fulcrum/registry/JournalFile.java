@@ -60,8 +60,35 @@ final class JournalFile {
     if (skipped > 0) {
       LOG.warn("journal {}: {} line(s) that do not read were skipped", file, skipped);
     }
+    endTornLine();
     lines = events.size() + skipped;
     return List.copyOf(events.subList(Math.max(0, events.size() - capacity), events.size()));
+  }
+
+  /**
+   * A last line cut short (a crash in the middle of a write) is cut off, so that the next event
+   * appended starts a line of its own rather than going onto it, unreadable with it.
+   */
+  private void endTornLine() {
+    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file, StandardOpenOption.READ,
+        StandardOpenOption.WRITE)) {
+      long size = channel.size();
+      java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+      long end = size;
+      while (end > 0) {
+        one.clear();
+        channel.read(one, end - 1);
+        if (one.get(0) == '\n') {
+          break;
+        }
+        end--;
+      }
+      if (end < size) {
+        channel.truncate(end);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot mend the journal " + file + ": " + e.getMessage(), e);
+    }
   }
 
   /** Adds {@code events}; whether the file now holds more than twice {@code capacity} lines. */

@@ -48,4 +48,18 @@ class JournalFileTest {
 
     assertThat(new JournalFile(dir).load(10)).containsExactly(event(4), event(5));
   }
+
+  /** The next event after a restart goes on a line of its own, not onto the torn one, and reads back. */
+  @Test
+  void afterALineCutShort_theNextEventIsKept() throws Exception {
+    JournalFile file = new JournalFile(dir);
+    file.append(List.of(event(1)), 10);
+    Files.writeString(file.file(), "{\"sequence\": 2, \"ti", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
+
+    JournalFile restarted = new JournalFile(dir);
+    assertThat(restarted.load(10)).containsExactly(event(1));
+    restarted.append(List.of(event(2)), 10);
+
+    assertThat(new JournalFile(dir).load(10)).containsExactly(event(1), event(2));
+  }
 }
