@@ -175,6 +175,24 @@ class ConfigLoaderTest {
     assertThat(config.cluster().members()).containsExactly("127.0.0.3:5801", "127.0.0.4:5801");
   }
 
+  /**
+   * k8s/fulcrum.yaml's ConfigMap loads in each zone's pod (its zone from the environment), with a
+   * target registered as its comment says.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"zone-a", "zone-b"})
+  void theKubernetesConfigMap_loadsInEachZonesPod(String zone) throws IOException {
+    String manifest = Files.readString(Path.of("k8s/fulcrum.yaml"));
+    String block = manifest.substring(manifest.indexOf("  fulcrum.yaml: |\n") + "  fulcrum.yaml: |\n".length());
+    block = block.substring(0, block.indexOf("\n---"));
+    String yaml = block.lines().map(l -> l.length() >= 4 ? l.substring(4) : l.strip())
+        .collect(java.util.stream.Collectors.joining("\n"))
+        .replace("targets: []", "targets: [{id: 10.1.2.3}]");
+
+    FulcrumConfig config = load(yaml, Map.of("FULCRUM_NODES__0__ZONE", zone, "FULCRUM_DATA_DIR", dir.toString()));
+    assertThat(config.environment().zones()).containsExactly(zone);
+  }
+
   /** Every top-level key configuration.md's table lists can be set from the environment. */
   @Test
   void everyDocumentedTopLevelKey_canBeOverridden() throws IOException {
