@@ -15,6 +15,7 @@ import io.fulcrum.model.IpAddresses;
 import io.fulcrum.model.LoadBalancer;
 import io.fulcrum.model.Node;
 import io.fulcrum.model.Problems;
+import io.fulcrum.model.ReservedSocket;
 import io.fulcrum.model.ResourceRules;
 import io.fulcrum.model.Resources;
 import io.fulcrum.model.Target;
@@ -156,6 +157,7 @@ public final class ConfigParser {
     String oidcCas = caBundle(root, "oidc");
 
     List<DemoTarget> demo = parseDemo(root, env);
+    env = env.withReserved(reservedSockets(controlAddress, controlPort, dns, demo, cluster));
 
     Map<String, String> tgArns = new LinkedHashMap<>();
     List<TargetGroup> groups = TargetGroupParser.parse(root, env, tgArns);
@@ -290,6 +292,29 @@ public final class ConfigParser {
       }
     }
     return nodes;
+  }
+
+  /** The process's sockets besides its listeners', which no listener may share (ports picked at start aside). */
+  private static List<ReservedSocket> reservedSockets(String controlAddress, int controlPort, FulcrumConfig.Dns dns,
+      List<DemoTarget> demo, FulcrumConfig.Cluster cluster) {
+    List<ReservedSocket> out = new ArrayList<>();
+    if (controlPort > 0) {
+      out.add(new ReservedSocket(controlAddress, controlPort, true, false, "the control port (control.port)"));
+    }
+    if (dns.enabled() && dns.port() > 0) {
+      out.add(new ReservedSocket(dns.address(), dns.port(), true, true, "the DNS responder's (dns.port)"));
+    }
+    for (DemoTarget t : demo) {
+      out.add(new ReservedSocket(t.address(), t.port(), true, false, "demo target " + t.id() + "'s"));
+    }
+    if (cluster.enabled()) {
+      out.add(new ReservedSocket(cluster.host(), cluster.port(), true, false, "the cluster's member port (cluster.port)"));
+      if (cluster.eventBusPort() > 0) {
+        out.add(new ReservedSocket(cluster.host(), cluster.eventBusPort(), true, false,
+            "the cluster's event bus port (cluster.event-bus-port)"));
+      }
+    }
+    return out;
   }
 
   static List<Cidr> parseCidrs(ConfigNode node, String key, List<String> defaults) {

@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * What a deployment of Fulcrum looks like to the resources it runs: region and account (for
  * ARNs), its nodes (zones and addresses), its "VPC" CIDRs (where IP targets may live besides the
- * private ranges), the instance inventory, the function registry and the trust stores (by ARN; a
- * listener takes its trust store's files from here, as they are now). Immutable.
+ * private ranges), the instance inventory, the function registry, the trust stores (by ARN; a
+ * listener takes its trust store's files from here, as they are now) and the sockets of the process
+ * that no listener may take (control, DNS, demo targets, cluster). Immutable.
  */
 public record Environment(
     String region,
@@ -16,7 +17,8 @@ public record Environment(
     List<Cidr> vpcCidrs,
     Map<String, Instance> instances,
     Map<String, FunctionDefinition> functions,
-    Map<String, TrustStore> trustStores) {
+    Map<String, TrustStore> trustStores,
+    List<ReservedSocket> reserved) {
 
   public static final String DEFAULT_REGION = "us-east-1";
   public static final String DEFAULT_ACCOUNT = "000000000000";
@@ -28,6 +30,18 @@ public record Environment(
     instances = Map.copyOf(instances);
     functions = Map.copyOf(functions);
     trustStores = Map.copyOf(trustStores);
+    reserved = List.copyOf(reserved);
+  }
+
+  /** A deployment whose process has no socket but its listeners' to watch for ({@link #reserved}). */
+  public Environment(String region, String account, List<Node> nodes, List<Cidr> vpcCidrs,
+      Map<String, Instance> instances, Map<String, FunctionDefinition> functions, Map<String, TrustStore> trustStores) {
+    this(region, account, nodes, vpcCidrs, instances, functions, trustStores, List.of());
+  }
+
+  /** The same deployment, whose process holds {@code sockets} besides its listeners'. */
+  public Environment withReserved(List<ReservedSocket> sockets) {
+    return new Environment(region, account, nodes, vpcCidrs, instances, functions, trustStores, sockets);
   }
 
   /** A deployment without trust stores. */

@@ -54,6 +54,13 @@ public final class ResourceRules {
           if (!lb.zones().contains(node.zone())) {
             continue;
           }
+          for (ReservedSocket r : env.reserved()) {
+            if (r.clashes(node.address(), l.port(), l.protocol() != Protocol.UDP,
+                l.protocol() == Protocol.UDP || l.protocol() == Protocol.TCP_UDP)) {
+              lp.at("port").add("DuplicateListener", "port " + l.port() + " on node " + node.address() + " is "
+                  + r.what() + "; a listener needs a port of its own");
+            }
+          }
           String bind = node.address() + ":" + l.port();
           String other = boundBy.putIfAbsent(bind, lb.name());
           if (other != null && !other.equals(lb.name())) {

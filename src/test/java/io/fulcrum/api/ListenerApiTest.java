@@ -86,6 +86,23 @@ class ListenerApiTest {
     }
   }
 
+  /**
+   * A listener on the control port would share its socket (connections to either in turn, the API
+   * among them): refused, and nothing is created.
+   */
+  @Test
+  void createListener_onThePortTheControlPlaneHolds_isDuplicateListener_andNothingChanges() {
+    int control = Ports.free();
+    h = LbApiHarness.start(dir, "control: {port: " + control + "}\n", 1);
+    String lb = h.createLoadBalancer("web");
+
+    assertThat(h.refusedUnchanged(() -> h.createListener(lb, control, forward(h.tg("blue"))), "DuplicateListener")
+        .awsErrorDetails().errorMessage()).isEqualTo("port " + control + " on node 127.0.0.1 is the control port"
+            + " (control.port); a listener needs a port of its own");
+    assertThat(h.elb.describeListeners(b -> b.loadBalancerArn(lb)).listeners()).isEmpty();
+    assertThat(body("127.0.0.1", control, "/health/live")).as("the control plane answers, every time").contains("UP");
+  }
+
   @Test
   void createListener_isDescribedWithItsWeightedForwardAndStickiness() {
     h = LbApiHarness.start(dir);

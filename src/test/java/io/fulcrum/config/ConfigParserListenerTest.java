@@ -484,6 +484,41 @@ class ConfigParserListenerTest {
             + " be used by load balancers 'a' and 'b'; a target group can serve only one load balancer"));
   }
 
+  /**
+   * A listener may not take a socket the process holds for something else: within one process,
+   * servers on one address and port share the socket, and its connections would go to either.
+   */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', value = {
+      "HTTP on the control port      | control: {port: 7070}                          | HTTP    | 7070 | the control port (control.port)",
+      "TCP on the DNS port           | dns: {port: 7071}                              | TCP     | 7071 | the DNS responder's (dns.port)",
+      "UDP on the DNS port           | dns: {port: 7072}                              | UDP     | 7072 | the DNS responder's (dns.port)",
+      "a wildcard control address    | control: {address: 0.0.0.0, port: 7073}        | HTTP    | 7073 | the control port (control.port)",
+      "a demo target's port          | demo: {targets: [{id: d1, address: 127.0.0.1, port: 7074}]} | HTTP | 7074 | demo target d1's",
+  })
+  void listenerOnASocketTheProcessHoldsForSomethingElse_isRejected(String name, String setting, String protocol,
+      int port, String what) {
+    String group = protocol.equals("HTTP") ? "{name: web, target-type: ip, protocol: HTTP, port: 80}"
+        : "{name: web, target-type: ip, protocol: " + protocol + ", port: 80}";
+    String type = protocol.equals("HTTP") ? "" : "type: network, ";
+    assertThat(problems(setting + "\n" + """
+        target-groups: [%s]
+        load-balancers:
+          - {name: a, %slisteners: [{protocol: %s, port: %d, default-actions: [{type: forward, target-group: web}]}]}
+        """.formatted(group, type, protocol, port))).containsExactly(new Problem("load-balancers[0].listeners[0].port",
+            "DuplicateListener", "port " + port + " on node 127.0.0.1 is " + what + "; a listener needs a port of its own"));
+  }
+
+  @Test
+  void udpListener_onTheControlPort_isAccepted_theControlPortTakesTcpOnly() {
+    assertThat(problems("""
+        control: {port: 7075}
+        target-groups: [{name: dns, target-type: ip, protocol: UDP, port: 53}]
+        load-balancers:
+          - {name: a, type: network, listeners: [{protocol: UDP, port: 7075, default-actions: [{type: forward, target-group: dns}]}]}
+        """)).isEmpty();
+  }
+
   @Test
   void listenerPortClashBetweenLoadBalancersOnOneNode_isRejected() {
     assertThat(problems("""
