@@ -68,8 +68,14 @@ final class RotateKeyCommand {
       }
     }
     Path file = KeyRingFile.in(dataDir);
+    boolean existed = java.nio.file.Files.exists(file);
     try {
       KeyRing ring = KeyRingFile.rotate(file, new SecureRandom(), KeyRingFile.KEEP);
+      if (!existed) {
+        // A data dir given wrong (another working directory, a typo) would otherwise pass for a rotation.
+        err.println("fulcrum: " + NAME + ": there was no key ring at " + file + ": a new one was made. A Fulcrum"
+            + " running with another data dir reads nothing of it.");
+      }
       out.println("fulcrum: " + file + ": new key " + ring.newest() + " seals new stickiness cookies; keys kept: "
           + ring.keys().stream().map(Object::toString).collect(Collectors.joining(" ")));
       out.println("A running Fulcrum reads the file again within its reload scan period.");

@@ -33,6 +33,7 @@ class RotateKeyCommandTest {
     KeyRing before = KeyRingFile.loadOrCreate(KeyRingFile.in(data), new java.security.SecureRandom());
 
     assertThat(run(Map.of(), "rotate-stickiness-key", "--data-dir", data.toString())).isZero();
+    assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
 
     KeyRing after = KeyRingFile.load(KeyRingFile.in(data));
     assertThat(after.keys()).hasSize(2);
@@ -47,6 +48,8 @@ class RotateKeyCommandTest {
     Files.writeString(config, "data-dir: " + dir.resolve("from-file") + "\n");
     assertThat(run(Map.of(), "rotate-stickiness-key", "--config", config.toString())).isZero();
     assertThat(KeyRingFile.load(KeyRingFile.in(dir.resolve("from-file"))).keys()).hasSize(2);
+    assertThat(err.toString(StandardCharsets.UTF_8)).as("no ring was there: said, in case the data dir is wrong")
+        .contains("there was no key ring at " + KeyRingFile.in(dir.resolve("from-file")) + ": a new one was made");
 
     Path overridden = dir.resolve("from-env");
     assertThat(run(Map.of("FULCRUM_DATA_DIR", overridden.toString()), "rotate-stickiness-key", "--config",
