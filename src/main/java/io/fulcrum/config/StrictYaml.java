@@ -48,6 +48,14 @@ public final class StrictYaml implements ConfigProcessor {
     }
   }
 
+  /** The document is a list or a single value rather than a mapping of keys. */
+  static final class NotAMappingException extends RuntimeException {
+    NotAMappingException(String found) {
+      super("the document is " + found + ", not a mapping of keys (expected keys such as 'load-balancers:' and"
+          + " 'target-groups:')", null, false, false);
+    }
+  }
+
   @Override
   public String name() {
     return FORMAT;
@@ -68,6 +76,13 @@ public final class StrictYaml implements ConfigProcessor {
       root = new Yaml(new LoaderOptions()).compose(new StringReader(text));
     } catch (YAMLException e) {
       return; // not YAML, or more than one document: vertx-config-yaml's reading says why
+    }
+    if (root instanceof SequenceNode) {
+      throw new NotAMappingException("a list");
+    }
+    if (root instanceof ScalarNode scalar && !scalar.getValue().isEmpty() && !"null".equals(scalar.getValue())
+        && !scalar.getValue().equals("~")) {
+      throw new NotAMappingException("a single value ('" + scalar.getValue() + "')");
     }
     if (root != null) {
       walk(root, "", Collections.newSetFromMap(new IdentityHashMap<>()));

@@ -193,6 +193,13 @@ class ConfigLoaderTest {
     assertThat(config.environment().zones()).containsExactly(zone);
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"- a\n- b\n", "hello\n"})
+  void aDocumentThatIsNoMapping_isRefused_sayingWhatItIs(String yaml) throws IOException {
+    assertThat(loadProblems(write(yaml), Map.of())).singleElement().extracting(Problem::message).asString()
+        .startsWith("cannot read the configuration: the document is a").contains("not a mapping of keys");
+  }
+
   /** Every top-level key configuration.md's table lists can be set from the environment. */
   @Test
   void everyDocumentedTopLevelKey_canBeOverridden() throws IOException {
