@@ -74,7 +74,7 @@ final class ListenerCertificateOperations {
 
   /**
    * Removes certificates from the list; the default one cannot be removed (change it with
-   * ModifyListener), unless it is in the list too, whence it goes.
+   * ModifyListener), but when it is in the list too, it leaves the list and stays the default.
    */
   static Future<List<Xml>> remove(QueryParams p, ApiContext ctx) {
     String arn = p.required("ListenerArn");

@@ -14,7 +14,7 @@ package io.fulcrum.model;
 public record ReservedSocket(String address, int port, boolean tcp, boolean udp, String what) {
 
   /**
-   * Whether a listener bound to {@code nodeAddress} and {@code port}, over TCP and/or UDP, would
+   * Whether a listener bound to {@code nodeAddress} and {@code listenerPort}, over TCP and/or UDP, would
    * share this socket: the same port and transport, and the same address or a wildcard on either side.
    */
   public boolean clashes(String nodeAddress, int listenerPort, boolean overTcp, boolean overUdp) {
