@@ -285,12 +285,12 @@ public final class ControlVerticle extends VerticleBase {
     ZoneStatus status = feed.current();
     JsonObject byZone = new JsonObject();
     boolean anyReady = false;
+    boolean serving = ready.getAsBoolean();
     for (String zone : zones.get()) {
       boolean ok = status.zoneReady(zone);
-      byZone.put(zone, ok ? "UP" : "DOWN");
+      byZone.put(zone, serving && ok ? "UP" : "DOWN"); // as the zone's own probe answers
       anyReady |= ok;
     }
-    boolean serving = ready.getAsBoolean();
     boolean ok = serving && (anyReady || byZone.isEmpty());
     JsonObject body = new JsonObject().put("status", ok ? "UP" : "DOWN").put("zones", byZone);
     if (!serving) {

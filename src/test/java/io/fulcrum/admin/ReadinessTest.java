@@ -177,6 +177,8 @@ class ReadinessTest {
     assertThat(get("/health/ready/zone-a").status()).isEqualTo(503);
     assertThat(new JsonObject(get("/health/ready/zone-a").body()).getString("reason")).contains("not serving");
     assertThat(get("/health/ready").status()).isEqualTo(503);
+    assertThat(new JsonObject(get("/health/ready").body()).getJsonObject("zones").getMap())
+        .as("as each zone's own probe says").containsEntry("zone-a", "DOWN").doesNotContainValue("UP");
     assertThat(get("/health/live").status()).isEqualTo(200);
   }
 }
