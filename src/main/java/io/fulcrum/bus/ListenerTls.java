@@ -15,9 +15,13 @@ import java.util.List;
  *             none negotiated (an HTTPS listener's come from its HTTP/2 setting instead)
  * @param mutualAuthentication an HTTPS listener's mutual TLS (its trust store's files are read when
  *             the listener binds); {@link MutualAuthentication#OFF} for none
+ * @param filesDigest the digests of the certificates' files as they were last checked, in order (empty
+ *             when not known): files replaced in place make other TLS settings, which the listener
+ *             reads again for its new connections
  */
 public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, String pkcs12File, String password,
-    List<String> certificateArns, SecurityPolicy policy, List<String> alpn, MutualAuthentication mutualAuthentication) {
+    List<String> certificateArns, SecurityPolicy policy, List<String> alpn, MutualAuthentication mutualAuthentication,
+    String filesDigest) {
 
   public ListenerTls {
     certificateFiles = List.copyOf(certificateFiles);
@@ -25,5 +29,12 @@ public record ListenerTls(List<String> certificateFiles, List<String> keyFiles, 
     certificateArns = List.copyOf(certificateArns);
     alpn = List.copyOf(alpn);
     mutualAuthentication = mutualAuthentication == null ? MutualAuthentication.OFF : mutualAuthentication;
+    filesDigest = filesDigest == null ? "" : filesDigest;
+  }
+
+  /** The same settings, whatever their files' contents: what stays one TLS setup across their changes. */
+  public ListenerTls setup() {
+    return filesDigest.isEmpty() ? this : new ListenerTls(certificateFiles, keyFiles, pkcs12File, password,
+        certificateArns, policy, alpn, mutualAuthentication, "");
   }
 }

@@ -1,10 +1,12 @@
 package io.fulcrum.config;
 
+import io.fulcrum.model.Certificate;
 import io.fulcrum.model.InvalidModelException;
 import io.fulcrum.model.Problem;
 import io.fulcrum.model.Problems;
 import io.fulcrum.model.TrustStore;
 import io.fulcrum.tls.ClientCertificateVerifier;
+import io.fulcrum.tls.FileDigest;
 import io.vertx.config.ConfigRetriever;
 import io.vertx.config.ConfigRetrieverOptions;
 import io.vertx.config.ConfigStoreOptions;
@@ -16,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -64,7 +67,7 @@ public final class ConfigLoader {
    */
   private FulcrumConfig current;
   private JsonObject currentJson;
-  /** The periodic check of the files the configuration names (trust stores'); -1 while not watching. */
+  /** The periodic check of the files the configuration names (trust stores', certificates'); -1 while not watching. */
   private long filesTimer = -1;
   private final AtomicBoolean checkingFiles = new AtomicBoolean();
   /** The digests of named files whose new contents were refused, not reported again until they change. */
@@ -112,9 +115,10 @@ public final class ConfigLoader {
    * delivered too.
    *
    * <p>The files the configuration names whose contents Fulcrum keeps (trust stores' CA bundles and
-   * revocation lists) are looked at every period too, off the event loop: when one has changed, the
-   * file is read again and the configuration it gives is delivered, so that a revocation list
-   * replaced in place applies without an edit of the file.
+   * revocation lists, listeners' certificates and keys) are looked at every period too, off the
+   * event loop: when one has changed, the file is read again and the configuration it gives is
+   * delivered, so that a revocation list or a renewed certificate replaced in place applies without
+   * an edit of the file.
    *
    * @return completes once the file as it is now has been read (or found unreadable): the edits
    *         delivered are those made after that
@@ -156,8 +160,8 @@ public final class ConfigLoader {
   }
 
   /**
-   * Reads the trust stores' files again when their contents differ from what the configuration in
-   * force was made with, and delivers the configuration the file then gives; one check at a time.
+   * Reads the trust stores' and certificates' files again when their contents differ from what the
+   * configuration in force was made with, and delivers the configuration the file then gives; one check at a time.
    */
   private void checkFiles(Consumer<FulcrumConfig> onChange, Consumer<List<Problem>> onInvalid) {
     FulcrumConfig config;
@@ -166,7 +170,7 @@ public final class ConfigLoader {
       config = current;
       json = currentJson;
     }
-    if (config == null || config.environment().trustStores().isEmpty() || !checkingFiles.compareAndSet(false, true)) {
+    if (config == null || watchedFiles(config).isEmpty() || !checkingFiles.compareAndSet(false, true)) {
       return;
     }
     vertx.<String>executeBlocking(() -> {
@@ -180,6 +184,13 @@ public final class ConfigLoader {
         changed |= !digest.equals(t.digest());
         now.append(digest);
       }
+      for (Certificate c : config.certificates()) {
+        if (!c.selfSigned()) {
+          String digest = FileDigest.of(c.files());
+          changed |= !digest.equals(config.environment().certificateDigests().get(c.arn()));
+          now.append(digest);
+        }
+      }
       return changed ? now.toString() : null;
     }).compose(now -> now == null || now.equals(refusedFiles) ? Future.succeededFuture()
         : validate(json.copy()).transform(ar -> {
@@ -190,7 +201,7 @@ public final class ConfigLoader {
           }
           synchronized (this) {
             if (current == config) { // not edited meanwhile: the edit has read the files itself
-              LOG.info("a trust store's files changed: {} read again", file);
+              LOG.info("a trust store's or a certificate's files changed: {} read again", file);
               inForce(ar.result(), json);
               onChange.accept(ar.result());
             }
@@ -199,22 +210,29 @@ public final class ConfigLoader {
         })).onComplete(ar -> checkingFiles.set(false));
   }
 
-  /** Whether a trust store file's modification time or size moved since the last look (the first look: yes). */
+  /** The files whose contents the configuration keeps: trust stores' CA bundles and revocation lists, certificates'. */
+  private static Set<String> watchedFiles(FulcrumConfig config) {
+    Set<String> files = new LinkedHashSet<>();
+    for (TrustStore t : config.environment().trustStores().values()) {
+      files.add(t.caCertificates());
+      files.addAll(t.revocationFiles());
+    }
+    config.certificates().forEach(c -> files.addAll(c.files()));
+    return files;
+  }
+
+  /** Whether a watched file's modification time or size moved since the last look (the first look: yes). */
   private boolean stampsMoved(FulcrumConfig config) {
     boolean moved = false;
-    for (TrustStore t : config.environment().trustStores().values()) {
-      List<String> files = new ArrayList<>(t.revocationFiles());
-      files.add(t.caCertificates());
-      for (String f : files) {
-        String stamp;
-        try {
-          Path p = Path.of(f);
-          stamp = Files.getLastModifiedTime(p).toMillis() + ":" + Files.size(p);
-        } catch (IOException e) {
-          stamp = "unreadable";
-        }
-        moved |= !stamp.equals(fileStamps.put(f, stamp));
+    for (String f : watchedFiles(config)) {
+      String stamp;
+      try {
+        Path p = Path.of(f);
+        stamp = Files.getLastModifiedTime(p).toMillis() + ":" + Files.size(p);
+      } catch (IOException e) {
+        stamp = "unreadable";
       }
+      moved |= !stamp.equals(fileStamps.put(f, stamp));
     }
     return moved;
   }
@@ -249,7 +267,7 @@ public final class ConfigLoader {
 
   /**
    * Parses off the event loop: checking the file reads the files it names (trust stores' CA bundles
-   * and revocation lists, function jars). Ordered, so edits are delivered in the order they were read.
+   * and revocation lists, certificates, function jars). Ordered, so edits are delivered in the order they were read.
    */
   private Future<FulcrumConfig> validate(JsonObject json) {
     json.remove(EMPTY_FILE_KEY);

@@ -22,9 +22,11 @@ import io.fulcrum.model.Target;
 import io.fulcrum.model.TargetGroup;
 import io.fulcrum.model.TrustStore;
 import io.fulcrum.tls.ClientCertificateVerifier;
+import io.fulcrum.tls.FileDigest;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -164,6 +166,7 @@ public final class ConfigParser {
     List<LoadBalancer> lbs = LoadBalancerParser.parse(root, env, tgArns, dnsDomain, trustStores);
     Resources resources = new Resources(lbs, groups);
     List<Certificate> certificates = parseCertificates(root, env.arns(), lbs);
+    env = env.withCertificateDigests(digests(certificates));
     if (problems.isEmpty()) {
       ResourceRules.check(env, resources, problems);
     }
@@ -243,6 +246,17 @@ public final class ConfigParser {
       lb.listeners().forEach(l -> l.certificates().forEach(cert -> byArn.putIfAbsent(cert.arn(), cert)));
     }
     return List.copyOf(byArn.values());
+  }
+
+  /** The digests of the certificates' files as they are now, by certificate ARN (the self-signed one has none). */
+  private static Map<String, String> digests(List<Certificate> certificates) {
+    Map<String, String> out = new HashMap<>();
+    for (Certificate c : certificates) {
+      if (!c.selfSigned()) {
+        out.put(c.arn(), FileDigest.of(c.files()));
+      }
+    }
+    return out;
   }
 
   /**

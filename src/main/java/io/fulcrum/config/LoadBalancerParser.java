@@ -19,6 +19,7 @@ import io.fulcrum.model.RuleCondition;
 import io.fulcrum.model.RuleTransform;
 import io.fulcrum.model.SecurityPolicy;
 import io.fulcrum.model.TrustStore;
+import io.fulcrum.tls.ServerCertificateFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -223,13 +224,24 @@ final class LoadBalancerParser {
         return null;
       }
       boolean ok = readable(c.at("certificate"), cert) & readable(c.at("private-key"), key);
-      return ok ? new Certificate(arns.certificate(cert), cert, key, null, null) : null;
+      return ok ? servable(c, new Certificate(arns.certificate(cert), cert, key, null, null)) : null;
     }
     if (p12 == null) {
       c.problems().add("give certificate and private-key (PEM files), or pkcs12 (and password)");
       return null;
     }
-    return readable(c.at("pkcs12"), p12) ? new Certificate(arns.certificate(p12), null, null, p12, password) : null;
+    return readable(c.at("pkcs12"), p12) ? servable(c, new Certificate(arns.certificate(p12), null, null, p12, password))
+        : null;
+  }
+
+  /** {@code cert}, when a listener can serve its files; null, with the problem under the key naming the file, when not. */
+  private static Certificate servable(ConfigNode c, Certificate cert) {
+    ServerCertificateFiles.Problem problem = ServerCertificateFiles.check(cert);
+    if (problem == null) {
+      return cert;
+    }
+    c.at(problem.key()).add(problem.message());
+    return null;
   }
 
   private static boolean readable(Problems p, String file) {

@@ -42,8 +42,10 @@ final class Tls {
    * ticket keys, and a client resumes its session on whichever loop the kernel gives its next
    * connection to. Per TLS setup because a manager knows a context by its certificates alone: one
    * shared by every setup gave a listener the security policy and ALPN protocols of the first
-   * listener with the same certificates, and kept a policy that changed. (One manager per setup
-   * seen, a few at most, kept while the Vert.x instance lives.)
+   * listener with the same certificates, and kept a policy that changed. Files replaced in place
+   * make another key (their digest changed), whose manager reads them again; the manager of their
+   * earlier contents is then dropped (connections open keep their sessions). One manager per setup
+   * seen, a few at most, kept while the Vert.x instance lives.
    */
   private static final Map<Vertx, Map<ListenerTls, SslContextManager>> FLOW_CONTEXTS =
       Collections.synchronizedMap(new WeakHashMap<>());
@@ -78,8 +80,13 @@ final class Tls {
    * the client offers is chosen; none offered, none is chosen and the handshake goes on).
    */
   static Future<SslContextProvider> flowContext(Vertx vertx, ListenerTls tls, ContextInternal context) {
-    SslContextManager contexts = FLOW_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>())
-        .computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
+    Map<ListenerTls, SslContextManager> managers = FLOW_CONTEXTS.computeIfAbsent(vertx, v -> new ConcurrentHashMap<>());
+    SslContextManager contexts = managers.get(tls);
+    if (contexts == null) {
+      ListenerTls setup = tls.setup();
+      managers.keySet().removeIf(seen -> !seen.equals(tls) && seen.setup().equals(setup)); // its files as they were
+      contexts = managers.computeIfAbsent(tls, t -> new SslContextManager(TlsEngine.current().vertxOptions()));
+    }
     return contexts.resolveSslContextProvider(sslOptions(tls), null, ClientAuth.NONE,
         tls.alpn().isEmpty() ? null : tls.alpn(), context);
   }

@@ -21,6 +21,12 @@ public record Certificate(String arn, String certificateFile, String privateKeyF
     return certificateFile != null;
   }
 
+  /** The files it is read from, in a fixed order (none for the self-signed certificate). */
+  public java.util.List<String> files() {
+    return pem() ? java.util.List.of(certificateFile, privateKeyFile)
+        : pkcs12File == null ? java.util.List.of() : java.util.List.of(pkcs12File);
+  }
+
   /** Whether this is the generated self-signed certificate rather than one from files. */
   public boolean selfSigned() {
     return certificateFile == null && pkcs12File == null;

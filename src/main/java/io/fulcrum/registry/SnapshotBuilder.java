@@ -92,7 +92,7 @@ final class SnapshotBuilder {
         keys.add(c.privateKeyFile());
       } else {
         return new ListenerTls(List.of(), List.of(), c.pkcs12File(), c.password(), List.of(c.arn()), policy, alpn,
-            mutualAuthentication(l, env));
+            mutualAuthentication(l, env), env.certificateDigests().get(c.arn()));
       }
       arns.add(c.arn());
     }
@@ -104,7 +104,12 @@ final class SnapshotBuilder {
       keys.add(selfSigned.privateKey().toString());
       arns.add(env.arns().selfSignedCertificate());
     }
-    return new ListenerTls(certs, keys, null, null, arns, policy, alpn, mutualAuthentication(l, env));
+    StringBuilder digests = new StringBuilder();
+    for (String arn : arns) {
+      digests.append(env.certificateDigests().getOrDefault(arn, "-")).append(' ');
+    }
+    return new ListenerTls(certs, keys, null, null, arns, policy, alpn, mutualAuthentication(l, env),
+        digests.toString().strip());
   }
 
   /**

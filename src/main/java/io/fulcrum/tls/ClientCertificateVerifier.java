@@ -5,12 +5,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertPathBuilder;
 import java.security.cert.CertPathBuilderException;
 import java.security.cert.CertStore;
@@ -31,7 +28,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Date;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.SSLEngine;
@@ -163,23 +159,10 @@ public final class ClientCertificateVerifier extends X509ExtendedTrustManager {
    * not be read: a changed bundle or list gives another.
    */
   public static String digest(TrustStore store) {
-    try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      List<String> files = new ArrayList<>();
-      files.add(store.caCertificates());
-      files.addAll(store.revocationFiles());
-      for (String file : files) {
-        sha.update(file.getBytes(StandardCharsets.UTF_8));
-        try {
-          sha.update(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(Path.of(file))));
-        } catch (IOException e) {
-          sha.update((byte) 0); // unreadable: the next read reports it
-        }
-      }
-      return HexFormat.of().formatHex(sha.digest());
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
+    List<String> files = new ArrayList<>();
+    files.add(store.caCertificates());
+    files.addAll(store.revocationFiles());
+    return FileDigest.of(files);
   }
 
   /** The CA certificates of a PEM bundle. */

@@ -87,6 +87,34 @@ class ConfigParserHttpsListenerTest {
   }
 
   @Test
+  void filesThatCannotBeServed_areRejectedAtTheKeyNamingThem() throws Exception {
+    Path garbage = java.nio.file.Files.writeString(dir.resolve("garbage.pem"), "not PEM at all");
+    TestCertificates.Pem other = TestCertificates.pem(dir, "other", "other.example.com");
+    TestCertificates.Pem rsa = TestCertificates.pem(dir, "rsa", "RSA", java.time.Instant.now(),
+        java.time.Instant.now().plusSeconds(86_400), "rsa.example.com");
+    String pair = "- {protocol: HTTPS, port: 8443, certificates: [{certificate: '%s', private-key: '%s'}], %s}";
+    assertThat(messages(withListener(pair.formatted(garbage, pem.privateKey(), FORWARD))))
+        .containsExactly(L + "certificates[0].certificate: '" + garbage + "' is not a PEM certificate chain:"
+            + " Missing -----BEGIN CERTIFICATE----- delimiter");
+    assertThat(messages(withListener(pair.formatted(pem.certificate(), garbage, FORWARD)))).singleElement().asString()
+        .startsWith(L + "certificates[0].private-key: '" + garbage + "' is not a PEM private key (PKCS#8, PKCS#1 RSA or SEC 1 EC):"
+            + " Missing -----BEGIN PRIVATE KEY-----");
+    assertThat(messages(withListener(pair.formatted(pem.certificate(), other.privateKey(), FORWARD))))
+        .containsExactly(L + "certificates[0].private-key: '" + other.privateKey() + "' is not the private key of the"
+            + " certificate in '" + pem.certificate() + "' (the first one there)");
+    assertThat(messages(withListener(pair.formatted(pem.certificate(), rsa.privateKey(), FORWARD))))
+        .as("an RSA key for an EC certificate").containsExactly(L + "certificates[0].private-key: '" + rsa.privateKey()
+            + "' is not the private key of the certificate in '" + pem.certificate() + "' (the first one there)");
+    assertThat(listener(pair.formatted(rsa.certificate(), rsa.privateKey(), FORWARD)).certificates()).hasSize(1);
+
+    String keystore = "- {protocol: HTTPS, port: 8443, certificates: [{pkcs12: '%s', password: %s}], %s}";
+    assertThat(messages(withListener(keystore.formatted(p12, "wrong", FORWARD))))
+        .containsExactly(L + "certificates[0].pkcs12: '" + p12 + "' cannot be opened with the password given");
+    assertThat(messages(withListener(keystore.formatted(garbage, "secret", FORWARD)))).singleElement().asString()
+        .startsWith(L + "certificates[0].pkcs12: '" + garbage + "' is not a PKCS#12 keystore: ");
+  }
+
+  @Test
   void tlsKeysOnAnHttpListener_areRejected() {
     assertThat(messages(withListener(("- {protocol: HTTP, port: 8080, ssl-policy: ELBSecurityPolicy-2016-08,"
         + " certificates: [{pkcs12: '%s'}], %s}").formatted(p12, FORWARD))))
