@@ -260,7 +260,10 @@ public final class RegistryVerticle extends VerticleBase {
       return Future.failedFuture(new InvalidModelException(problems.list()));
     }
     Resources accepted = next;
-    return (gate == null ? Future.<Void>succeededFuture() : completingHere(gate.pass(accepted)))
+    return PortProbe.held(vertx, PortProbe.added(environment, resources, accepted))
+        .compose(held -> held.isEmpty() ? Future.<Void>succeededFuture()
+            : Future.failedFuture(new InvalidModelException(held)))
+        .compose(free -> gate == null ? Future.<Void>succeededFuture() : completingHere(gate.pass(accepted)))
         .compose(passed -> commit(accepted, "api"));
   }
 

@@ -103,6 +103,38 @@ class ListenerApiTest {
     assertThat(body("127.0.0.1", control, "/health/live")).as("the control plane answers, every time").contains("UP");
   }
 
+  /**
+   * A port another process listens on, at one node of the load balancer's two: the listener could not
+   * bind there, so the change is refused rather than answered with success (and nothing changes);
+   * once the port is free, the same call creates the listener, serving at both nodes. Moving a
+   * listener onto such a port is refused too, the listener staying where it was.
+   */
+  @Test
+  void aListenerOnAPortAnotherProcessHolds_isDuplicateListener_andNothingChanges() throws Exception {
+    h = LbApiHarness.start(dir);
+    String lb = h.createLoadBalancer("web");
+    int port = Ports.free();
+    String expected = "port " + port + " on node 127.0.0.2 is held by another process (Address already in use);"
+        + " a listener needs a port of its own";
+    try (java.net.ServerSocket other = new java.net.ServerSocket()) {
+      other.bind(new java.net.InetSocketAddress("127.0.0.2", port));
+
+      assertThat(h.refusedUnchanged(() -> h.createListener(lb, port, forward(h.tg("blue"))), "DuplicateListener")
+          .awsErrorDetails().errorMessage()).isEqualTo(expected);
+      assertThat(h.elb.describeListeners(b -> b.loadBalancerArn(lb)).listeners()).isEmpty();
+
+      int first = Ports.free();
+      String arn = h.createListener(lb, first, forward(h.tg("blue")));
+      assertThat(h.refusedUnchanged(() -> h.elb.modifyListener(b -> b.listenerArn(arn).port(port)),
+          "DuplicateListener").awsErrorDetails().errorMessage()).isEqualTo(expected);
+      assertThat(body("127.0.0.2", first, "/")).isEqualTo("blue");
+    }
+
+    h.createListener(lb, port, forward(h.tg("green")));
+    assertThat(body("127.0.0.1", port, "/")).isEqualTo("green");
+    assertThat(body("127.0.0.2", port, "/")).isEqualTo("green");
+  }
+
   @Test
   void createListener_isDescribedWithItsWeightedForwardAndStickiness() {
     h = LbApiHarness.start(dir);
