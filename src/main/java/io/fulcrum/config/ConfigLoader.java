@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,6 +73,15 @@ public final class ConfigLoader {
   private final AtomicBoolean checkingFiles = new AtomicBoolean();
   /** The digests of named files whose new contents were refused, not reported again until they change. */
   private volatile String refusedFiles;
+  /**
+   * The file's successful reads and failed ones (a scan each), and the failure last reported with
+   * the reads there had been then: a file that stays missing or unreadable is reported once, not at
+   * every scan, and again once it has been read in between.
+   */
+  private final AtomicLong reads = new AtomicLong();
+  private final AtomicLong failedReads = new AtomicLong();
+  private List<Problem> unreadableReported;
+  private long readsAtReport = -1;
   /** The named files' modification times and sizes at the last check: only a file whose stamp moved is read. */
   private final Map<String, String> fileStamps = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -127,7 +137,18 @@ public final class ConfigLoader {
     stopWatching();
     ConfigRetriever retriever = retriever(periodMillis);
     watcher = retriever;
-    retriever.configStream().exceptionHandler(e -> onInvalid.accept(unreadable(e).problems()));
+    retriever.configStream().exceptionHandler(e -> {
+      List<Problem> problems = unreadable(e).problems();
+      failedReads.incrementAndGet();
+      synchronized (this) {
+        if (problems.equals(unreadableReported) && reads.get() == readsAtReport) {
+          return; // the same failure as at the last scan, nothing read in between: said once
+        }
+        unreadableReported = problems;
+        readsAtReport = reads.get();
+      }
+      onInvalid.accept(problems);
+    });
     Consumer<List<Problem>> refused = onInvalid;
     Consumer<JsonObject> edited = json -> {
       JsonObject document = json.copy();
@@ -252,6 +273,15 @@ public final class ConfigLoader {
     return file;
   }
 
+  /** How many times the file has been read, and failed to be (a scan each); for tests to know scans happened. */
+  long reads() {
+    return reads.get();
+  }
+
+  long failedReads() {
+    return failedReads.get();
+  }
+
   /**
    * An edit of a running configuration: like start-up, except that a file with nothing in it is
    * refused. An editor that truncates before writing would otherwise make Fulcrum drop every load
@@ -310,7 +340,10 @@ public final class ConfigLoader {
         .addStore(new ConfigStoreOptions().setType("json")
             .setConfig(new JsonObject().put(ENV_STORE_KEY, envJson(keys))));
     ConfigRetriever r = ConfigRetriever.create(vertx, options);
-    r.setConfigurationProcessor(ConfigLoader::applyEnvironment);
+    r.setConfigurationProcessor(json -> {
+      reads.incrementAndGet();
+      return applyEnvironment(json);
+    });
     return r;
   }
 

@@ -475,6 +475,38 @@ class ConfigLoaderTest {
     }
   }
 
+  /**
+   * A file that goes missing is reported once, not at every scan while it stays missing; once it
+   * has been read again (back as it was: nothing to deliver), going missing again is reported again.
+   */
+  @Test
+  void watch_reportsAFileThatStaysMissingOnce_andAgainAfterItWasReadInBetween() throws IOException {
+    Path file = write(FILE);
+    Path aside = dir.resolve("aside.yaml");
+    ConfigLoader loader = new ConfigLoader(vertx, file, Map.of());
+    List<FulcrumConfig> changes = new CopyOnWriteArrayList<>();
+    List<List<Problem>> invalid = new CopyOnWriteArrayList<>();
+    try {
+      Await.result(loader.watch(20, changes::add, invalid::add));
+      Files.move(file, aside);
+      await().atMost(Duration.ofSeconds(20)).until(() -> !invalid.isEmpty());
+      long failed = loader.failedReads();
+      await().atMost(Duration.ofSeconds(20)).until(() -> loader.failedReads() >= failed + 5);
+      assertThat(invalid).hasSize(1);
+      assertThat(invalid.get(0)).extracting(Problem::toString).containsExactly(file
+          + ": cannot read the configuration: the file does not exist");
+
+      long reads = loader.reads();
+      Files.move(aside, file);
+      await().atMost(Duration.ofSeconds(20)).until(() -> loader.reads() > reads);
+      Files.move(file, aside);
+      await().atMost(Duration.ofSeconds(20)).until(() -> invalid.size() == 2);
+      assertThat(changes).as("the file came back as it was").isEmpty();
+    } finally {
+      loader.stopWatching();
+    }
+  }
+
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource(delimiter = '|', value = {
       "FULCRUM_CONTROL__PORT | control.port",
