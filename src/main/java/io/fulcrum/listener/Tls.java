@@ -3,6 +3,7 @@ package io.fulcrum.listener;
 import io.fulcrum.bus.ListenerTls;
 import io.fulcrum.model.MutualAuthentication;
 import io.fulcrum.tls.ClientTrustOptions;
+import io.fulcrum.tls.ServerKeyCertOptions;
 import io.fulcrum.tls.TlsEngine;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
@@ -128,12 +129,13 @@ final class Tls {
           .setTrustOptions(new ClientTrustOptions(mtls, Clock.systemUTC()));
     }
     if (tls.pkcs12File() != null) {
-      options.setKeyCertOptions(new PfxOptions().setPath(tls.pkcs12File()).setPassword(tls.password()));
+      options.setKeyCertOptions(ServerKeyCertOptions.pkcs12(
+          new PfxOptions().setPath(tls.pkcs12File()).setPassword(tls.password())));
     } else {
       PemKeyCertOptions pem = new PemKeyCertOptions();
       tls.certificateFiles().forEach(pem::addCertPath);
       tls.keyFiles().forEach(pem::addKeyPath);
-      options.setKeyCertOptions(pem);
+      options.setKeyCertOptions(ServerKeyCertOptions.pem(pem));
     }
     // The JVM may refuse part of a policy (Java 17 disables TLS 1.0 and 1.1): offer what both allow, whichever
     // engine runs the sessions.

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.Interop;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.TestCertificates;
 import io.fulcrum.testing.TestVertx;
+import io.fulcrum.testing.Tool;
 import io.fulcrum.tls.SelfSignedCertificate;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +17,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -49,6 +52,10 @@ class TlsListenerTest {
   private static int policy201608Port;
   private static int gcmOnlyPort;
   private static int noHttp2Port;
+  private static int manyPort;
+  private static List<TestCertificates.Pem> many;
+  private static TestCertificates.Pem siteEc;
+  private static TestCertificates.Pem siteRsa;
 
   @BeforeAll
   static void start() throws Exception {
@@ -63,6 +70,21 @@ class TlsListenerTest {
     policy201608Port = Ports.free();
     gcmOnlyPort = Ports.free();
     noHttp2Port = Ports.free();
+    manyPort = Ports.free();
+    many = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      many.add(TestCertificates.pem(dir, "many" + i, "many" + i + ".example.com"));
+    }
+    java.time.Instant now = java.time.Instant.now();
+    siteEc = TestCertificates.pem(dir, "site-ec", "EC", now.minusSeconds(60), now.plusSeconds(86_400), "site.example.com");
+    siteRsa = TestCertificates.pem(dir, "site-rsa", "RSA", now.minusSeconds(60), now.plusSeconds(86_400),
+        "site.example.com");
+    StringBuilder manyCerts = new StringBuilder();
+    for (TestCertificates.Pem c : List.of(many.get(0), many.get(1), many.get(2), siteRsa, many.get(3), siteEc,
+        many.get(4), many.get(5), many.get(6), many.get(7))) {
+      manyCerts.append(manyCerts.length() == 0 ? "" : ", ")
+          .append("{certificate: '%s', private-key: '%s'}".formatted(c.certificate(), c.privateKey()));
+    }
     String pemA = "{certificate: '%s', private-key: '%s'}".formatted(certA.certificate(), certA.privateKey());
     String pemB = "{certificate: '%s', private-key: '%s'}".formatted(certB.certificate(), certB.privateKey());
     String fixed = "default-actions: [{type: fixed-response, status-code: 200, content-type: text/plain, message-body: ok}]";
@@ -75,12 +97,13 @@ class TlsListenerTest {
               - {protocol: HTTPS, port: %d, ssl-policy: ELBSecurityPolicy-TLS13-1-3-2021-06, certificates: [%2$s], %4$s}
               - {protocol: HTTPS, port: %d, ssl-policy: ELBSecurityPolicy-2016-08, certificates: [%2$s], %4$s}
               - {protocol: HTTPS, port: %d, ssl-policy: ELBSecurityPolicy-FS-1-2-Res-2020-10, certificates: [%2$s], %4$s}
+              - {protocol: HTTPS, port: %d, certificates: [%s], %4$s}
           - name: no-h2
             attributes: {routing.http2.enabled: false}
             listeners:
               - {protocol: HTTPS, port: %d, certificates: [%2$s], %4$s}
         """.formatted(sniPort, pemA, pemB, fixed, pkcs12Port, p12, tls13OnlyPort, policy201608Port, gcmOnlyPort,
-        noHttp2Port));
+        manyPort, manyCerts, noHttp2Port));
   }
 
   @AfterAll
@@ -136,6 +159,48 @@ class TlsListenerTest {
         .isEqualTo(certA.x509());
     assertThat(handshake(sniPort, "unknown.example.org", TLS12_AND_13, null).certificate())
         .as("an unknown name: the default").isEqualTo(certA.x509());
+  }
+
+  /**
+   * Ten certificates: a client without SNI, or with a name none has, gets the first listed (it got
+   * one chosen by a hash map's order), and each name its own.
+   */
+  @Test
+  void manyCertificates_theDefaultIsTheFirstListed_andEachNameItsOwn() throws Exception {
+    String[] tls12 = {"TLSv1.2"};
+    assertThat(handshake(manyPort, null, TLS12_AND_13, null).certificate()).isEqualTo(many.get(0).x509());
+    assertThat(handshake(manyPort, "other.example.org", TLS12_AND_13, null).certificate())
+        .isEqualTo(many.get(0).x509());
+    for (int i = 0; i < many.size(); i++) {
+      assertThat(handshake(manyPort, "many" + i + ".example.com", TLS12_AND_13, null).certificate())
+          .isEqualTo(many.get(i).x509());
+    }
+    assertThat(handshake(manyPort, "SITE.example.com", tls12, null).certificate())
+        .as("a client that verifies either (the JDK's): ECDSA").isEqualTo(siteEc.x509());
+  }
+
+  /**
+   * The certificate a client offering only {@code sigalgs} (OpenSSL's names) is served for
+   * {@code sni} over TLS 1.2, by {@code openssl s_client}: the JDK's client cannot be told which
+   * signature algorithms to offer.
+   */
+  private static X509Certificate servedTo(String sigalgs, String sni, int port) throws Exception {
+    Path openssl = Interop.require("/usr/bin/openssl", "openssl");
+    Tool.Result r = Tool.run(dir, java.time.Duration.ofSeconds(30), List.of(openssl.toString(), "s_client",
+        "-connect", "127.0.0.1:" + port, "-servername", sni, "-tls1_2", "-sigalgs", sigalgs));
+    int begin = r.output().indexOf("-----BEGIN CERTIFICATE-----");
+    int end = r.output().indexOf("-----END CERTIFICATE-----");
+    assertThat(begin).as("a certificate in%n%s", r.output()).isNotNegative();
+    return (X509Certificate) java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(
+        new java.io.ByteArrayInputStream(r.output().substring(begin, end + 25).getBytes(StandardCharsets.US_ASCII)));
+  }
+
+  /** ALB's smart certificate selection: a name with an RSA and an ECDSA certificate, served what the client verifies. */
+  @Test
+  void aNameWithRsaAndEcdsaCertificates_isServedTheOneTheClientCanVerify() throws Exception {
+    assertThat(servedTo("RSA+SHA256:RSA-PSS+SHA256", "site.example.com", manyPort)).isEqualTo(siteRsa.x509());
+    assertThat(servedTo("ECDSA+SHA256", "site.example.com", manyPort)).isEqualTo(siteEc.x509());
+    assertThat(servedTo("ECDSA+SHA256:RSA+SHA256", "site.example.com", manyPort)).isEqualTo(siteEc.x509());
   }
 
   @Test
