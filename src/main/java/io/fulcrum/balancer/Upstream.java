@@ -206,12 +206,16 @@ public final class Upstream {
   /**
    * Target optimizer: gives back a credit taken in {@code epoch} whose request never reached the
    * target (the connection to it failed); a credit of an earlier channel is dropped.
+   *
+   * @return whether the credit is good again (it was of the current channel)
    */
-  public void returnCredit(int epoch) {
+  public boolean returnCredit(int epoch) {
     if (epoch == creditEpoch) {
       SPENT.getAndAdd(this, -1L);
       CREDITS.getAndAdd(this, 1);
+      return true;
     }
+    return false;
   }
 
   /** Target optimizer: the channel to the agent closed; its credits are void. */

@@ -26,20 +26,24 @@ final class InFlight {
 
   private final BooleanSupplier listened;
   private final Consumer<ExchangeOutcome> outcomes;
+  private final Consumer<String> creditReturned;
   private Node head;
   private int size;
 
   InFlight() {
-    this(() -> false, o -> { });
+    this(() -> false, o -> { }, arn -> { });
   }
 
   /**
-   * @param listened whether anyone consumes outcomes now; when not, none is built
-   * @param outcomes takes how each request ended
+   * @param listened       whether anyone consumes outcomes now; when not, none is built
+   * @param outcomes       takes how each request ended
+   * @param creditReturned told the target group's ARN when a request gives its target optimizer
+   *                       credit back, so that requests waiting for one take it
    */
-  InFlight(BooleanSupplier listened, Consumer<ExchangeOutcome> outcomes) {
+  InFlight(BooleanSupplier listened, Consumer<ExchangeOutcome> outcomes, Consumer<String> creditReturned) {
     this.listened = listened;
     this.outcomes = outcomes;
+    this.creditReturned = creditReturned;
   }
 
   /**
@@ -149,7 +153,9 @@ final class InFlight {
         if (creditEpoch != -1 && exchange != null && !exchange.headSent()) {
           // None of the request reached the agent (no connection, or the client left first): the agent
           // still counts the credit as granted, so it is good for another request.
-          target.returnCredit(creditEpoch);
+          if (target.returnCredit(creditEpoch)) {
+            o.creditReturned.accept(groupArn);
+          }
         }
         if (entry != null) {
           log(entry);

@@ -80,7 +80,8 @@ public final class ListenerVerticle extends VerticleBase {
   /** This loop's client connections and their idle timers. */
   private final Map<HttpConnection, ClientConnection> clients = new HashMap<>();
   private DataPlaneSnapshot snapshot = DataPlaneSnapshot.EMPTY;
-  private final InFlight inFlight = new InFlight(this::outcomesListened, this::outcome);
+  private final InFlight inFlight = new InFlight(this::outcomesListened, this::outcome,
+      arn -> vertx.eventBus().publish(Addresses.OPTIMIZER_CREDITS, arn));
   /** This loop's counters, which {@code /metrics} adds up with the other loops'. */
   private final LoopMeters meters = new LoopMeters();
   private Runnable unregisterMeters = () -> { };

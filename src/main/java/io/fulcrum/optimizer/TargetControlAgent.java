@@ -63,9 +63,10 @@ public final class TargetControlAgent extends VerticleBase {
   private HttpServer controlServer;
   private HttpClient client;
   private int inFlight;
-  private boolean grantScheduled;
   /** {@code channels.size()}, for readers on other threads. */
   private volatile int openChannels;
+  /** Requests whose load balancer left before the application had answered; written on the loop only. */
+  private volatile long abandoned;
 
   public TargetControlAgent(Settings settings) {
     if (settings.maxConcurrency() < 1 || settings.maxConcurrency() > 1000) {
@@ -102,6 +103,14 @@ public final class TargetControlAgent extends VerticleBase {
     return openChannels;
   }
 
+  /**
+   * Requests whose load balancer went (its client left, or it timed out) before the application had
+   * answered them; each stayed in flight until the application did. Readable from any thread.
+   */
+  public long abandoned() {
+    return abandoned;
+  }
+
   /** The control port bound (the one given, or a free one for 0). */
   public int controlPort() {
     return controlServer.actualPort();
@@ -119,6 +128,14 @@ public final class TargetControlAgent extends VerticleBase {
 
   // ---- the data path: an inline proxy that counts what is in flight
 
+  /**
+   * A request from a load balancer, proxied to the application. It is in flight until the
+   * application has answered it in full (or its connection to the application failed), whether or
+   * not the load balancer still listens: one that has gone (its client left, or it timed out) leaves
+   * the application at work, so its room is not granted again before then, and the answer is read
+   * and dropped. The room of an answered request is granted before the answer's end is written, so
+   * that the load balancer has the credit back by the time its client can ask again.
+   */
   private void data(HttpServerRequest in) {
     arrived(in.getHeader(ControlMessages.CREDIT_HEADER));
     in.pause();
@@ -130,7 +147,13 @@ public final class TargetControlAgent extends VerticleBase {
       }
     };
     HttpServerResponse out = in.response();
-    out.closeHandler(v -> done.run());
+    boolean[] gone = {false};
+    out.closeHandler(v -> {
+      if (!over[0]) {
+        abandoned++;
+      }
+      gone[0] = true;
+    });
     MultiMap headers = MultiMap.caseInsensitiveMultiMap().addAll(in.headers());
     HopByHop.strip(headers);
     headers.remove(ControlMessages.CREDIT_HEADER);
@@ -144,22 +167,36 @@ public final class TargetControlAgent extends VerticleBase {
         .compose(req -> body ? req.send(in) : req.send())
         .onComplete(ar -> {
           if (ar.failed()) {
-            if (!out.headWritten()) {
-              out.setStatusCode(502).end();
-            } else {
-              out.reset();
-            }
             done.run();
+            if (!gone[0]) {
+              if (!out.headWritten()) {
+                out.setStatusCode(502).end();
+              } else {
+                out.reset();
+              }
+            }
             return;
           }
           HttpClientResponse resp = ar.result();
+          if (gone[0]) {
+            resp.end().onComplete(read -> done.run());
+            return;
+          }
           out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
           out.headers().addAll(resp.headers());
           HopByHop.strip(out.headers());
           if (resp.getHeader("content-length") == null) {
             out.setChunked(true);
           }
-          resp.pipeTo(out).onComplete(p -> done.run());
+          resp.pipe().endOnSuccess(false).to(out).onComplete(piped -> {
+            if (piped.succeeded()) {
+              done.run();
+              out.end();
+            } else {
+              // The load balancer went mid-answer (what is left is read and dropped), or the application did.
+              resp.end().onComplete(read -> done.run());
+            }
+          });
         });
   }
 
@@ -198,19 +235,10 @@ public final class TargetControlAgent extends VerticleBase {
     c.lastSpent = spent;
   }
 
-  /**
-   * A request is done: its room is granted again once the loop has run what it has in hand, so
-   * that requests ending together go out in one message per channel.
-   */
+  /** A request is done: its room is granted again at once. */
   private void finished() {
     inFlight--;
-    if (!grantScheduled) {
-      grantScheduled = true;
-      vertx.runOnContext(v -> {
-        grantScheduled = false;
-        grant();
-      });
-    }
+    grant();
   }
 
   /** Grants the room left, one credit at a time to the channel holding the fewest, and tells them. */

@@ -1,6 +1,7 @@
 package io.fulcrum.optimizer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.TestVertx;
@@ -13,6 +14,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.HostAndPort;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -41,13 +43,18 @@ class TargetControlAgentTest {
     return r;
   }
 
-  @Test
-  void creditSpentOnARequestThatNeverArrives_isGrantedAgain_onceTheReportsStopMoving() throws Exception {
+  /** An agent of {@code maxConcurrency} in front of an application that holds every request in {@link #held}. */
+  private TargetControlAgent agent(int maxConcurrency) {
     int app = Await.result(vertx.createHttpServer().requestHandler(held::add).listen(0, "127.0.0.1")).actualPort();
     TargetControlAgent agent = new TargetControlAgent(new TargetControlAgent.Settings(
         HostAndPort.create("127.0.0.1", 0), HostAndPort.create("127.0.0.1", 0), HostAndPort.create("127.0.0.1", app),
-        2, null));
+        maxConcurrency, null));
     Await.result(vertx.deployVerticle(agent));
+    return agent;
+  }
+
+  /** A control channel to {@code agent}, as a load balancer opens one: its Ready messages go to {@link #readies}. */
+  private HttpClientRequest channel(TargetControlAgent agent) {
     HttpClient control = vertx.createHttpClient(new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
         .setSsl(true).setUseAlpn(true).setTrustAll(true).setVerifyHost(false));
     HttpClientRequest channel = Await.result(control.request(new RequestOptions().setMethod(HttpMethod.POST)
@@ -61,6 +68,13 @@ class TargetControlAgentTest {
     channel.setChunked(true);
     channel.write(ControlMessages.hello("test-lb"));
     Await.result(response);
+    return channel;
+  }
+
+  @Test
+  void creditSpentOnARequestThatNeverArrives_isGrantedAgain_onceTheReportsStopMoving() throws Exception {
+    TargetControlAgent agent = agent(2);
+    HttpClientRequest channel = channel(agent);
 
     ControlMessages.Ready first = next();
     assertThat(first).isEqualTo(new ControlMessages.Ready(2, 2, 0, "c1"));
@@ -87,5 +101,31 @@ class TargetControlAgentTest {
     // The agent handles a channel's messages in order: a grant the reports should not have made would
     // have come before these two.
     assertThat(List.copyOf(readies)).as("nothing else was granted").isEmpty();
+  }
+
+  /**
+   * A load balancer that gives up on a request (its client left, or it timed out) leaves the
+   * application at work: the request's room is not granted again until the application has
+   * answered, so the application never has more than the maximum at once.
+   */
+  @Test
+  void aRequestWhoseLoadBalancerLeaves_holdsItsRoomUntilTheApplicationHasAnswered() throws Exception {
+    TargetControlAgent agent = agent(1);
+    channel(agent);
+    assertThat(next()).isEqualTo(new ControlMessages.Ready(1, 1, 0, "c1"));
+    HttpClient data = vertx.createHttpClient();
+    HttpClientRequest request = Await.result(data.request(new RequestOptions().setHost("127.0.0.1")
+        .setPort(agent.dataPort()).setURI("/slow").putHeader(ControlMessages.CREDIT_HEADER, "c1")));
+    request.send();
+    HttpServerRequest atApp = held.poll(10, TimeUnit.SECONDS);
+    assertThat(atApp).isNotNull();
+
+    request.reset();
+    await().atMost(Duration.ofSeconds(10)).until(() -> agent.abandoned() == 1);
+    assertThat(List.copyOf(readies)).as("the application still works on it: no room").isEmpty();
+
+    atApp.response().end("late");
+    assertThat(next()).as("its room, once the application has answered")
+        .isEqualTo(new ControlMessages.Ready(1, 1, 0, "c1"));
   }
 }

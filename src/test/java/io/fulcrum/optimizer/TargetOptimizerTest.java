@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
+import io.fulcrum.testing.H2Wire;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
 import io.fulcrum.testing.Scrape;
@@ -361,6 +362,36 @@ class TargetOptimizerTest {
     assertThat(Await.result(send(port, HttpMethod.GET, "/refused", null)).statusCode()).isEqualTo(502);
     awaitCredits("127.0.0.1", nothing, 1);
     assertThat(Await.result(send(port, HttpMethod.GET, "/again", null)).statusCode()).isEqualTo(502);
+    assertThat(metric("TargetControlRequestRejectCount")).isZero();
+  }
+
+  /**
+   * Requests queued behind one whose connection to the target failed take the credit it gave back
+   * at once: three requests read together (HTTP/2 streams in one write), the first takes the one
+   * credit and the others wait; each is refused by the target in turn (502), none waits out its
+   * time for a grant the agent has no reason to send (503).
+   */
+  @Test
+  void queuedRequests_takeACreditGivenBack_atOnce() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    agent("127.0.0.1", Ports.free(), control, a, 1);
+    int nothing = Ports.free(); // the target's traffic port: nothing listens there
+    int port = Ports.free();
+    gateway = gateway(port, control, "fulcrum.target_optimizer.queue_timeout_ms: 30000", nothing);
+    awaitCredits("127.0.0.1", nothing, 1);
+
+    try (H2Wire wire = H2Wire.connect("127.0.0.1", port, null, Map.of())) {
+      java.io.ByteArrayOutputStream together = new java.io.ByteArrayOutputStream();
+      for (int stream : new int[] {1, 3, 5}) {
+        together.write(H2Wire.headersFrame(stream,
+            wire.encode(H2Wire.request("GET", "http", "127.0.0.1:" + port, "/" + stream)), true));
+      }
+      wire.write(together.toByteArray());
+      for (int stream : new int[] {1, 3, 5}) {
+        assertThat(wire.answer(stream, Duration.ofSeconds(10)).status()).as("stream %d", stream).isEqualTo("502");
+      }
+    }
     assertThat(metric("TargetControlRequestRejectCount")).isZero();
   }
 
