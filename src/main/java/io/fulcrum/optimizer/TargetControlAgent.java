@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,6 +64,9 @@ public final class TargetControlAgent extends VerticleBase {
   private HttpServer controlServer;
   private HttpClient client;
   private int inFlight;
+  private boolean grantScheduled;
+  /** What waits for the next grant to be written: the ends of answers whose requests freed room. */
+  private final List<Runnable> afterGrant = new ArrayList<>();
   /** {@code channels.size()}, for readers on other threads. */
   private volatile int openChannels;
   /** Requests whose load balancer left before the application had answered; written on the loop only. */
@@ -134,18 +138,21 @@ public final class TargetControlAgent extends VerticleBase {
    * not the load balancer still listens: one that has gone (its client left, or it timed out) leaves
    * the application at work, so its room is not granted again before then, and the answer is read
    * and dropped. The room of an answered request is granted before the answer's end is written, so
-   * that the load balancer has the credit back by the time its client can ask again.
+   * that the load balancer mostly has the credit back by the time its client can ask again.
    */
   private void data(HttpServerRequest in) {
     arrived(in.getHeader(ControlMessages.CREDIT_HEADER));
     in.pause();
     boolean[] over = {false};
-    Runnable done = () -> {
+    Consumer<Runnable> doneThen = then -> {
       if (!over[0]) {
         over[0] = true;
-        finished();
+        finished(then);
+      } else if (then != null) {
+        then.run();
       }
     };
+    Runnable done = () -> doneThen.accept(null);
     HttpServerResponse out = in.response();
     boolean[] gone = {false};
     out.closeHandler(v -> {
@@ -190,8 +197,7 @@ public final class TargetControlAgent extends VerticleBase {
           }
           resp.pipe().endOnSuccess(false).to(out).onComplete(piped -> {
             if (piped.succeeded()) {
-              done.run();
-              out.end();
+              doneThen.accept(out::end);
             } else {
               // The load balancer went mid-answer (what is left is read and dropped), or the application did.
               resp.end().onComplete(read -> done.run());
@@ -235,10 +241,26 @@ public final class TargetControlAgent extends VerticleBase {
     c.lastSpent = spent;
   }
 
-  /** A request is done: its room is granted again at once. */
-  private void finished() {
+  /**
+   * A request is done: its room is granted again once the loop has run what it has in hand, so
+   * that requests ending together go out in one message per channel; {@code then} (the end of the
+   * request's answer, or null) runs after that message has been written.
+   */
+  private void finished(Runnable then) {
     inFlight--;
-    grant();
+    if (then != null) {
+      afterGrant.add(then);
+    }
+    if (!grantScheduled) {
+      grantScheduled = true;
+      vertx.runOnContext(v -> {
+        grantScheduled = false;
+        grant();
+        List<Runnable> ends = List.copyOf(afterGrant);
+        afterGrant.clear();
+        ends.forEach(Runnable::run);
+      });
+    }
   }
 
   /** Grants the room left, one credit at a time to the channel holding the fewest, and tells them. */
