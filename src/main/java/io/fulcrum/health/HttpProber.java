@@ -10,7 +10,9 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientConnection;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpConnectOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
@@ -49,7 +51,6 @@ final class HttpProber implements Prober {
             .setTrustAll(true)
             .setVerifyHost(false)
             .setShared(false))
-        .with(new PoolOptions().setHttp2MaxSize(4096).setMaxWaitQueueSize(-1))
         .build();
     this.client = vertx.httpClientBuilder()
         .with(new HttpClientOptions()
@@ -131,9 +132,31 @@ final class HttpProber implements Prober {
         .putHeader("content-type", "application/grpc")
         .putHeader("te", "trailers")
         .putHeader("user-agent", USER_AGENT);
-    grpcClient.request(options).onComplete(ar -> {
+    // Each check on a connection of its own, closed when it is judged: checks of one target by several
+    // groups, made at once, shared a pooled connection, and the first one done closed it under the others.
+    grpcClient.connect(new HttpConnectOptions().setHost(address).setPort(port)
+        .setSsl(check.protocol() == Protocol.HTTPS)).onComplete(car -> {
+          if (car.failed()) {
+            attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+            return;
+          }
+          HttpClientConnection connection = car.result();
+          connection.exceptionHandler(IGNORE);
+          attempt.connection = connection;
+          if (attempt.done()) {
+            connection.close();
+            return;
+          }
+          grpc(connection, options, check, attempt, start);
+        });
+  }
+
+  private void grpc(HttpClientConnection connection, RequestOptions options, HealthCheck check, Attempt attempt,
+      long start) {
+    connection.request(options).onComplete(ar -> {
       if (ar.failed()) {
         attempt.finish(CheckResult.fail(TargetHealth.FAILED, -1, timers.now() - start));
+        connection.close();
         return;
       }
       HttpClientRequest request = ar.result();
@@ -167,7 +190,7 @@ final class HttpProber implements Prober {
           attempt.finish(CheckResult.fail(TargetHealth.responseCodeMismatch(code), code, latency,
               "GRPCUnexpectedStatus"));
         }
-        request.connection().close();
+        connection.close();
       });
     });
   }
@@ -182,9 +205,13 @@ final class HttpProber implements Prober {
     request.connection().exceptionHandler(IGNORE);
   }
 
-  /** One check in flight; a request still running when its time is up is reset. */
+  /**
+   * One check in flight; a request still running when its time is up is reset (and a gRPC check's
+   * connection, its own, closed).
+   */
   private final class Attempt extends CheckAttempt {
     HttpClientRequest request;
+    HttpClientConnection connection;
 
     Attempt(long timeoutMillis, Handler<CheckResult> result, java.util.function.LongFunction<CheckResult> onTimeout) {
       super(timers, timeoutMillis, result, onTimeout);
@@ -194,6 +221,9 @@ final class HttpProber implements Prober {
     void timedOut() {
       if (request != null) {
         request.reset();
+      }
+      if (connection != null) {
+        connection.close();
       }
     }
   }
