@@ -19,9 +19,22 @@ public final class Grpc {
     return isGrpc(request.headers().get(HttpHeaders.CONTENT_TYPE));
   }
 
-  /** Whether a Content-Type value is gRPC's ({@code application/grpc}, with or without a suffix). */
+  /**
+   * Whether a Content-Type value is gRPC's: {@code application/grpc}, alone or with a message
+   * format ({@code +proto}, {@code +json}, any other) or parameters. Not gRPC-Web
+   * ({@code application/grpc-web}, {@code application/grpc-web-text}): another protocol, of browsers,
+   * carried by plain HTTP to a proxy or server that speaks it; nor a type that only starts with the
+   * same letters.
+   */
   public static boolean isGrpc(CharSequence contentType) {
-    return contentType != null && AsciiString.regionMatches(contentType, true, 0, "application/grpc", 0, 16);
+    if (contentType == null || !AsciiString.regionMatches(contentType, true, 0, "application/grpc", 0, 16)) {
+      return false;
+    }
+    if (contentType.length() == 16) {
+      return true;
+    }
+    char next = contentType.charAt(16);
+    return next == '+' || next == ';' || next == ' ' || next == '\t';
   }
 
   /**
@@ -32,11 +45,13 @@ public final class Grpc {
     if (header == null || header.length() < 2 || header.length() > 9) {
       return -1;
     }
-    long n;
-    try {
-      n = Long.parseLong(header.substring(0, header.length() - 1));
-    } catch (NumberFormatException e) {
-      return -1;
+    long n = 0;
+    for (int i = 0; i < header.length() - 1; i++) {
+      char c = header.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1; // TimeoutValue is 1 to 8 ASCII digits: no sign, no space
+      }
+      n = n * 10 + (c - '0');
     }
     return switch (header.charAt(header.length() - 1)) {
       case 'H' -> n * 3_600_000;
