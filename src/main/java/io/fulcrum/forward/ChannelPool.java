@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import java.util.function.Consumer;
@@ -72,11 +73,25 @@ final class ChannelPool extends KeepAlivePool<TargetConnection> {
     Promise<TargetConnection> opened = Promise.promise();
     bootstrap.connect(target.socketAddress()).addListener(f -> {
       Channel ch = ((io.netty.channel.ChannelFuture) f).channel();
-      if (f.isSuccess()) {
-        opened.complete(ch.pipeline().get(TargetConnection.class));
-      } else {
+      if (!f.isSuccess()) {
         opened.fail(f.cause());
+        return;
       }
+      SslHandler handshake = ch.pipeline().get(SslHandler.class);
+      if (handshake == null) {
+        opened.complete(ch.pipeline().get(TargetConnection.class));
+        return;
+      }
+      // Open once the TLS session is: a request head written before would count as sent to a
+      // target that never got it when the handshake fails (a target optimizer credit kept spent).
+      handshake.handshakeFuture().addListener(h -> {
+        if (h.isSuccess()) {
+          opened.complete(ch.pipeline().get(TargetConnection.class));
+        } else {
+          ch.close();
+          opened.fail(h.cause());
+        }
+      });
     });
     return opened.future();
   }

@@ -366,6 +366,32 @@ class TargetOptimizerTest {
   }
 
   /**
+   * A target whose TLS handshake fails (an HTTPS group in front of the agent's plain HTTP port): the
+   * request never reached it, so its credit is given back, and the next request is refused by the
+   * target too (502), not shed for want of a credit (503).
+   */
+  @Test
+  void creditOfARequestWhoseTlsHandshakeFailed_isGivenBack() throws Exception {
+    HeldApp a = new HeldApp(backends, "a");
+    int control = Ports.free();
+    int data = Ports.free();
+    agent("127.0.0.1", data, control, a, 1);
+    int port = Ports.free();
+    String yaml = config(port, control, "", "{protocol: HTTP}", data);
+    assertThat(yaml).contains("    protocol: HTTP\n    port: 80\n");
+    gateway = Gateway.start(TestVertx.create(),
+        yaml.replace("    protocol: HTTP\n    port: 80\n", "    protocol: HTTPS\n    port: 80\n"),
+        1, time);
+    awaitCredits("127.0.0.1", data, 1);
+
+    assertThat(Await.result(send(port, HttpMethod.GET, "/tls", null)).statusCode()).isEqualTo(502);
+    awaitCredits("127.0.0.1", data, 1);
+    assertThat(Await.result(send(port, HttpMethod.GET, "/again", null)).statusCode()).isEqualTo(502);
+    assertThat(metric("TargetControlRequestRejectCount")).isZero();
+    assertThat(a.held).as("no request reached the application").isEmpty();
+  }
+
+  /**
    * Requests queued behind one whose connection to the target failed take the credit it gave back
    * at once: three requests read together (HTTP/2 streams in one write), the first takes the one
    * credit and the others wait; each is refused by the target in turn (502), none waits out its
