@@ -48,7 +48,7 @@ public final class Explainer {
    * @param loadBalancer the load balancer's name; null when only one listens on the port
    * @param zone         the zone of the node the request arrives on; null for the load balancer's first
    * @param method       the method
-   * @param uri          the request target ({@code /path?query})
+   * @param uri          the request target ({@code /path?query}, or absolute-form {@code http://host/path})
    * @param headers      its headers, Host among them
    * @param source       the client's IP address
    */
@@ -72,8 +72,9 @@ public final class Explainer {
       }
       String method = params.get("method") == null ? "GET" : params.get("method");
       String path = params.get("path") == null ? "/" : params.get("path");
-      if (!path.startsWith("/")) {
-        throw new IllegalArgumentException("path: '" + path + "' does not start with /");
+      if (!path.startsWith("/") && !RequestFactsOf.absoluteForm(path)) {
+        // Absolute form is what a client sends to a proxy; the listener routes it by the URI's host and path.
+        throw new IllegalArgumentException("path: '" + path + "' is neither /path nor absolute-form (http://host/path)");
       }
       MultiMap headers = HttpHeaders.headers();
       if (params.get("host") != null) {
@@ -181,7 +182,8 @@ public final class Explainer {
             .put("port", listener.port()))
         .put("zone", zone)
         .put("request", new JsonObject().put("method", r.method()).put("uri", r.uri())
-            .put("rulePath", facts.rulePath()).put("headers", headers(r.headers())).put("source", r.source()))
+            .put("rulePath", facts.rulePath()).put("ruleHost", facts.host()).put("headers", headers(r.headers()))
+            .put("source", r.source()))
         .put("rules", rules)
         .put("decidedBy", decidedBy)
         .put("action", action);

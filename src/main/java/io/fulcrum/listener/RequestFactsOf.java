@@ -22,4 +22,12 @@ public final class RequestFactsOf {
   public static RequestFacts http1(String method, String uri, MultiMap headers, SocketAddress remote) {
     return new NodeRequest(method, uri, headers, remote);
   }
+
+  /**
+   * Whether {@code uri} is in absolute form ({@code http://host/path}), which an HTTP/1.x listener
+   * routes by the URI's host and path, whatever the Host header says.
+   */
+  public static boolean absoluteForm(String uri) {
+    return NodeRequest.absoluteForm(uri);
+  }
 }

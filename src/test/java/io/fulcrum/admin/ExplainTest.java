@@ -7,6 +7,7 @@ import io.fulcrum.testing.Backend;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawHttp;
 import io.fulcrum.testing.TestVertx;
 import io.fulcrum.testing.VirtualTime;
 import io.vertx.core.Vertx;
@@ -175,12 +176,28 @@ class ExplainTest {
   }
 
   @Test
+  void anAbsoluteFormTarget_isRoutedByItsHostAndPath_asTheListenerRoutesIt() {
+    JsonObject e = explain("&path=" + q("http://api.example.com/v1/x?a=1") + "&host=www.example.com", 200);
+
+    assertThat(e.getJsonObject("request").getString("uri")).isEqualTo("http://api.example.com/v1/x?a=1");
+    assertThat(e.getJsonObject("request").getString("rulePath")).isEqualTo("/v1/x");
+    assertThat(e.getJsonObject("request").getString("ruleHost")).as("the URI's host, not the Host header's")
+        .isEqualTo("api.example.com");
+    assertThat(matched(e.getJsonArray("rules").getJsonObject(0))).containsExactly(true, true);
+    assertThat(e.getString("decidedBy")).isEqualTo("1");
+    String raw = RawHttp.exchange("127.0.0.1", port,
+        "GET http://api.example.com/v1/x?a=1 HTTP/1.1\r\nHost: www.example.com\r\nConnection: close\r\n\r\n");
+    assertThat(RawHttp.status(raw)).as("the listener agrees: " + raw).isEqualTo(418);
+  }
+
+  @Test
   void requestsThatNameNoListener_orDoNotParse_areRefused() {
     assertThat(explain("0&path=/", 404).getString("error")).isEqualTo("no load balancer listens on port " + port + "0");
     assertThat(explain("&loadBalancer=other", 404).getString("error"))
         .isEqualTo("no load balancer named 'other' listens on port " + port);
     assertThat(explain("&zone=zone-z", 400).getString("error")).startsWith("load balancer web is not in zone 'zone-z'");
-    assertThat(explain("&path=nope", 400).getString("error")).isEqualTo("path: 'nope' does not start with /");
+    assertThat(explain("&path=nope", 400).getString("error"))
+        .isEqualTo("path: 'nope' is neither /path nor absolute-form (http://host/path)");
     assertThat(explain("&header=nocolon", 400).getString("error")).contains("is not 'Name: value'");
     assertThat(explain("&source=host.example", 400).getString("error")).contains("is not an IP address");
     Http.Response noPort = http.get("127.0.0.1", gateway.controlPort(), "/ui/explain", Map.of());
