@@ -233,9 +233,10 @@ public final class Dashboard {
 
   /**
    * How the group chooses targets: its algorithm; for a network load balancer's group, which has
-   * none, the flow hash (or the client's address, with {@code source_ip} stickiness).
+   * none, the flow hash (or the client's address, with {@code source_ip} stickiness). The state and
+   * the explanation of a request ({@link Explainer}) both say it this way, so that they agree.
    */
-  private static String algorithm(TargetGroup g) {
+  static String algorithm(TargetGroup g) {
     if (g.kind() == TargetGroupKind.NLB) {
       return g.attributes().stickinessEnabled() ? "source_ip" : "flow_hash";
     }

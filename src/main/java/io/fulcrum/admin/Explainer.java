@@ -170,7 +170,7 @@ public final class Explainer {
         TargetGroup group = ctx.resources().targetGroup(arn).orElse(null);
         TargetGroupPlan groupPlan = snapshot.groups().get(arn);
         if (group != null) {
-          g.put("algorithm", group.attributes().algorithm()).put("stickiness", group.attributes().stickinessEnabled()
+          g.put("algorithm", Dashboard.algorithm(group)).put("stickiness", group.attributes().stickinessEnabled()
               ? group.attributes().stickinessType() : "off");
         }
         g.put("inZone", Dashboard.outlook(groupPlan == null ? null : groupPlan.scope(zone)));

@@ -212,6 +212,23 @@ class NetworkListenerTest {
   }
 
   @Test
+  void explain_namesTheGroupsFlowHash_asTheStateDoes() {
+    gateway = Gateway.start(TestVertx.create(), config("", a, b));
+    gateway.awaitDataPlane();
+
+    Http.Response explained = http.get("127.0.0.1", gateway.controlPort(), "/ui/explain?port=" + port, Map.of());
+    assertThat(explained.status()).as(explained.body()).isEqualTo(200);
+    io.vertx.core.json.JsonObject group = new io.vertx.core.json.JsonObject(explained.body()).getJsonObject("action")
+        .getJsonArray("targetGroups").getJsonObject(0);
+    String state = http.get("127.0.0.1", gateway.controlPort(), "/ui/state", Map.of()).body();
+    io.vertx.core.json.JsonObject stateGroup = new io.vertx.core.json.JsonObject(state).getJsonArray("loadBalancers")
+        .getJsonObject(0).getJsonArray("targetGroups").getJsonObject(0);
+    assertThat(stateGroup.getString("algorithm")).isEqualTo("flow_hash");
+    assertThat(group.getMap()).containsEntry("name", "tcp").containsEntry("algorithm", "flow_hash")
+        .containsEntry("stickiness", "off");
+  }
+
+  @Test
   void crossZone_isOffByDefault_andTheLoadBalancersAttributeTurnsItOn() {
     String yaml = """
         nodes:
