@@ -4,6 +4,7 @@ import io.fulcrum.api.ApiContext;
 import io.fulcrum.balancer.TargetGroupPlan;
 import io.fulcrum.bus.DataPlaneSnapshot;
 import io.fulcrum.bus.ListenerPlan;
+import io.fulcrum.forward.ElbError;
 import io.fulcrum.listener.RequestFactsOf;
 import io.fulcrum.model.Action;
 import io.fulcrum.model.AuthenticateOidc;
@@ -48,7 +49,8 @@ public final class Explainer {
    * @param loadBalancer the load balancer's name; null when only one listens on the port
    * @param zone         the zone of the node the request arrives on; null for the load balancer's first
    * @param method       the method
-   * @param uri          the request target ({@code /path?query}, or absolute-form {@code http://host/path})
+   * @param uri          the request target ({@code /path?query}, absolute-form {@code http://host/path}, or
+   *                     {@code *})
    * @param headers      its headers, Host among them
    * @param source       the client's IP address
    */
@@ -63,18 +65,13 @@ public final class Explainer {
      * @throws IllegalArgumentException naming the parameter that does not parse
      */
     public static Request fromQuery(MultiMap params) {
-      String port = params.get("port");
-      int p;
-      try {
-        p = Integer.parseInt(port == null ? "" : port);
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("port: the listener's port is required (got " + port + ")");
-      }
-      String method = params.get("method") == null ? "GET" : params.get("method");
-      String path = params.get("path") == null ? "/" : params.get("path");
-      if (!path.startsWith("/") && !RequestFactsOf.absoluteForm(path)) {
-        // Absolute form is what a client sends to a proxy; the listener routes it by the URI's host and path.
-        throw new IllegalArgumentException("path: '" + path + "' is neither /path nor absolute-form (http://host/path)");
+      int p = port(params.get("port"));
+      String method = oneLine("method", params.get("method") == null ? "GET" : params.get("method"));
+      String path = oneLine("path", params.get("path") == null ? "/" : params.get("path"));
+      if (!path.startsWith("/") && !RequestFactsOf.absoluteForm(path) && !path.equals("*")) {
+        // Absolute form is what a client sends to a proxy; the listener routes it by the URI's host and
+        // path. The asterisk is OPTIONS's (the listener refuses it with any other method).
+        throw new IllegalArgumentException("path: '" + path + "' is not /path, absolute-form (http://host/path) or *");
       }
       MultiMap headers = HttpHeaders.headers();
       if (params.get("host") != null) {
@@ -92,6 +89,30 @@ public final class Explainer {
         throw new IllegalArgumentException("source: '" + source + "' is not an IP address");
       }
       return new Request(p, params.get("loadBalancer"), params.get("zone"), method, path, headers, source);
+    }
+
+    /** A listener's port: 1 to 65535, as a listener's port can be; anything else does not parse. */
+    private static int port(String port) {
+      try {
+        int p = Integer.parseInt(port == null ? "" : port);
+        if (p >= 1 && p <= 65535) {
+          return p;
+        }
+      } catch (NumberFormatException e) {
+        // said below
+      }
+      throw new IllegalArgumentException("port: the listener's port (1 to 65535) is required (got " + port + ")");
+    }
+
+    /**
+     * A part of the request line; CR or LF in it would end the line, and the rest would be another
+     * request than the one explained.
+     */
+    private static String oneLine(String name, String value) {
+      if (value.indexOf('\r') >= 0 || value.indexOf('\n') >= 0) {
+        throw new IllegalArgumentException(name + ": a request line cannot hold CR or LF");
+      }
+      return value;
     }
   }
 
@@ -130,6 +151,10 @@ public final class Explainer {
   private JsonObject explain(Request r, LoadBalancer lb, Listener listener, String zone, DataPlaneSnapshot snapshot) {
     ListenerPlan plan = snapshot.listeners().stream().filter(p -> p.arn().equals(listener.arn())).findFirst()
         .orElseThrow(() -> new IllegalStateException("listener " + listener.arn() + " is not applied yet"));
+    ElbError refused = listener.protocol().isHttpFamily() ? RequestFactsOf.refusal(r.method(), r.uri()) : null;
+    if (refused != null) {
+      return refused(r, lb, listener, zone, refused);
+    }
     RequestFacts facts = RequestFactsOf.http1(r.method(), r.uri(), r.headers(),
         SocketAddress.inetSocketAddress(0, r.source()));
     List<RouteTable.RuleVerdict> verdicts = plan.routes().explain(facts);
@@ -176,17 +201,36 @@ public final class Explainer {
         g.put("inZone", Dashboard.outlook(groupPlan == null ? null : groupPlan.scope(zone)));
       }
     }
+    return where(lb, listener, zone)
+        .put("request", request(r).put("rulePath", facts.rulePath()).put("ruleHost", facts.host()))
+        .put("rules", rules)
+        .put("decidedBy", decidedBy)
+        .put("action", action);
+  }
+
+  /**
+   * A request the listener answers itself, its request line being one it does not serve (a method
+   * that is no token, TRACE, a space in the target, ...): no rule is evaluated, no action taken.
+   */
+  private static JsonObject refused(Request r, LoadBalancer lb, Listener listener, String zone, ElbError answer) {
+    return where(lb, listener, zone)
+        .put("request", request(r))
+        .put("rules", new JsonArray())
+        .put("decidedBy", "listener")
+        .put("refused", new JsonObject().put("statusCode", answer.status()).put("reason", answer.reason()));
+  }
+
+  private static JsonObject where(LoadBalancer lb, Listener listener, String zone) {
     return new JsonObject()
         .put("loadBalancer", lb.name())
         .put("listener", new JsonObject().put("arn", listener.arn()).put("protocol", listener.protocol().wire())
             .put("port", listener.port()))
-        .put("zone", zone)
-        .put("request", new JsonObject().put("method", r.method()).put("uri", r.uri())
-            .put("rulePath", facts.rulePath()).put("ruleHost", facts.host()).put("headers", headers(r.headers()))
-            .put("source", r.source()))
-        .put("rules", rules)
-        .put("decidedBy", decidedBy)
-        .put("action", action);
+        .put("zone", zone);
+  }
+
+  private static JsonObject request(Request r) {
+    return new JsonObject().put("method", r.method()).put("uri", r.uri()).put("headers", headers(r.headers()))
+        .put("source", r.source());
   }
 
   private static JsonArray headers(MultiMap headers) {

@@ -558,6 +558,22 @@ final class RequestHandler {
    */
   ElbError invalidStatus(HttpServerRequest req) {
     Throwable cause = req.decoderResult() == null ? null : req.decoderResult().cause();
+    ElbError status = decodeFailure(cause);
+    if (status == ElbError.BAD_REQUEST && cause instanceof IllegalArgumentException
+        && req.version() == HttpVersion.HTTP_1_1 && unsupportedCoding(req)) {
+      // Netty's decoder refuses an HTTP/1.1 request whose last transfer coding is not chunked (RFC 9112
+      // §6.3, a 400 there); ALB answers 501 for a Transfer-Encoding it does not support.
+      return ElbError.UNSUPPORTED_TRANSFER_ENCODING;
+    }
+    return status;
+  }
+
+  /**
+   * The status for a request head the HTTP decoder failed with {@code cause}, whatever its headers:
+   * 400, 505 for an unexpected version. Also what explaining a request says of a request line the
+   * decoder refuses ({@link RequestFactsOf#refusal}).
+   */
+  static ElbError decodeFailure(Throwable cause) {
     if (cause instanceof TooLongFrameException) {
       return ElbError.HEADER_TOO_LARGE;
     }
@@ -565,11 +581,6 @@ final class RequestHandler {
         || cause != null && cause.getMessage() != null && cause.getMessage().toLowerCase(Locale.ROOT).contains("version")) {
       // A version not served, or one Netty's parser could not read (a space in the URI shifts the words).
       return ElbError.VERSION_NOT_SUPPORTED;
-    }
-    if (cause instanceof IllegalArgumentException && req.version() == HttpVersion.HTTP_1_1 && unsupportedCoding(req)) {
-      // Netty's decoder refuses an HTTP/1.1 request whose last transfer coding is not chunked (RFC 9112
-      // §6.3, a 400 there); ALB answers 501 for a Transfer-Encoding it does not support.
-      return ElbError.UNSUPPORTED_TRANSFER_ENCODING;
     }
     return ElbError.BAD_REQUEST;
   }

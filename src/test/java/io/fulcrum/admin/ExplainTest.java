@@ -190,14 +190,65 @@ class ExplainTest {
     assertThat(RawHttp.status(raw)).as("the listener agrees: " + raw).isEqualTo(418);
   }
 
+  /**
+   * The listener's answer to {@code method path HTTP/1.1} sent as is, and what explaining it says:
+   * the same status, from the listener itself, no rule evaluated.
+   */
+  private void assertRefusedByTheListener(String method, String path, int status) {
+    JsonObject e = explain("&method=" + q(method) + "&path=" + q(path), 200);
+    assertThat(e.getString("decidedBy")).as(method + " " + path).isEqualTo("listener");
+    assertThat(e.getJsonArray("rules")).as("no rule is evaluated").isEmpty();
+    assertThat(e.containsKey("action")).isFalse();
+    assertThat(e.getJsonObject("refused").getInteger("statusCode")).as(method + " " + path).isEqualTo(status);
+    String raw = RawHttp.exchange("127.0.0.1", port,
+        method + " " + path + " HTTP/1.1\r\nHost: www.example.com\r\nConnection: close\r\n\r\n");
+    assertThat(RawHttp.status(raw)).as("the listener agrees: " + raw).isEqualTo(status);
+  }
+
+  @Test
+  void aRequestLineTheListenerRefuses_isAnsweredByTheListener_beforeAnyRule() {
+    assertRefusedByTheListener("", "/", 400);
+    assertRefusedByTheListener("G\"T", "/", 400);
+    assertRefusedByTheListener("G T", "/", 505);
+    assertRefusedByTheListener("GET", "/a b", 505);
+    assertRefusedByTheListener("TRACE", "/", 405);
+    assertRefusedByTheListener("GET", "*", 400);
+    assertThat(explain("&method=TRACE", 200).getJsonObject("refused").getString("reason"))
+        .isEqualTo("TRACE is not supported");
+    assertThat(explain("&method=OPTIONS&path=*", 200).getString("decidedBy")).as("OPTIONS * is served")
+        .isEqualTo("default");
+  }
+
+  @Test
+  void aMethodInLowerCase_isForwarded_asTheListenerForwardsIt_matchingNoUpperCaseMethodCondition() {
+    JsonObject e = explain("&method=delete", 200);
+    assertThat(matched(e.getJsonArray("rules").getJsonObject(3))).as("DELETE is not delete").containsExactly(false);
+    assertThat(e.getString("decidedBy")).isEqualTo("default");
+    String raw = RawHttp.exchange("127.0.0.1", port,
+        "delete / HTTP/1.1\r\nHost: www.example.com\r\nConnection: close\r\n\r\n");
+    assertThat(raw).as("the listener agrees").startsWith("HTTP/1.1 200 ").endsWith("app");
+  }
+
   @Test
   void requestsThatNameNoListener_orDoNotParse_areRefused() {
-    assertThat(explain("0&path=/", 404).getString("error")).isEqualTo("no load balancer listens on port " + port + "0");
+    int unused = Ports.free();
+    assertThat(http.get("127.0.0.1", gateway.controlPort(), "/ui/explain?port=" + unused, Map.of()).body())
+        .contains("no load balancer listens on port " + unused);
+    for (String outOfRange : List.of("99999", "-1", "0", "65536")) {
+      Http.Response r = http.get("127.0.0.1", gateway.controlPort(), "/ui/explain?port=" + outOfRange, Map.of());
+      assertThat(r.status()).as(outOfRange).isEqualTo(400);
+      assertThat(new JsonObject(r.body()).getString("error"))
+          .isEqualTo("port: the listener's port (1 to 65535) is required (got " + outOfRange + ")");
+    }
+    assertThat(explain("&method=" + q("GET\r\nX"), 400).getString("error"))
+        .isEqualTo("method: a request line cannot hold CR or LF");
+    assertThat(explain("&path=" + q("/a\nb"), 400).getString("error"))
+        .isEqualTo("path: a request line cannot hold CR or LF");
     assertThat(explain("&loadBalancer=other", 404).getString("error"))
         .isEqualTo("no load balancer named 'other' listens on port " + port);
     assertThat(explain("&zone=zone-z", 400).getString("error")).startsWith("load balancer web is not in zone 'zone-z'");
     assertThat(explain("&path=nope", 400).getString("error"))
-        .isEqualTo("path: 'nope' is neither /path nor absolute-form (http://host/path)");
+        .isEqualTo("path: 'nope' is not /path, absolute-form (http://host/path) or *");
     assertThat(explain("&header=nocolon", 400).getString("error")).contains("is not 'Name: value'");
     assertThat(explain("&source=host.example", 400).getString("error")).contains("is not an IP address");
     Http.Response noPort = http.get("127.0.0.1", gateway.controlPort(), "/ui/explain", Map.of());
