@@ -536,14 +536,38 @@ public final class RegistryVerticle extends VerticleBase {
     ZoneStatus next = SnapshotBuilder.zones(version, environment, resources, plans);
     if (!next.loadBalancers().equals(zones.loadBalancers())) {
       journal.dnsChanged(zones, next, decidedAt);
+      ZoneStatus before = zones;
       zones = next;
       if (vertx != null) {
         vertx.eventBus().publish(Addresses.ZONES, zones);
-        zones.loadBalancers().forEach(lb -> lb.zones().stream().filter(z -> !z.passing()).forEach(z ->
-            LOG.info("load balancer {}: zone {} fails DNS failover (target groups {}){}", lb.name(), z.name(),
-                z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "")));
+        logDnsChanges(before, zones);
       }
     }
+  }
+
+  /**
+   * Logs each zone whose DNS failover changed: one that starts failing (or now fails for other
+   * target groups), and one that passes again. A zone whose state stays is not logged again, so
+   * that a zone's last line says its state now.
+   */
+  private static void logDnsChanges(ZoneStatus before, ZoneStatus after) {
+    for (ZoneStatus.LoadBalancerZones lb : after.loadBalancers()) {
+      for (ZoneStatus.Zone z : lb.zones()) {
+        ZoneStatus.Zone was = zone(before, lb.name(), z.name());
+        if (!z.passing() && (was == null || was.passing() || !was.failing().equals(z.failing()))) {
+          LOG.info("load balancer {}: zone {} fails DNS failover (target groups {}){}", lb.name(), z.name(),
+              z.failing(), lb.failOpen() ? "; every zone fails, so DNS advertises all" : "");
+        } else if (z.passing() && was != null && !was.passing()) {
+          LOG.info("load balancer {}: zone {} passes DNS failover again", lb.name(), z.name());
+        }
+      }
+    }
+  }
+
+  /** The zone {@code zone} of the load balancer {@code lb} in {@code status}, or null. */
+  private static ZoneStatus.Zone zone(ZoneStatus status, String lb, String zone) {
+    return status.loadBalancers().stream().filter(l -> l.name().equals(lb)).flatMap(l -> l.zones().stream())
+        .filter(z -> z.name().equals(zone)).findFirst().orElse(null);
   }
 
   private void scheduleAnomalyTick() {

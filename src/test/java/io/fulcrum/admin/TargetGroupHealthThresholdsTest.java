@@ -4,6 +4,10 @@ import static io.fulcrum.admin.ZoneFleet.NODE_A;
 import static io.fulcrum.admin.ZoneFleet.NODE_B;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.fulcrum.registry.RegistryVerticle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -12,6 +16,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.slf4j.LoggerFactory;
 
 /**
  * The edges of the target group health thresholds (SPEC §10), on 4 real targets per zone:
@@ -139,6 +144,40 @@ class TargetGroupHealthThresholdsTest {
     fleet.failHealthChecks("zone-b", 4);
     assertZoneBInDns(false);
     assertZoneBNodeRoutesTo(ALL_OF_ZONE_B);
+  }
+
+  @Test
+  void dnsFailover_isLoggedWhenAZoneStartsFailing_andWhenItPassesAgain_onlyThen() {
+    start(); // every target healthy: both zones pass
+    Logger registryLog = (Logger) LoggerFactory.getLogger(RegistryVerticle.class);
+    ListAppender<ILoggingEvent> log = new ListAppender<>();
+    log.start();
+    registryLog.addAppender(log);
+    try {
+      List<String> expected = new ArrayList<>();
+
+      fleet.failHealthChecks("zone-b", 4);
+      expected.add("load balancer demo: zone zone-b fails DNS failover (target groups [web])");
+      assertDnsLines(log, expected);
+
+      fleet.failHealthChecks("zone-a", 4);
+      expected.add("load balancer demo: zone zone-a fails DNS failover (target groups [web]); every zone fails, so"
+          + " DNS advertises all");
+      assertDnsLines(log, expected);
+
+      fleet.passHealthChecks("zone-b", 4);
+      expected.add("load balancer demo: zone zone-b passes DNS failover again");
+      assertDnsLines(log, expected);
+      fleet.eventually(f -> assertThat(f.dnsA()).as("zone A still fails").containsExactly(NODE_B));
+    } finally {
+      registryLog.detachAppender(log);
+    }
+  }
+
+  /** The registry's lines about DNS failover are exactly these (they come a moment after the data plane's change). */
+  private void assertDnsLines(ListAppender<ILoggingEvent> log, List<String> expected) {
+    fleet.eventually(f -> assertThat(List.copyOf(log.list).stream().map(ILoggingEvent::getFormattedMessage)
+        .filter(m -> m.contains("DNS failover")).toList()).containsExactlyElementsOf(expected));
   }
 
   @Test
