@@ -11,7 +11,8 @@ import io.fulcrum.optimizer.TargetControlVerticle;
 
 /**
  * Writes the metrics in Prometheus's text exposition format (version 0.0.4), under CloudWatch's
- * names and dimensions (SPEC §10, namespace {@code AWS/ApplicationELB}): each series carries the
+ * names and dimensions (SPEC §10, namespace {@code AWS/ApplicationELB}; a network load balancer's
+ * under {@code AWS/NetworkELB}'s, and only those): each series carries the
  * finest set of dimensions CloudWatch has for the metric ({@code LoadBalancer},
  * {@code AvailabilityZone} and, for target metrics, {@code TargetGroup}) as labels, and the coarser
  * ones are sums over them ({@code sum by (LoadBalancer) (rate(RequestCount[1m]))}). Counters count
@@ -45,10 +46,18 @@ public final class PrometheusText {
     for (LoadBalancerMeters m : lbs) {
       m.groups.values().stream().sorted(Comparator.comparing(g -> g.targetGroup)).forEach(groups::add);
     }
+    // AWS/ApplicationELB's metrics are written for application load balancers (and their target
+    // groups) only, AWS/NetworkELB's for network ones only: a network load balancer's page has no
+    // RequestCount that stays 0, an application one's no NewFlowCount. A few metrics both namespaces
+    // have (ProcessedBytes, the TLS and target connection errors, the hosts' states) are on both.
+    List<LoadBalancerMeters> albs = lbs.stream().filter(m -> !network(m.loadBalancer)).toList();
+    List<LoadBalancerMeters> networkLbs = lbs.stream().filter(m -> network(m.loadBalancer)).toList();
+    List<GroupMeters> albGroups = groups.stream().filter(g -> !network(g.owner.loadBalancer)).toList();
+    List<GroupMeters> networkGroups = groups.stream().filter(g -> network(g.owner.loadBalancer)).toList();
     PrometheusText t = new PrometheusText();
 
-    t.lbCounter(lbs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
-    t.lbMetric(lbs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
+    t.lbCounter(albs, "NewConnectionCount", "Client connections opened.", m -> m.newConnections);
+    t.lbMetric(albs, "ActiveConnectionCount", "gauge", "Client connections open now.", m -> m.activeConnections);
     t.lbCounter(lbs, "ProcessedBytes",
         "Bytes the load balancer read from and wrote to clients (after TLS; UDP payloads), and sent to and received"
             + " from Lambda functions.",
@@ -57,46 +66,46 @@ public final class PrometheusText {
         m -> m.clientTlsErrors);
     for (int c = 3; c <= 5; c++) {
       int k = c;
-      t.lbCounter(lbs, "HTTPCode_ELB_" + c + "XX_Count", c + "XX responses the load balancer made itself"
+      t.lbCounter(albs, "HTTPCode_ELB_" + c + "XX_Count", c + "XX responses the load balancer made itself"
           + (c == 3 ? " (redirect actions)." : " (errors, fixed responses)."), m -> m.elbByClass[k]);
     }
-    t.lbCounter(lbs, "HTTPCode_ELB_500_Count", "500 responses the load balancer made itself.", m -> m.elb500);
-    t.lbCounter(lbs, "HTTPCode_ELB_502_Count", "502 responses the load balancer made itself.", m -> m.elb502);
-    t.lbCounter(lbs, "HTTPCode_ELB_503_Count", "503 responses the load balancer made itself.", m -> m.elb503);
-    t.lbCounter(lbs, "HTTPCode_ELB_504_Count", "504 responses the load balancer made itself.", m -> m.elb504);
-    t.lbCounter(lbs, "HTTP_Fixed_Response_Count", "Fixed-response actions answered.", m -> m.fixedResponses);
-    t.lbCounter(lbs, "HTTP_Redirect_Count", "Redirect actions answered.", m -> m.redirects);
-    t.lbCounter(lbs, "ELBAuthSuccess", "authenticate-oidc sign-ins that read the user's claims.", m -> m.authSuccesses);
-    t.lbCounter(lbs, "ELBAuthFailure", "authenticate-oidc sign-ins the IdP denied, or whose way back was refused.",
+    t.lbCounter(albs, "HTTPCode_ELB_500_Count", "500 responses the load balancer made itself.", m -> m.elb500);
+    t.lbCounter(albs, "HTTPCode_ELB_502_Count", "502 responses the load balancer made itself.", m -> m.elb502);
+    t.lbCounter(albs, "HTTPCode_ELB_503_Count", "503 responses the load balancer made itself.", m -> m.elb503);
+    t.lbCounter(albs, "HTTPCode_ELB_504_Count", "504 responses the load balancer made itself.", m -> m.elb504);
+    t.lbCounter(albs, "HTTP_Fixed_Response_Count", "Fixed-response actions answered.", m -> m.fixedResponses);
+    t.lbCounter(albs, "HTTP_Redirect_Count", "Redirect actions answered.", m -> m.redirects);
+    t.lbCounter(albs, "ELBAuthSuccess", "authenticate-oidc sign-ins that read the user's claims.",
+        m -> m.authSuccesses);
+    t.lbCounter(albs, "ELBAuthFailure", "authenticate-oidc sign-ins the IdP denied, or whose way back was refused.",
         m -> m.authFailures);
-    t.lbCounter(lbs, "ELBAuthError", "authenticate-oidc sign-ins that failed for an IdP not reached or not understood.",
-        m -> m.authErrors);
-    t.lbCounter(lbs, "ELBAuthRefreshTokenSuccess", "Sessions whose claims were renewed with their refresh token.",
+    t.lbCounter(albs, "ELBAuthError",
+        "authenticate-oidc sign-ins that failed for an IdP not reached or not understood.", m -> m.authErrors);
+    t.lbCounter(albs, "ELBAuthRefreshTokenSuccess", "Sessions whose claims were renewed with their refresh token.",
         m -> m.authRefreshes);
-    t.lbCounter(lbs, "ELBAuthUserClaimsSizeExceeded", "Sign-ins refused because the user's claims were above 11K.",
+    t.lbCounter(albs, "ELBAuthUserClaimsSizeExceeded", "Sign-ins refused because the user's claims were above 11K.",
         m -> m.authClaimsTooLarge);
-    t.histogram(lbs.stream().filter(m -> m.authLatency.count() > 0).toList(), "ELBAuthLatency",
+    t.histogram(albs.stream().filter(m -> m.authLatency.count() > 0).toList(), "ELBAuthLatency",
         "Seconds the IdP took to give the tokens and the user's claims of an authenticate-oidc sign-in or refresh,"
             + " or to fail to.", m -> m.authLatency, (m, le) -> t.labels(m.loadBalancer, m.zone, null, le));
-    t.lbCounter(lbs, "NonStickyRequestCount",
+    t.lbCounter(albs, "NonStickyRequestCount",
         "Requests to a sticky target group routed without a usable stickiness cookie.", m -> m.nonSticky);
-    t.lbCounter(lbs, "DroppedInvalidHeaderRequestCount",
+    t.lbCounter(albs, "DroppedInvalidHeaderRequestCount",
         "Requests whose headers with names that are not valid were removed.", m -> m.droppedInvalidHeaders);
-    t.lbCounter(lbs, "ForwardedInvalidHeaderRequestCount",
+    t.lbCounter(albs, "ForwardedInvalidHeaderRequestCount",
         "Requests with headers whose names are not valid, forwarded with them.", m -> m.forwardedInvalidHeaders);
-    t.lbCounter(lbs, "DesyncMitigationMode_NonCompliant_Request_Count",
+    t.lbCounter(albs, "DesyncMitigationMode_NonCompliant_Request_Count",
         "HTTP/1.x requests desync mitigation classified other than Compliant.", m -> m.desyncNonCompliant);
 
-    t.lbCounter(lbs, "TargetControlRequestCount",
+    t.lbCounter(albs, "TargetControlRequestCount",
         "Requests forwarded to targets whose target optimizer agent granted room for them.",
         m -> m.targetControlRequests);
-    t.lbCounter(lbs, "TargetControlRequestRejectCount",
+    t.lbCounter(albs, "TargetControlRequestRejectCount",
         "Requests answered 503 because no target's agent had room for them.", m -> m.targetControlRejects);
-    t.lbMetric(lbs, "TargetControlWorkQueueLength", "gauge",
+    t.lbMetric(albs, "TargetControlWorkQueueLength", "gauge",
         "Requests waiting for a target optimizer agent to have room.", m -> m.targetControlQueued);
     t.channels(channels);
 
-    List<LoadBalancerMeters> networkLbs = lbs.stream().filter(m -> m.loadBalancer.startsWith("net/")).toList();
     t.lbCounter(networkLbs, "NewFlowCount", "Flows opened: connections to TCP and TLS listeners, UDP flows.",
         m -> m.newFlows);
     t.lbMetric(networkLbs, "ActiveFlowCount", "gauge", "Flows open now: connections to TCP and TLS listeners, UDP flows.",
@@ -114,30 +123,29 @@ public final class PrometheusText {
     t.lbCounter(networkLbs, "TCP_Target_Reset_Count", "Resets targets sent, passed on to clients.",
         m -> m.targetResets);
 
-    t.groupCounter(groups, "RequestCount", "Requests for which a target was chosen.", g -> g.requests);
-    t.groupCounter(groups, "GrpcRequestCount", "gRPC calls for which a target was chosen.", g -> g.grpcRequests);
-    t.groupCounter(groups, "UnhealthyRoutingRequestCount",
+    t.groupCounter(albGroups, "RequestCount", "Requests for which a target was chosen.", g -> g.requests);
+    t.groupCounter(albGroups, "GrpcRequestCount", "gRPC calls for which a target was chosen.", g -> g.grpcRequests);
+    t.groupCounter(albGroups, "UnhealthyRoutingRequestCount",
         "Requests routed while the routing threshold was breached (fail-open).", g -> g.unhealthyRouting);
-    List<GroupMeters> networkGroups = groups.stream().filter(g -> g.owner.loadBalancer.startsWith("net/")).toList();
     t.groupCounter(networkGroups, "UnhealthyRoutingFlowCount",
         "Connections routed while the routing threshold was breached (fail-open).", g -> g.unhealthyRoutingFlows);
     for (int c = 2; c <= 5; c++) {
       int k = c;
-      t.groupCounter(groups, "HTTPCode_Target_" + c + "XX_Count", c + "XX responses from targets.",
+      t.groupCounter(albGroups, "HTTPCode_Target_" + c + "XX_Count", c + "XX responses from targets.",
           g -> g.targetByClass[k]);
     }
     t.groupCounter(groups, "TargetConnectionErrorCount", "Connections to targets that could not be made.",
         g -> g.targetConnectionErrors);
     t.groupCounter(groups, "TargetTLSNegotiationErrorCount", "TLS handshakes with targets that failed.",
         g -> g.targetTlsErrors);
-    t.groupCounter(groups, "LambdaUserError", "Requests to a Lambda function that failed because of the function.",
+    t.groupCounter(albGroups, "LambdaUserError", "Requests to a Lambda function that failed because of the function.",
         g -> g.lambdaUserErrors);
-    t.groupCounter(groups, "LambdaInternalError",
+    t.groupCounter(albGroups, "LambdaInternalError",
         "Requests to a Lambda function that failed because of the load balancer or Lambda.",
         g -> g.lambdaInternalErrors);
-    t.groupCounter(groups, "LambdaTargetProcessedBytes",
+    t.groupCounter(albGroups, "LambdaTargetProcessedBytes",
         "Bytes of the events sent to Lambda functions and of their responses.", g -> g.lambdaBytes);
-    t.histogram(groups, "TargetResponseTime",
+    t.histogram(albGroups, "TargetResponseTime",
         "Seconds from the request leaving for the target to the target's response head.", g -> g.responseTimes,
         (g, le) -> t.labels(g.owner.loadBalancer, g.owner.zone, g.targetGroup, le));
 
@@ -154,13 +162,20 @@ public final class PrometheusText {
         g -> g.dnsHealthy() ? 1 : 0);
     t.gauge(gauges, "UnhealthyStateDNS", "1 when the zone fails the DNS-failover threshold.",
         g -> g.dnsHealthy() ? 0 : 1);
-    t.gauge(gauges, "AnomalousHostCount", "Targets anomaly detection finds anomalous.", GroupGauges::anomalous);
-    t.gauge(gauges, "MitigatedHostCount", "Targets whose share anomaly mitigation has lowered.",
+    List<GroupGauges> albGauges = gauges.stream().filter(g -> !network(g.loadBalancer())).toList();
+    t.gauge(albGauges, "AnomalousHostCount", "Targets anomaly detection finds anomalous.",
+        GroupGauges::anomalous);
+    t.gauge(albGauges, "MitigatedHostCount", "Targets whose share anomaly mitigation has lowered.",
         GroupGauges::mitigated);
     if (process != null) {
       t.process(process);
     }
     return t.out.toString();
+  }
+
+  /** Whether the {@code LoadBalancer} dimension {@code loadBalancer} is a network load balancer's ({@code net/...}). */
+  private static boolean network(String loadBalancer) {
+    return loadBalancer.startsWith("net/");
   }
 
   /** The target optimizer's control channels, by target group (one channel per target serves every load balancer). */

@@ -212,6 +212,22 @@ class NetworkListenerTest {
   }
 
   @Test
+  void metrics_ofANetworkLoadBalancer_areNetworkElbsOnly() {
+    gateway = Gateway.start(TestVertx.create(), config("", a, b));
+    connect(null).target();
+
+    Scrape scrape = Scrape.of(http, gateway.controlPort());
+    assertThat(scrape.series().stream().filter(s -> s.labels().getOrDefault("LoadBalancer", "").startsWith("net/nlb/"))
+        .map(Scrape.Series::name).distinct().toList())
+        .as("no ALB metric that stays 0 (RequestCount, HTTPCode_*, NewConnectionCount, ...)")
+        .containsExactlyInAnyOrder("ProcessedBytes", "ClientTLSNegotiationErrorCount", "NewFlowCount",
+            "ActiveFlowCount", "NewFlowCount_UDP", "ActiveFlowCount_UDP", "ProcessedBytes_UDP", "ProcessedPackets_UDP",
+            "TCP_Client_Reset_Count", "TCP_ELB_Reset_Count", "TCP_Target_Reset_Count", "UnhealthyRoutingFlowCount",
+            "TargetConnectionErrorCount", "TargetTLSNegotiationErrorCount", "HealthyHostCount", "UnHealthyHostCount",
+            "HealthyStateRouting", "UnhealthyStateRouting", "HealthyStateDNS", "UnhealthyStateDNS");
+  }
+
+  @Test
   void explain_namesTheGroupsFlowHash_asTheStateDoes() {
     gateway = Gateway.start(TestVertx.create(), config("", a, b));
     gateway.awaitDataPlane();
