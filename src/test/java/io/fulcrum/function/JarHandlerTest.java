@@ -9,6 +9,7 @@ import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Gateway;
 import io.fulcrum.testing.Http;
 import io.fulcrum.testing.Ports;
+import io.fulcrum.testing.RawConnection;
 import io.fulcrum.testing.TestVertx;
 import io.vertx.core.Vertx;
 import java.io.IOException;
@@ -132,6 +133,25 @@ class JarHandlerTest {
       assertThat(first.body()).isEqualTo("{\"order\":\"A-17\",\"function\":\"orders\",\"served\":1}");
       // One request after the other: the same execution environment, warm.
       assertThat(second.body()).isEqualTo("{\"order\":\"A-18\",\"function\":\"orders\",\"served\":2}");
+    }
+  }
+
+  /**
+   * Requests pipelined to a function from a jar are each answered, in order, one after the other
+   * on the connection (bodies without a trailing newline: the next status line follows at once).
+   */
+  @Test
+  void requestsPipelinedToAJarsHandler_areEachAnswered_inOrder() {
+    int port = Ports.free();
+    try (Gateway gateway = Gateway.start(TestVertx.create(), config(port, "com.example.orders.OrdersHandler"));
+        RawConnection c = RawConnection.open(port)) {
+      c.send("GET /orders?id=1 HTTP/1.1\r\nHost: fn\r\n\r\n" + "GET /orders?id=2 HTTP/1.1\r\nHost: fn\r\n\r\n"
+          + "GET /orders?id=3 HTTP/1.1\r\nHost: fn\r\n\r\n");
+      for (String id : new String[] {"1", "2", "3"}) {
+        RawConnection.Response r = c.read();
+        assertThat(r.status()).as(id).isEqualTo(200);
+        assertThat(r.bodyText()).as(id).contains("\"order\":\"" + id + "\"");
+      }
     }
   }
 

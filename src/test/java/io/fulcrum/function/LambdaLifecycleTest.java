@@ -103,6 +103,27 @@ class LambdaLifecycleTest {
     }
   }
 
+  /**
+   * Requests pipelined behind one a function answers later are each answered, in order, each
+   * invoked once the one before has been answered.
+   */
+  @Test
+  void requestsPipelinedBehindAFunctionsAnswer_areEachAnswered_inOrder() throws Exception {
+    BlockingHandler.reset();
+    gateway = Gateway.start(TestVertx.create(), config("io.fulcrum.function.handlers.BlockingHandler"));
+    try (RawConnection c = RawConnection.open(port)) {
+      c.send("GET /1 HTTP/1.1\r\nHost: fn\r\n\r\n" + "GET /2 HTTP/1.1\r\nHost: fn\r\n\r\n"
+          + "GET /3 HTTP/1.1\r\nHost: fn\r\n\r\n");
+      assertThat(BlockingHandler.STARTED.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+      BlockingHandler.releaseAll();
+      for (String path : new String[] {"/1", "/2", "/3"}) {
+        RawConnection.Response r = c.read();
+        assertThat(r.status()).as(path).isEqualTo(200);
+        assertThat(r.bodyText()).as(path).contains(path);
+      }
+    }
+  }
+
   @Test
   void deregisteringTheFunction_failsItsRequestsInFlightWith502_andLaterOnesWith503() throws Exception {
     BlockingHandler.reset();
