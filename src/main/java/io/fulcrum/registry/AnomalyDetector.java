@@ -19,7 +19,8 @@ import java.util.Map;
  *       sliding window of {@value #BUCKETS} buckets of {@value #BUCKET_MILLIS} ms;</li>
  *   <li>with at least {@value #MIN_HEALTHY} healthy targets, a target is anomalous when its error
  *       rate over the window is above {@value #RATIO}x the median of its peers' and above
- *       {@value #FLOOR} absolute (and it served at least {@value #MIN_REQUESTS} requests);</li>
+ *       {@value #FLOOR} absolute (and it served at least {@value #MIN_REQUESTS} requests; a target
+ *       already mitigated is judged on what few it served, and stays as it was when it served none);</li>
  *   <li>mitigation halves an anomalous target's weight every bucket (floor {@value #MIN_WEIGHT}),
  *       never for more than half of a scope's targets (the worst first); once it is normal again its
  *       weight climbs back linearly to 1 over the window.</li>
@@ -96,8 +97,16 @@ final class AnomalyDetector {
     boolean detect = healthy >= MIN_HEALTHY;
     for (Map.Entry<String, Window> e : seen.entrySet()) {
       Window w = e.getValue();
-      w.anomalous = detect && w.requests() >= MIN_REQUESTS && w.rate() > FLOOR
-          && w.rate() > RATIO * peerMedian(seen, e.getKey());
+      boolean mitigated = w.weight < 1;
+      if (!detect) {
+        w.anomalous = false;
+      } else if (w.requests() >= MIN_REQUESTS || mitigated && w.requests() > 0) {
+        // A mitigated target gets few requests (its share is small): what it gets is judged, so that
+        // one failing them stays mitigated, and one answering them climbs back.
+        w.anomalous = w.rate() > FLOOR && w.rate() > RATIO * peerMedian(seen, e.getKey());
+      } else {
+        w.anomalous = mitigated && w.anomalous; // nothing to judge it by: as it was
+      }
     }
 
     boolean changed = false;

@@ -155,4 +155,47 @@ class AnomalyDetectorTest {
     assertThat(ramp.get(ramp.size() - 1)).isEqualTo(1.0);
     assertThat(detector.results().get("t1:80")).isEqualTo(AnomalyDetection.NORMAL);
   }
+
+  /** One bucket of traffic: {@code requests[i]} requests to target i, {@code errors[i]} of them failed. */
+  private static void trafficEach(List<Upstream> targets, int[] requests, int[] errors) {
+    for (int i = 0; i < targets.size(); i++) {
+      Upstream u = targets.get(i);
+      for (int r = 0; r < requests[i]; r++) {
+        u.dispatched();
+        u.completed();
+      }
+      for (int e = 0; e < errors[i]; e++) {
+        u.failed();
+      }
+    }
+  }
+
+  /**
+   * A target mitigated down to its floor gets too few requests to fill a window: what it gets is
+   * still judged. Failing every one, it stays mitigated (it came back to a tenth of the traffic
+   * every minute or so, each request failing, as too few requests counted as normal); answering
+   * them, it climbs back.
+   */
+  @Test
+  void mitigatedTargetWithFewRequests_staysMitigatedWhileTheyFail_andClimbsBackWhenTheyDoNot() {
+    List<Upstream> t = targets(4);
+    for (int i = 0; i < 9; i++) {
+      traffic(t, 100, 100);
+      tick(t, 4, true);
+    }
+    assertThat(detector.weights()).containsEntry("t1:80", 0.01);
+    for (int i = 0; i < 12; i++) {
+      trafficEach(t, new int[] {1, 100, 100, 100}, new int[] {1, 0, 0, 0});
+      tick(t, 4, true);
+      assertThat(detector.weights()).as("bucket %d", i).containsEntry("t1:80", 0.01);
+    }
+    assertThat(detector.results()).containsEntry("t1:80", new AnomalyDetection(true, true));
+
+    for (int i = 0; i < 12; i++) {
+      trafficEach(t, new int[] {1, 100, 100, 100}, new int[] {0, 0, 0, 0});
+      tick(t, 4, true);
+    }
+    assertThat(detector.weights().getOrDefault("t1:80", 1.0)).isEqualTo(1.0);
+    assertThat(detector.results().get("t1:80")).isEqualTo(AnomalyDetection.NORMAL);
+  }
 }
