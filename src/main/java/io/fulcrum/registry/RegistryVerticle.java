@@ -275,7 +275,7 @@ public final class RegistryVerticle extends VerticleBase {
     }, false).map(saved -> {
       journal.resourcesChanged(resources, accepted, source, timers.now());
       startDraining(resources, accepted);
-      slowStarts.markCandidates(resources, accepted, health);
+      slowStarts.markCandidates(resources, accepted, health, timers.now());
       resources = accepted;
       rebuildAll();
       return new MutationResult(accepted, current.version());
@@ -329,7 +329,7 @@ public final class RegistryVerticle extends VerticleBase {
       Resources located = io.fulcrum.model.AlbTargets.withAddresses(env, next);
       journal.resourcesChanged(resources, located, "config", timers.now());
       startDraining(resources, located);
-      slowStarts.markCandidates(resources, located, health);
+      slowStarts.markCandidates(resources, located, health, timers.now());
       environment = env;
       resources = located;
       rebuildAll();

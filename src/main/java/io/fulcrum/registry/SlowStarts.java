@@ -62,15 +62,25 @@ final class SlowStarts {
 
   /**
    * Marks targets added by a reload as slow-start candidates when their group has a settled healthy
-   * target.
+   * target. A slow start whose duration (as it was) is over at {@code now} ends here, and every one
+   * of a group whose slow start is turned off: a longer duration, or slow start turned off and on,
+   * never starts again a ramp that had ended (SPEC §4.6: targets already healthy do not slow-start).
    *
    * @param health the latest health by group
    */
-  void markCandidates(Resources before, Resources next, Map<String, GroupHealth> health) {
+  void markCandidates(Resources before, Resources next, Map<String, GroupHealth> health, long now) {
     Map<String, TargetGroup> old = new HashMap<>();
     before.targetGroups().forEach(g -> old.put(g.arn(), g));
     for (TargetGroup g : next.targetGroups()) {
       TargetGroup prev = old.get(g.arn());
+      Map<String, Long> ramping = slowStart.get(g.arn());
+      if (ramping != null && prev != null) {
+        long was = prev.attributes().slowStartSeconds() * 1000L;
+        ramping.values().removeIf(t -> now - t >= was);
+        if (g.attributes().slowStartSeconds() == 0) {
+          ramping.clear();
+        }
+      }
       Set<String> candidates = slowStartCandidates.computeIfAbsent(g.arn(), k -> new HashSet<>());
       Set<String> known = new HashSet<>();
       if (prev != null) {

@@ -23,6 +23,7 @@ import io.vertx.core.http.RequestOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,6 +98,48 @@ class AlgorithmsThroughGatewayTest {
       }
     }
     assertThat(seen).containsExactly("a", "b", "a", "b", "a", "b", "a", "b", "c");
+  }
+
+  /**
+   * A slow start that has ended stays ended when the group's slow start is lengthened, or turned
+   * off and on again (SPEC §4.6: targets already healthy do not slow-start): the target that
+   * finished its ramp keeps its full share. It was ramped again from where its old start put it.
+   */
+  @Test
+  void slowStart_thatHasEnded_doesNotStartAgain_whenTheDurationGrows_orSlowStartIsTurnedOffAndOn() {
+    Backend a = Backend.start(backends, "a");
+    Backend b = Backend.start(backends, "b");
+    Backend c = Backend.start(backends, "c");
+    int port = Ports.free();
+    VirtualTime time = new VirtualTime();
+    String lb = """
+        load-balancers:
+          - name: lb
+            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
+        target-groups:
+        """.formatted(port);
+    java.util.function.IntFunction<String> withSlowStart = seconds ->
+        lb + group("tg", "round_robin", ", slow_start.duration_seconds: " + seconds, a.port(), b.port(), c.port());
+    BooleanSupplier settled = () -> gateway.fulcrum().healthChecksInFlight() == 0;
+    gateway = Gateway.start(TestVertx.create(), lb + group("tg", "round_robin", ", slow_start.duration_seconds: 40",
+        a.port(), b.port()), 1, time);
+    time.advance(Duration.ofSeconds(5), settled);
+    gateway.reload(withSlowStart.apply(40));
+    time.advance(Duration.ofSeconds(5), settled);
+    // c turned healthy and slow-started; 60 s on, its 40 s are long over.
+    time.advance(Duration.ofSeconds(60), settled);
+    gateway.awaitDataPlane();
+    assertThat(nine(port)).containsExactlyInAnyOrder("a", "a", "a", "b", "b", "b", "c", "c", "c");
+
+    gateway.reload(withSlowStart.apply(900));
+    gateway.awaitDataPlane();
+    assertThat(nine(port)).as("a longer slow start").containsExactlyInAnyOrder("a", "a", "a", "b", "b", "b", "c", "c", "c");
+
+    gateway.reload(withSlowStart.apply(0));
+    gateway.awaitDataPlane();
+    gateway.reload(withSlowStart.apply(600));
+    gateway.awaitDataPlane();
+    assertThat(nine(port)).as("off, then on").containsExactlyInAnyOrder("a", "a", "a", "b", "b", "b", "c", "c", "c");
   }
 
   @Test
