@@ -34,6 +34,24 @@ public final class ForwardRoute implements RouteAction {
     this.total = sum;
     this.stickiness = forward.stickinessEnabled();
     this.stickinessSeconds = forward.stickinessDurationSeconds();
+    String[] ids = new String[arns.length];
+    for (int i = 0; i < arns.length; i++) {
+      ids[i] = arns[i].substring(arns[i].lastIndexOf('/') + 1);
+    }
+    java.util.Arrays.sort(ids);
+    this.groupsKey = Integer.toHexString(String.join(",", ids).hashCode());
+  }
+
+  private final String groupsKey;
+
+  /**
+   * What tells this action's target-group stickiness entries from another's in one
+   * {@code AWSALBTG}: derived from the set of groups it forwards to (not their order or weights),
+   * so that it holds across edits of the weights, and two actions sharing a group keep their own
+   * choices.
+   */
+  public String groupsKey() {
+    return groupsKey;
   }
 
   @Override

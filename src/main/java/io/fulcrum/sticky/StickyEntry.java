@@ -2,8 +2,8 @@ package io.fulcrum.sticky;
 
 /**
  * One stickiness decision inside a cookie value: for the target group with ARN id {@code group},
- * the target {@code target} ({@code id:port}; empty in {@code AWSALBTG}, where the group itself is
- * the decision), valid until {@code expiresAt} (epoch millis; the configured duration, enforced
+ * the target {@code target} ({@code id:port}; in {@code AWSALBTG}, where the group itself is the
+ * decision, the key of the weighted action that chose it, or empty in a value written before), valid until {@code expiresAt} (epoch millis; the configured duration, enforced
  * inside the value whatever the browser's own cookie expiry says).
  */
 public record StickyEntry(String group, String target, long expiresAt) {

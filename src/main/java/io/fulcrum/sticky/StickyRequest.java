@@ -35,6 +35,8 @@ public final class StickyRequest {
   private ForwardRoute route;
   private String groupArn;
   private StickyEntry[] groupsIn;
+  /** The {@link #groupsIn} entry the group was chosen by, or null; the answer's cookie replaces it. */
+  private StickyEntry usedEntry;
   private boolean groupStuck;
   private boolean groupCookieInvalid;
 
@@ -64,11 +66,16 @@ public final class StickyRequest {
     groupsIn = loop.open(CookieKind.TG, cookies.tg(), cookies.tgCors());
     String arn = null;
     if (groupsIn != null) {
-      for (StickyEntry e : groupsIn) {
-        if (e.validAt(now, route.stickinessSeconds())) {
-          arn = routable(route, e.group());
-          if (arn != null) {
-            break;
+      // This action's own entry first; else one another action (or this one before an edit of its
+      // groups) wrote for a group this action forwards to.
+      for (int pass = 0; pass < 2 && arn == null; pass++) {
+        for (StickyEntry e : groupsIn) {
+          if ((pass == 0) == e.target().equals(route.groupsKey()) && e.validAt(now, route.stickinessSeconds())) {
+            arn = routable(route, e.group());
+            if (arn != null) {
+              usedEntry = e;
+              break;
+            }
           }
         }
       }
@@ -182,8 +189,9 @@ public final class StickyRequest {
   public void addCookies(MultiMap response) {
     String expires = loop.expires(now);
     if (route != null && groupArn != null) {
-      List<StickyEntry> out = others(groupsIn, e -> !inAction(e));
-      out.add(new StickyEntry(StickyEntry.groupId(groupArn), "", now + route.stickinessSeconds() * 1000L));
+      List<StickyEntry> out = others(groupsIn, e -> e != usedEntry && !ofAction(e));
+      out.add(new StickyEntry(StickyEntry.groupId(groupArn), route.groupsKey(),
+          now + route.stickinessSeconds() * 1000L));
       String v = loop.seal(CookieKind.TG, out);
       if (v != null) {
         response.add(HttpHeaders.SET_COOKIE, "AWSALBTG=" + v + "; Expires=" + expires + "; Path=/");
@@ -209,6 +217,16 @@ public final class StickyRequest {
       out.add(fresh);
       writeApp(response, out, fresh, expires);
     }
+  }
+
+  /**
+   * Whether a target-group entry is this action's, replaced by its answer: written by an action
+   * forwarding to the same groups ({@link ForwardRoute#groupsKey}), or, written before entries named
+   * their action, one of this action's groups. Another action's entry stays, so that two actions
+   * sharing a group keep their own choices.
+   */
+  private boolean ofAction(StickyEntry e) {
+    return e.target().isEmpty() ? inAction(e) : e.target().equals(route.groupsKey());
   }
 
   private boolean inAction(StickyEntry e) {

@@ -155,10 +155,50 @@ class TargetGroupStickinessTest {
       List<StickyEntry> entries = keys().read(CookieKind.TG, value(r.setCookies(), "AWSALBTG"));
       assertThat(entries).singleElement().satisfies(e -> {
         assertThat(e.isFor(arn(wanted))).isTrue();
-        assertThat(e.target()).isEmpty();
+        assertThat(e.target()).as("the key of the action that chose it").matches("[0-9a-f]+");
       });
       // Target stickiness inside the group: blue has lb_cookie, green has none.
       assertThat(r.setCookies()).hasSize(wanted.equals("blue") ? 4 : 2);
+    }
+  }
+
+  /**
+   * Two sticky weighted actions sharing a group (/w to blue and green, /v to blue and red): a client
+   * alternating between them keeps each action's choice. The cookie held one entry per group, and
+   * /w's answer replaced the blue entry /v had written, so /v chose again.
+   */
+  @Test
+  void twoActionsSharingAGroup_eachKeepItsChoice_forAClientAlternatingBetweenThem() {
+    String defaults = "        default-actions:\n";
+    String shared = config(50, 50, true).replace(defaults, """
+                rules:
+                  - priority: 1
+                    conditions: [{field: path-pattern, values: [/w/*]}]
+                    actions:
+                      - type: forward
+                        target-groups: [{name: blue, weight: 50}, {name: green, weight: 50}]
+                        stickiness: {enabled: true, duration-seconds: 3600}
+                  - priority: 2
+                    conditions: [{field: path-pattern, values: [/v/*]}]
+                    actions:
+                      - type: forward
+                        target-groups: [{name: blue, weight: 50}, {name: red, weight: 50}]
+                        stickiness: {enabled: true, duration-seconds: 3600}
+        """ + defaults);
+    assertThat(shared).contains("/v/*");
+    gateway.reload(shared);
+    gateway.awaitDataPlane();
+    CookieClient browser = null;
+    for (int i = 0; i < 200 && browser == null; i++) {
+      CookieClient b = new CookieClient();
+      if (group(b.get(port, "/w/x").body()).equals("green") && group(b.get(port, "/v/x").body()).equals("blue")) {
+        browser = b;
+      }
+    }
+    assertThat(browser).as("a client on blue for /v and green for /w").isNotNull();
+    for (int i = 0; i < 10; i++) {
+      assertThat(group(browser.get(port, "/w/x").body())).as("/w, round %d", i).isEqualTo("green");
+      assertThat(group(browser.get(port, "/v/x").body())).as("/v, round %d", i).isEqualTo("blue");
     }
   }
 
