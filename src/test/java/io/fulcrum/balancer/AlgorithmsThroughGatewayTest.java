@@ -61,6 +61,16 @@ class AlgorithmsThroughGatewayTest {
         """.formatted(name, algorithm, extra, t.substring(0, t.length() - 2));
   }
 
+  /** A load balancer whose listener on {@code port} forwards to {@code group}, and the start of the groups. */
+  private static String forwardingTo(String group, int port) {
+    return """
+        load-balancers:
+          - name: lb
+            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: %s}]}]
+        target-groups:
+        """.formatted(port, group);
+  }
+
   @Test
   void slowStart_throughTheGateway_givesTheExactSequenceOnTheVirtualClock() {
     Backend a = Backend.start(backends, "a");
@@ -68,12 +78,7 @@ class AlgorithmsThroughGatewayTest {
     Backend c = Backend.start(backends, "c");
     int port = Ports.free();
     VirtualTime time = new VirtualTime();
-    String lb = """
-        load-balancers:
-          - name: lb
-            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
-        target-groups:
-        """.formatted(port);
+    String lb = forwardingTo("tg", port);
     String slow = ", slow_start.duration_seconds: 40";
     gateway = Gateway.start(TestVertx.create(), lb + group("tg", "round_robin", slow, a.port(), b.port()), 1, time);
     String arn = gateway.fulcrum().config().resources().targetGroups().get(0).arn();
@@ -112,12 +117,7 @@ class AlgorithmsThroughGatewayTest {
     Backend c = Backend.start(backends, "c");
     int port = Ports.free();
     VirtualTime time = new VirtualTime();
-    String lb = """
-        load-balancers:
-          - name: lb
-            listeners: [{protocol: HTTP, port: %d, default-actions: [{type: forward, target-group: tg}]}]
-        target-groups:
-        """.formatted(port);
+    String lb = forwardingTo("tg", port);
     java.util.function.IntFunction<String> withSlowStart = seconds ->
         lb + group("tg", "round_robin", ", slow_start.duration_seconds: " + seconds, a.port(), b.port(), c.port());
     BooleanSupplier settled = () -> gateway.fulcrum().healthChecksInFlight() == 0;
