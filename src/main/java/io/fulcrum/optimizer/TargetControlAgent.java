@@ -199,7 +199,9 @@ public final class TargetControlAgent extends VerticleBase {
             if (piped.succeeded()) {
               doneThen.accept(out::end);
             } else {
-              // The load balancer went mid-answer (what is left is read and dropped), or the application did.
+              // The load balancer went mid-answer (what is left is read and dropped), or the application did:
+              // the load balancer's connection is cut, not ended as if the answer were whole.
+              out.reset();
               resp.end().onComplete(read -> done.run());
             }
           });
