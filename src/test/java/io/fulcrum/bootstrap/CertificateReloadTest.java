@@ -3,8 +3,6 @@ package io.fulcrum.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fulcrum.config.ConfigLoader;
-import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Arns;
 import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
@@ -23,11 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.cert.X509Certificate;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -50,27 +44,19 @@ class CertificateReloadTest {
 
   private final Vertx backends = TestVertx.create();
   private final Vertx gatewayVertx = TestVertx.create();
-  private Fulcrum fulcrum;
-  private ConfigLoader loader;
-  private final List<List<Problem>> rejected = new CopyOnWriteArrayList<>();
+  private WatchedFulcrum watched;
 
   @AfterEach
   void tearDown() {
-    if (loader != null) {
-      loader.stopWatching();
-    }
-    if (fulcrum != null) {
-      Await.result(fulcrum.shutdown());
+    if (watched != null) {
+      watched.close();
     }
     Await.result(gatewayVertx.close());
     Await.result(backends.close());
   }
 
   private void start(Path file) {
-    loader = new ConfigLoader(gatewayVertx, file, Map.of());
-    FulcrumConfig initial = Await.result(loader.load());
-    fulcrum = Await.result(Fulcrum.start(gatewayVertx, initial, 1, Clock.systemUTC()));
-    Await.result(loader.watch(initial.reload().scanPeriodMillis(), fulcrum::reload, rejected::add));
+    watched = WatchedFulcrum.start(gatewayVertx, file, 1);
   }
 
   /** The certificate a new TLS connection to {@code port} is served. */
@@ -152,10 +138,10 @@ class CertificateReloadTest {
     await().atMost(Duration.ofSeconds(20)).until(() -> served(tls).equals(second.x509()));
     assertThat(status(second.x509(), https)).isEqualTo(200);
 
-    rejected.clear(); // a check between the renewal's two moves may have refused the half-renewed pair
+    watched.rejected.clear(); // a check between the renewal's two moves may have refused the half-renewed pair
     breakCertificate(first.certificate());
-    await().atMost(Duration.ofSeconds(20)).until(() -> !rejected.isEmpty());
-    assertThat(rejected.get(0)).extracting(Problem::toString).first().asString()
+    await().atMost(Duration.ofSeconds(20)).until(() -> !watched.rejected.isEmpty());
+    assertThat(watched.rejected.get(0)).extracting(Problem::toString).first().asString()
         .startsWith("load-balancers[0].listeners[0].certificates[0].certificate: '" + first.certificate()
             + "' is not a PEM certificate chain");
     assertThat(served(https)).as("the certificate served stays").isEqualTo(second.x509());
@@ -182,7 +168,7 @@ class CertificateReloadTest {
         """.formatted(dir.resolve("data"), first.certificate(), first.privateKey(), backend));
     start(file);
     String certificateArn = new Arns("us-east-1", "000000000000").certificate(first.certificate().toString());
-    try (ElasticLoadBalancingV2Client elb = ElbClients.client(fulcrum.controlPort())) {
+    try (ElasticLoadBalancingV2Client elb = ElbClients.client(watched.fulcrum.controlPort())) {
       String lb = elb.createLoadBalancer(b -> b.name("web").subnets("zone-a")).loadBalancers().get(0)
           .loadBalancerArn();
       elb.createListener(b -> b.loadBalancerArn(lb).protocol(ProtocolEnum.HTTPS).port(https)

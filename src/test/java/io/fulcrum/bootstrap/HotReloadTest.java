@@ -3,8 +3,6 @@ package io.fulcrum.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fulcrum.config.ConfigLoader;
-import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
@@ -21,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -48,16 +45,12 @@ class HotReloadTest {
 
   private final Vertx backends = TestVertx.create();
   private final Vertx gatewayVertx = TestVertx.create();
-  private Fulcrum fulcrum;
-  private ConfigLoader loader;
+  private WatchedFulcrum watched;
 
   @AfterEach
   void tearDown() {
-    if (loader != null) {
-      loader.stopWatching();
-    }
-    if (fulcrum != null) {
-      Await.result(fulcrum.shutdown());
+    if (watched != null) {
+      watched.close();
     }
     Await.result(gatewayVertx.close());
     Await.result(backends.close());
@@ -103,12 +96,9 @@ class HotReloadTest {
     Path file = dir.resolve("fulcrum.yaml");
     write(file, config(port, 0, a.port(), b.port()));
 
-    loader = new ConfigLoader(gatewayVertx, file, Map.of());
-    FulcrumConfig initial = Await.result(loader.load());
-    fulcrum = Await.result(Fulcrum.start(gatewayVertx, initial, 2, Clock.systemUTC()));
-    List<List<Problem>> rejected = new CopyOnWriteArrayList<>();
     // Edits count once the watcher has read the file as it is.
-    Await.result(loader.watch(initial.reload().scanPeriodMillis(), fulcrum::reload, rejected::add));
+    watched = WatchedFulcrum.start(gatewayVertx, file, 2);
+    List<List<Problem>> rejected = watched.rejected;
 
     AtomicInteger connectionsOpened = new AtomicInteger();
     HttpClientAgent client = backends.httpClientBuilder()

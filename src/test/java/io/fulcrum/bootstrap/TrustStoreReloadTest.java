@@ -3,8 +3,6 @@ package io.fulcrum.bootstrap;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fulcrum.config.ConfigLoader;
-import io.fulcrum.config.FulcrumConfig;
 import io.fulcrum.model.Problem;
 import io.fulcrum.testing.Await;
 import io.fulcrum.testing.Backend;
@@ -21,11 +19,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,16 +39,12 @@ class TrustStoreReloadTest {
 
   private final Vertx backends = TestVertx.create();
   private final Vertx gatewayVertx = TestVertx.create();
-  private Fulcrum fulcrum;
-  private ConfigLoader loader;
+  private WatchedFulcrum watched;
 
   @AfterEach
   void tearDown() {
-    if (loader != null) {
-      loader.stopWatching();
-    }
-    if (fulcrum != null) {
-      Await.result(fulcrum.shutdown());
+    if (watched != null) {
+      watched.close();
     }
     Await.result(gatewayVertx.close());
     Await.result(backends.close());
@@ -110,11 +101,8 @@ class TrustStoreReloadTest {
         target-groups:
           - {name: tg, target-type: ip, protocol: HTTP, port: 80, targets: [{id: 127.0.0.1, port: %d}]}
         """.formatted(dir.resolve("data"), bundle, crl, port, server.certificate(), server.privateKey(), backend));
-    loader = new ConfigLoader(gatewayVertx, file, Map.of());
-    FulcrumConfig initial = Await.result(loader.load());
-    fulcrum = Await.result(Fulcrum.start(gatewayVertx, initial, 1, Clock.systemUTC()));
-    List<List<Problem>> rejected = new CopyOnWriteArrayList<>();
-    Await.result(loader.watch(initial.reload().scanPeriodMillis(), fulcrum::reload, rejected::add));
+    watched = WatchedFulcrum.start(gatewayVertx, file, 1);
+    List<List<Problem>> rejected = watched.rejected;
     SSLContext asAlice = alice.clientContext(server.x509());
     SSLContext asBob = bob.clientContext(server.x509());
     assertThat(status(asAlice, port)).isEqualTo(200);
@@ -123,7 +111,7 @@ class TrustStoreReloadTest {
 
     await().atMost(Duration.ofSeconds(20)).until(() -> refused(asAlice, port));
     assertThat(status(asBob, port)).isEqualTo(200);
-    assertThat(fulcrum.registry().environment().trustStores().values()).singleElement()
+    assertThat(watched.fulcrum.registry().environment().trustStores().values()).singleElement()
         .satisfies(t -> assertThat(t.revokedCount()).isEqualTo(1));
 
     Path broken = dir.resolve("broken.crl");
